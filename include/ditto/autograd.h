@@ -1,0 +1,31 @@
+#pragma once
+// Reverse-mode autograd. Gradients flow through the nodes recorded by differentiable ops; the
+// order in which nodes run and gradients are summed depends only on the graph (each node's
+// creation sequence number), never on addresses or hashing.
+#include <vector>
+
+#include "ditto/tensor.h"
+
+namespace ditto {
+
+// Disables recording for its scope (this thread), as torch.no_grad().
+class NoGradGuard {
+ public:
+  NoGradGuard();
+  ~NoGradGuard();
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+bool is_grad_enabled();
+void set_grad_enabled(bool enabled);
+
+namespace autograd {
+// Backpropagates from several roots at once (grads may be undefined for scalar roots).
+void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads = {}, bool retain_graph = false);
+}  // namespace autograd
+
+}  // namespace ditto

@@ -1,0 +1,58 @@
+#pragma once
+// Modules: parameters, buffers and children kept in insertion order (never ordered by address).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ditto/tensor.h"
+
+namespace ditto::nn {
+
+class Module {
+ public:
+  virtual ~Module() = default;
+
+  // Parameters of this module, then of its children in registration order (recursively).
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers(bool recurse = true) const;
+  const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const { return children_; }
+  // This module's own parameters and buffers, without its children's.
+  const std::vector<std::pair<std::string, Tensor>>& own_parameters() const { return params_; }
+  const std::vector<std::pair<std::string, Tensor>>& own_buffers() const { return buffers_; }
+
+  virtual void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+  // Clears (set_to_none, PyTorch 2.x's default) or zeroes every parameter's gradient.
+  void zero_grad(bool set_to_none = true);
+  virtual std::string name() const { return "Module"; }
+
+ protected:
+  Tensor& register_parameter(std::string name, Tensor t, bool requires_grad = true);
+  Tensor& register_buffer(std::string name, Tensor t);
+  template <class M>
+  std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> m) {
+    children_.emplace_back(std::move(name), m);
+    return m;
+  }
+  Tensor& param(std::size_t i) { return params_[i].second; }
+  const Tensor& param(std::size_t i) const { return params_[i].second; }
+  Tensor& buffer(std::size_t i) { return buffers_[i].second; }
+  const Tensor& buffer(std::size_t i) const { return buffers_[i].second; }
+
+  std::vector<std::pair<std::string, Tensor>> params_;
+  std::vector<std::pair<std::string, Tensor>> buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+// A module of one tensor in and one out, called like a function: y = m(x).
+class UnaryModule : public Module {
+ public:
+  virtual Tensor forward(const Tensor& x) = 0;
+  Tensor operator()(const Tensor& x) { return forward(x); }
+};
+
+}  // namespace ditto::nn

@@ -1,0 +1,99 @@
+#include "core/allocator.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace ditto::detail {
+namespace {
+
+constexpr std::size_t kAlign = 64;
+constexpr std::size_t kMaxCached = std::size_t(1) << 31;  // 2 GiB kept at most
+
+// Sizes are rounded up so that a block serves nearby requests: below 1 MiB to a power of two,
+// above to a multiple of 1 MiB.
+std::size_t bucket(std::size_t n) {
+  if (n <= kAlign) return kAlign;
+  if (n < (std::size_t(1) << 20)) {
+    std::size_t b = kAlign;
+    while (b < n) b <<= 1;
+    return b;
+  }
+  constexpr std::size_t mb = std::size_t(1) << 20;
+  return (n + mb - 1) / mb * mb;
+}
+
+struct Cache {
+  std::mutex mu;
+  std::map<std::size_t, std::vector<void*>> free;  // lookup by size only, never order-sensitive
+  std::size_t cached = 0;
+  ~Cache() {
+    for (auto& [size, blocks] : free)
+      for (void* p : blocks) std::free(p);
+  }
+};
+
+Cache& cache() {
+  static Cache* c = new Cache();  // leaked on purpose: storages may die during static destruction
+  return *c;
+}
+
+}  // namespace
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kUseCache = false;  // let ASan see every use after free
+#else
+constexpr bool kUseCache = true;
+#endif
+
+void* allocate(std::size_t nbytes) {
+  const std::size_t b = bucket(nbytes);
+  if (kUseCache) {
+    Cache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto it = c.free.find(b);
+    if (it != c.free.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      c.cached -= b;
+      return p;
+    }
+  }
+  void* p = std::aligned_alloc(kAlign, b);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void deallocate(void* p, std::size_t nbytes) {
+  if (!p) return;
+  const std::size_t b = bucket(nbytes);
+  Cache& c = cache();
+  if (kUseCache) {
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (c.cached + b <= kMaxCached) {
+      c.free[b].push_back(p);
+      c.cached += b;
+      return;
+    }
+  }
+  std::free(p);
+}
+
+void empty_cache() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  for (auto& [size, blocks] : c.free)
+    for (void* p : blocks) std::free(p);
+  c.free.clear();
+  c.cached = 0;
+}
+
+std::size_t cached_bytes() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return c.cached;
+}
+
+}  // namespace ditto::detail

@@ -1,0 +1,223 @@
+// Elementwise CPU kernels. Transcendentals come from ditto's own dmath (one algorithm for every
+// kernel level), never from the platform libm: see cpu/dmath_impl.h.
+#include <cmath>
+#include <limits>
+
+#include "cpu/dmath.h"
+#include "cpu/loops.h"
+#include "ops/kernels.h"
+
+namespace ditto::cpu {
+namespace {
+
+template <class T>
+using Wide = std::conditional_t<std::is_same_v<T, bool>, uint8_t, std::make_unsigned_t<T>>;
+
+// Integer arithmetic wraps (two's complement), as PyTorch's does in practice, without UB.
+template <class T>
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(Wide<T>(a) + Wide<T>(b));
+  else return a + b;
+}
+template <class T>
+T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(Wide<T>(a) - Wide<T>(b));
+  else return a - b;
+}
+template <class T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(Wide<T>(a) * Wide<T>(b));
+  else return a * b;
+}
+
+template <class F>
+void unary_same(const Tensor& out, const Tensor& in, F f) {
+  dispatch_dtype(out.dtype(), [&]<class T>() { map<T, T>(out, [&](T x) { return f(x); }, in); });
+}
+
+template <class F>
+void unary_float(const Tensor& out, const Tensor& in, F f) {
+  dispatch_floating(out.dtype(), [&]<class T>() { map<T, T>(out, [&](T x) { return f(x); }, in); });
+}
+
+template <class F>
+void binary_same(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  dispatch_dtype(out.dtype(), [&]<class T>() { map<T, T, T>(out, [&](T x, T y) { return f(x, y); }, a, b); });
+}
+
+template <class F>
+void compare(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  dispatch_dtype(a.dtype(), [&]<class T>() { map<bool, T, T>(out, [&](T x, T y) { return f(x, y); }, a, b); });
+}
+
+// Integer power by squaring (exponent >= 0), wrapping like multiplication.
+template <class T>
+T ipow(T base, int64_t e) {
+  T r = 1;
+  while (e > 0) {
+    if (e & 1) r = wrap_mul(r, base);
+    base = wrap_mul(base, base);
+    e >>= 1;
+  }
+  return r;
+}
+
+}  // namespace
+
+void neg(const Tensor& out, const Tensor& in) { unary_same(out, in, [](auto x) { return wrap_sub(decltype(x)(0), x); }); }
+void abs(const Tensor& out, const Tensor& in) {
+  unary_same(out, in, []<class T>(T x) -> T {
+    if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
+    else if constexpr (std::is_same_v<T, bool>) return x;
+    else return x < 0 ? wrap_sub(T(0), x) : x;
+  });
+}
+void exp(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return dmath::exp(x); }); }
+void log(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return dmath::log(x); }); }
+void sqrt(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return std::sqrt(x); }); }
+void rsqrt(const Tensor& out, const Tensor& in) {
+  unary_float(out, in, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+}
+void sigmoid(const Tensor& out, const Tensor& in) {
+  unary_float(out, in, [](auto x) { return decltype(x)(1) / (decltype(x)(1) + dmath::exp(-x)); });
+}
+void tanh(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return dmath::tanh(x); }); }
+void relu(const Tensor& out, const Tensor& in) {
+  unary_same(out, in, []<class T>(T x) -> T { return (x > T(0) || x != x) ? x : T(0); });
+}
+
+void pow_scalar(const Tensor& out, const Tensor& in, const Scalar& e) {
+  if (is_floating(out.dtype())) {
+    const double ed = e.to_double();
+    dispatch_floating(out.dtype(), [&]<class T>() {
+      const T et = static_cast<T>(ed);
+      // The exponents PyTorch computes without pow(), giving the same results as it.
+      if (ed == 2.0) map<T, T>(out, [](T x) { return x * x; }, in);
+      else if (ed == 3.0) map<T, T>(out, [](T x) { return x * x * x; }, in);
+      else if (ed == 0.5) map<T, T>(out, [](T x) { return std::sqrt(x); }, in);
+      else if (ed == -0.5) map<T, T>(out, [](T x) { return T(1) / std::sqrt(x); }, in);
+      else if (ed == -1.0) map<T, T>(out, [](T x) { return T(1) / x; }, in);
+      else if (ed == -2.0) map<T, T>(out, [](T x) { return T(1) / (x * x); }, in);
+      else if (ed == 1.0) map<T, T>(out, [](T x) { return x; }, in);
+      else map<T, T>(out, [et](T x) { return dmath::pow(x, et); }, in);
+    });
+    return;
+  }
+  const int64_t ei = e.to_int();  // the public op has rejected negative integer exponents
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, bool>) map<T, T>(out, [ei](T x) { return ei == 0 ? true : x; }, in);
+    else map<T, T>(out, [ei](T x) { return ipow<T>(x, ei); }, in);
+  });
+}
+
+void pow_tensor(const Tensor& out, const Tensor& a, const Tensor& b) {
+  binary_same(out, a, b, []<class T>(T x, T y) -> T {
+    if constexpr (std::is_floating_point_v<T>) return dmath::pow(x, y);
+    else if constexpr (std::is_same_v<T, bool>) return y ? x : true;
+    else return y < 0 ? (x == 1 ? T(1) : x == -1 ? ((y & 1) ? T(-1) : T(1)) : T(0)) : ipow<T>(x, y);
+  });
+}
+
+void clamp(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    const bool has_lo = lo.has_value(), has_hi = hi.has_value();
+    const T l = has_lo ? lo->to<T>() : T(0), h = has_hi ? hi->to<T>() : T(0);
+    map<T, T>(out, [=](T x) {
+      if (x != x) return x;  // NaN propagates
+      if (has_lo && x < l) x = l;
+      if (has_hi && x > h) x = h;
+      return x;
+    }, in);
+  });
+}
+
+void add(const Tensor& out, const Tensor& a, const Tensor& b) {
+  binary_same(out, a, b, []<class T>(T x, T y) -> T {
+    if constexpr (std::is_same_v<T, bool>) return x || y;
+    else return wrap_add(x, y);
+  });
+}
+void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    const T al = alpha.to<T>();
+    if constexpr (std::is_floating_point_v<T>) {
+      map<T, T, T>(out, [al](T x, T y) { return std::fma(y, al, x); }, a, b);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      map<T, T, T>(out, [al](T x, T y) { return x || (y && al); }, a, b);
+    } else {
+      map<T, T, T>(out, [al](T x, T y) { return wrap_add(x, wrap_mul(y, al)); }, a, b);
+    }
+  });
+}
+void sub(const Tensor& out, const Tensor& a, const Tensor& b) {
+  binary_same(out, a, b, [](auto x, auto y) { return wrap_sub(x, y); });
+}
+void mul(const Tensor& out, const Tensor& a, const Tensor& b) {
+  binary_same(out, a, b, []<class T>(T x, T y) -> T {
+    if constexpr (std::is_same_v<T, bool>) return x && y;
+    else return wrap_mul(x, y);
+  });
+}
+void div(const Tensor& out, const Tensor& a, const Tensor& b) {
+  dispatch_floating(out.dtype(), [&]<class T>() { map<T, T, T>(out, [](T x, T y) { return x / y; }, a, b); });
+}
+void eq(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x == y; }); }
+void ne(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x != y; }); }
+void lt(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x < y; }); }
+void le(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x <= y; }); }
+void gt(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x > y; }); }
+void ge(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x >= y; }); }
+
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    map<T, bool, T, T>(out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+  });
+}
+
+void masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  dispatch_dtype(self.dtype(), [&]<class T>() {
+    const T v = value.to<T>();
+    map<T, T, bool>(self, [v](T x, bool m) { return m ? v : x; }, self, mask);
+  });
+}
+
+void fill(const Tensor& out, const Scalar& value) {
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    const T v = value.to<T>();
+    map<T>(out, [v]() { return v; });
+  });
+}
+
+void copy(const Tensor& dst, const Tensor& src) {
+  dispatch_dtype(dst.dtype(), [&]<class D>() {
+    dispatch_dtype(src.dtype(), [&]<class S>() { map<D, S>(dst, [](S x) { return convert<D>(x); }, src); });
+  });
+}
+
+void arange(const Tensor& out, double start, double step) {
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    T* p = out.data_ptr<T>();
+    const int64_t n = out.numel();
+    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(start + step * static_cast<double>(i));
+  });
+}
+
+void linspace(const Tensor& out, double start, double end) {
+  const int64_t n = out.numel();
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    T* p = out.data_ptr<T>();
+    if (n == 1) {
+      p[0] = convert<T>(start);
+      return;
+    }
+    // PyTorch's scheme: the first half counts up from start, the second half down from end.
+    using C = std::conditional_t<std::is_same_v<T, float>, float, double>;
+    const C s = static_cast<C>(start), e = static_cast<C>(end);
+    const C step = (e - s) / static_cast<C>(n - 1);
+    const int64_t half = n / 2;
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = convert<T>(i < half ? s + step * static_cast<C>(i) : e - step * static_cast<C>(n - i - 1));
+  });
+}
+
+}  // namespace ditto::cpu

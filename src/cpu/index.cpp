@@ -1,0 +1,115 @@
+// Joining and indexing kernels. Indices were checked by the public ops.
+#include "cpu/loops.h"
+#include "ops/kernels.h"
+
+namespace ditto::cpu {
+
+void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim) {
+  int64_t offset = 0;
+  for (const Tensor& t : inputs) {
+    if (t.dim() == 1 && t.numel() == 0 && out.dim() != 1) continue;  // legacy empty inputs are skipped
+    const int64_t len = t.size(dim);
+    if (len == 0) continue;
+    Tensor dst = views::slice(out, dim, offset, offset + len, 1);
+    copy(dst, t);
+    offset += len;
+  }
+}
+
+namespace {
+template <class F>
+void with_index(const Tensor& index, F f) {
+  if (index.dtype() == kInt32) f.template operator()<int32_t>();
+  else f.template operator()<int64_t>();
+}
+}  // namespace
+
+void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  const int64_t n = index.numel();
+  with_index(index, [&]<class I>() {
+    const Tensor idx = index.contiguous();
+    const I* ip = idx.data_ptr<I>();
+    for (int64_t k = 0; k < n; ++k) copy(views::select(out, dim, k), views::select(in, dim, ip[k]));
+  });
+}
+
+void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  with_index(index, [&]<class I>() {
+    dispatch_dtype(in.dtype(), [&]<class T>() {
+      const Shape& sz = out.sizes();
+      const int64_t nd = out.dim();
+      const int64_t n = out.numel();
+      const T* src = in.data_ptr<T>();
+      T* dst = out.data_ptr<T>();  // out is contiguous
+      const I* ip = static_cast<const I*>(index.raw_data());
+      detail::parallel_for(n, 4, [&](int64_t b, int64_t e) {
+        Shape pos(nd);
+        for (int64_t flat = b; flat < e; ++flat) {
+          int64_t r = flat;
+          for (int64_t d = nd - 1; d >= 0; --d) {
+            pos[d] = r % sz[d];
+            r /= sz[d];
+          }
+          int64_t ioff = 0, soff = 0;
+          for (int64_t d = 0; d < nd; ++d) ioff += pos[d] * index.stride(d);
+          const int64_t j = static_cast<int64_t>(ip[ioff]);
+          for (int64_t d = 0; d < nd; ++d) soff += (d == dim ? j : pos[d]) * in.stride(d);
+          dst[flat] = src[soff];
+        }
+      });
+    });
+  });
+}
+
+}  // namespace ditto::cpu
+
+namespace ditto::cpu {
+
+// Deterministic: every element of self receives its additions in increasing k.
+void index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  with_index(index, [&]<class I>() {
+    const Tensor idx = index.contiguous();
+    const I* ip = idx.data_ptr<I>();
+    const int64_t n = idx.numel();
+    if (self.dim() == 0) {
+      for (int64_t k = 0; k < n; ++k) add(self, self, source);
+      return;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      const Tensor dst = views::select(self, dim, ip[k]);
+      add(dst, dst, views::select(source, dim, k));
+    }
+  });
+}
+
+// Deterministic: one thread walks the index in row-major order.
+void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  dispatch_dtype(self.dtype(), [&]<class T>() {
+    const int64_t nd = index.dim();
+    const int64_t n = index.numel();
+    const Shape& sz = index.sizes();
+    T* dst = static_cast<T*>(self.raw_data());
+    const T* sp = static_cast<const T*>(src.raw_data());
+    const int64_t* ip = static_cast<const int64_t*>(index.raw_data());
+    Shape pos(nd, 0);
+    for (int64_t flat = 0; flat < n; ++flat) {
+      int64_t io = 0, so = 0, doff = 0;
+      for (int64_t d = 0; d < nd; ++d) {
+        io += pos[d] * index.stride(d);
+        so += pos[d] * src.stride(d);
+      }
+      const int64_t j = ip[io];
+      for (int64_t d = 0; d < nd; ++d) doff += (d == dim ? j : pos[d]) * self.stride(d);
+      if constexpr (std::is_same_v<T, bool>) dst[doff] = dst[doff] || sp[so];
+      else if constexpr (std::is_integral_v<T>)  // wraps like the other integer ops, no UB
+        dst[doff] = static_cast<T>(std::make_unsigned_t<T>(dst[doff]) + std::make_unsigned_t<T>(sp[so]));
+      else dst[doff] = dst[doff] + sp[so];
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        if (++pos[d] < sz[d]) break;
+        pos[d] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace ditto::cpu

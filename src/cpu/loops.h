@@ -1,0 +1,143 @@
+#pragma once
+// Strided loops over tensors of one shape, and dtype dispatch, for CPU kernels.
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core/parallel.h"
+#include "ditto/tensor.h"
+
+namespace ditto::cpu {
+
+// Calls f.template operator()<T>() with T the C++ type of dtype.
+template <class F>
+decltype(auto) dispatch_dtype(ScalarType dtype, F&& f) {
+  switch (dtype) {
+    case kBool: return f.template operator()<bool>();
+    case kInt32: return f.template operator()<int32_t>();
+    case kInt64: return f.template operator()<int64_t>();
+    case kFloat32: return f.template operator()<float>();
+    case kFloat64: break;
+  }
+  return f.template operator()<double>();
+}
+
+template <class F>
+decltype(auto) dispatch_floating(ScalarType dtype, F&& f) {
+  if (dtype == kFloat32) return f.template operator()<float>();
+  return f.template operator()<double>();
+}
+
+// Conversion between element types without undefined behaviour: floating values that do not fit
+// an integer type (and NaN) become its minimum, as x86's conversion instructions give.
+template <class To, class From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double hi = -lo;  // 2^(bits-1), exactly representable
+    const double d = static_cast<double>(v);
+    if (!(d >= lo && d < hi)) return std::numeric_limits<To>::min();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// Runs inner(ptrs, byte_strides, n) over every innermost run of N same-shaped strided operands,
+// after merging dims that are contiguous with each other. Rows may be processed in parallel:
+// each element is written by one call only, so the result never depends on the split.
+template <int N, class F>
+void for_each_run(const Shape& sizes, const std::array<char*, N>& base, const std::array<Shape, N>& strides,
+                  const std::array<int64_t, N>& elem_size, F&& inner, bool allow_parallel = true) {
+  // collapse: drop size-1 dims, merge contiguous neighbours
+  Shape sz;
+  std::array<Shape, N> st;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return;
+    if (sizes[d] == 1) continue;
+    if (!sz.empty()) {
+      bool merge = true;
+      for (int k = 0; k < N; ++k)
+        if (st[k].back() != strides[k][d] * elem_size[k] * sizes[d]) merge = false;
+      if (merge) {
+        sz.back() *= sizes[d];
+        for (int k = 0; k < N; ++k) st[k].back() = strides[k][d] * elem_size[k];
+        continue;
+      }
+    }
+    sz.push_back(sizes[d]);
+    for (int k = 0; k < N; ++k) st[k].push_back(strides[k][d] * elem_size[k]);
+  }
+  if (sz.empty()) {
+    sz.push_back(1);
+    for (int k = 0; k < N; ++k) st[k].push_back(0);
+  }
+  const int64_t nd = static_cast<int64_t>(sz.size());
+  const int64_t inner_n = sz.back();
+  int64_t outer = 1;
+  for (int64_t d = 0; d + 1 < nd; ++d) outer *= sz[d];
+  std::array<int64_t, N> inner_st;
+  for (int k = 0; k < N; ++k) inner_st[k] = st[k].back();
+
+  auto run = [&](int64_t begin, int64_t end) {
+    // multi-index of row `begin` over the outer dims
+    Shape idx(nd > 1 ? nd - 1 : 0, 0);
+    int64_t r = begin;
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      idx[d] = r % sz[d];
+      r /= sz[d];
+    }
+    std::array<char*, N> p;
+    for (int k = 0; k < N; ++k) {
+      p[k] = base[k];
+      for (int64_t d = 0; d + 1 < nd; ++d) p[k] += idx[d] * st[k][d];
+    }
+    for (int64_t row = begin; row < end; ++row) {
+      inner(p, inner_st, inner_n);
+      for (int64_t d = nd - 2; d >= 0; --d) {  // advance to the next row
+        for (int k = 0; k < N; ++k) p[k] += st[k][d];
+        if (++idx[d] < sz[d]) break;
+        for (int k = 0; k < N; ++k) p[k] -= st[k][d] * sz[d];
+        idx[d] = 0;
+      }
+    }
+  };
+  if (allow_parallel)
+    detail::parallel_for(outer, inner_n, run);
+  else
+    run(0, outer);
+}
+
+// Applies f elementwise: out[i] = f(in[i]...) with out of type O and inputs of types In.
+template <class O, class... In, class F>
+void map(const Tensor& out, F&& f, const std::conditional_t<true, Tensor, In>&... in) {
+  constexpr int N = 1 + sizeof...(In);
+  std::array<char*, N> base{static_cast<char*>(out.raw_data()), static_cast<char*>(in.raw_data())...};
+  std::array<Shape, N> strides{out.strides(), in.strides()...};
+  std::array<int64_t, N> es{int64_t(sizeof(O)), int64_t(sizeof(In))...};
+  for_each_run<N>(out.sizes(), base, strides, es, [&](const std::array<char*, N>& p, const std::array<int64_t, N>& s, int64_t n) {
+    bool contiguous = s[0] == int64_t(sizeof(O));
+    if constexpr (N >= 2) contiguous = contiguous && s[1] == int64_t(sizeof(std::tuple_element_t<0, std::tuple<In...>>));
+    if constexpr (N >= 3) contiguous = contiguous && s[2] == int64_t(sizeof(std::tuple_element_t<1, std::tuple<In...>>));
+    if constexpr (N >= 4) contiguous = contiguous && s[3] == int64_t(sizeof(std::tuple_element_t<2, std::tuple<In...>>));
+    O* o = reinterpret_cast<O*>(p[0]);
+    if (contiguous) {
+      // same loop with unit strides, so the compiler can vectorise it
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        std::tuple<In*...> ins{reinterpret_cast<In*>(p[I + 1])...};
+        for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(ins)[i]...);
+      }(std::index_sequence_for<In...>{});
+    } else {
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<O*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[I + 1] + i * s[I + 1])...);
+      }(std::index_sequence_for<In...>{});
+    }
+  });
+}
+
+}  // namespace ditto::cpu

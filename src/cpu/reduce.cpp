@@ -1,0 +1,207 @@
+// Reduction kernels. Every float reduction follows Note [Canonical reduction order].
+#include "cpu/reduce.h"
+
+#include <cmath>
+#include <limits>
+
+#include "cpu/dmath.h"
+#include "cpu/loops.h"
+#include "ops/kernels.h"
+
+namespace ditto::cpu {
+namespace {
+
+template <class T>
+T nan_max(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return a < b ? b : a;
+}
+template <class T>
+T nan_min(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return a;
+    if (b != b) return b;
+  }
+  return b < a ? b : a;
+}
+
+template <class A>
+A wrapping_add(A a, A b) {
+  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) + static_cast<std::make_unsigned_t<A>>(b));
+  else return a + b;
+}
+template <class A>
+A wrapping_mul(A a, A b) {
+  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) * static_cast<std::make_unsigned_t<A>>(b));
+  else return a * b;
+}
+
+// in: (M, R) strided; out: M contiguous elements of dtype A.
+template <class Fn>
+void rows(const Tensor& out, const Tensor& in, Fn fn) {
+  dispatch_dtype(in.dtype(), [&]<class T>() {
+    dispatch_dtype(out.dtype(), [&]<class A>() {
+      if constexpr (!std::is_same_v<A, bool>) {
+        A* o = out.data_ptr<A>();
+        fn.template operator()<T, A>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1), o);
+      }
+    });
+  });
+}
+
+}  // namespace
+
+void sum(const Tensor& out, const Tensor& in) {
+  rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
+    reduce_rows<A>(x, M, R, sm, sr, A(0), wrapping_add<A>, [](T v) { return static_cast<A>(v); },
+                   [o](int64_t m, A v) { o[m] = v; });
+  });
+}
+
+void mean(const Tensor& out, const Tensor& in) {
+  rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
+    const A n = static_cast<A>(R);
+    reduce_rows<A>(x, M, R, sm, sr, A(0), wrapping_add<A>, [](T v) { return static_cast<A>(v); },
+                   [o, n](int64_t m, A v) { o[m] = v / n; });
+  });
+}
+
+void prod(const Tensor& out, const Tensor& in) {
+  rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
+    reduce_rows<A>(x, M, R, sm, sr, A(1), wrapping_mul<A>, [](T v) { return static_cast<A>(v); },
+                   [o](int64_t m, A v) { o[m] = v; });
+  });
+}
+
+void amax(const Tensor& out, const Tensor& in) {
+  dispatch_dtype(in.dtype(), [&]<class T>() {
+    T* o = out.data_ptr<T>();
+    reduce_rows<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
+                   std::numeric_limits<T>::lowest(), nan_max<T>, [](T v) { return v; },
+                   [o](int64_t m, T v) { o[m] = v; });
+  });
+}
+
+void amin(const Tensor& out, const Tensor& in) {
+  dispatch_dtype(in.dtype(), [&]<class T>() {
+    T* o = out.data_ptr<T>();
+    reduce_rows<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
+                   std::numeric_limits<T>::max(), nan_min<T>, [](T v) { return v; },
+                   [o](int64_t m, T v) { o[m] = v; });
+  });
+}
+
+namespace {
+// First index of the extreme value; NaN beats everything (PyTorch's rule). better(a, b): a
+// strictly better than b.
+template <class Better>
+void arg_rows(const Tensor* values, const Tensor& indices, const Tensor& in, Better better) {
+  dispatch_dtype(in.dtype(), [&]<class T>() {
+    const T* x = in.data_ptr<T>();
+    const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
+    int64_t* oi = indices.data_ptr<int64_t>();
+    T* ov = values ? values->data_ptr<T>() : nullptr;
+    detail::parallel_for(M, R, [&](int64_t b, int64_t e) {
+      for (int64_t m = b; m < e; ++m) {
+        const T* row = x + m * sm;
+        T best = row[0];
+        int64_t bi = 0;
+        for (int64_t r = 1; r < R; ++r) {
+          const T v = row[r * sr];
+          if (better(v, best)) {
+            best = v;
+            bi = r;
+          }
+        }
+        oi[m] = bi;
+        if (ov) ov[m] = best;
+      }
+    });
+  });
+}
+template <class T>
+bool greater_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b != b) return false;
+    if (a != a) return true;
+  }
+  return a > b;
+}
+template <class T>
+bool less_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b != b) return false;
+    if (a != a) return true;
+  }
+  return a < b;
+}
+struct Greater {
+  template <class T> bool operator()(T a, T b) const { return greater_nan(a, b); }
+};
+struct Less {
+  template <class T> bool operator()(T a, T b) const { return less_nan(a, b); }
+};
+}  // namespace
+
+void max_dim(const Tensor& values, const Tensor& indices, const Tensor& in) { arg_rows(&values, indices, in, Greater{}); }
+void min_dim(const Tensor& values, const Tensor& indices, const Tensor& in) { arg_rows(&values, indices, in, Less{}); }
+void argmax(const Tensor& indices, const Tensor& in) { arg_rows(nullptr, indices, in, Greater{}); }
+void argmin(const Tensor& indices, const Tensor& in) { arg_rows(nullptr, indices, in, Less{}); }
+
+void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt) {
+  dispatch_floating(in.dtype(), [&]<class T>() {
+    const T* x = in.data_ptr<T>();
+    const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
+    T* o = out.data_ptr<T>();
+    std::vector<T> mu(static_cast<std::size_t>(M));
+    reduce_rows<T>(x, M, R, sm, sr, T(0), wrapping_add<T>, [](T v) { return v; },
+                   [&](int64_t m, T v) { mu[m] = v / static_cast<T>(R); });
+    const T denom = static_cast<T>(R - correction);
+    // Second pass: squared deviations, one row at a time so each row knows its mean.
+    for (int64_t m = 0; m < M; ++m) {
+      const T mm = mu[m];
+      reduce_rows<T>(x + m * sm, 1, R, 0, sr, T(0), wrapping_add<T>,
+                     [mm](T v) { return (v - mm) * (v - mm); },
+                     [&](int64_t, T v) {
+                       const T r = R - correction > 0 ? v / denom : std::numeric_limits<T>::quiet_NaN();
+                       o[m] = take_sqrt ? std::sqrt(r) : r;
+                     });
+    }
+  });
+}
+
+namespace {
+template <bool Log>
+void softmax_rows(const Tensor& out, const Tensor& in) {
+  dispatch_floating(in.dtype(), [&]<class T>() {
+    const T* x = in.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    const int64_t M = in.size(0), R = in.size(1);
+    detail::parallel_for(M, 4 * R, [&](int64_t b, int64_t e) {
+      for (int64_t m = b; m < e; ++m) {
+        const T* xr = x + m * R;
+        T* yr = y + m * R;
+        T mx = -std::numeric_limits<T>::infinity();
+        for (int64_t r = 0; r < R; ++r) mx = nan_max(mx, xr[r]);
+        if (std::isinf(mx)) mx = mx > 0 ? mx : T(0);  // all -inf row: keep exp finite
+        for (int64_t r = 0; r < R; ++r) yr[r] = dmath::exp(xr[r] - mx);
+        const T s = canonical_sum(yr, R);
+        if constexpr (Log) {
+          const T ls = dmath::log(s);
+          for (int64_t r = 0; r < R; ++r) yr[r] = (xr[r] - mx) - ls;
+        } else {
+          for (int64_t r = 0; r < R; ++r) yr[r] = yr[r] / s;
+        }
+      }
+    });
+  });
+}
+}  // namespace
+
+void softmax(const Tensor& out, const Tensor& in) { softmax_rows<false>(out, in); }
+void log_softmax(const Tensor& out, const Tensor& in) { softmax_rows<true>(out, in); }
+
+}  // namespace ditto::cpu

@@ -1,0 +1,86 @@
+#pragma once
+// The canonical reduction of Note [Canonical reduction order] (core/parallel.h), for one
+// sequence x[0], x[stride], ..., x[(n-1)*stride].
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/parallel.h"
+
+namespace ditto::cpu {
+
+// Folds the chunk partials p[0..n) by the fixed pairwise tree; p is overwritten.
+template <class A, class Op>
+A fold_pairwise(A* p, int64_t n, Op op) {
+  while (n > 1) {
+    const int64_t half = n / 2;
+    for (int64_t i = 0; i < half; ++i) p[i] = op(p[2 * i], p[2 * i + 1]);
+    if (n & 1) p[half] = p[n - 1];
+    n = half + (n & 1);
+  }
+  return p[0];
+}
+
+// One chunk (at most kReduceChunk elements): lanes by index mod kReduceLanes, then the halving tree.
+template <class A, class T, class Op, class Load>
+A reduce_chunk(const T* x, int64_t n, int64_t stride, A identity, Op op, Load load) {
+  constexpr int64_t L = detail::kReduceLanes;
+  A lane[L];
+  for (int64_t l = 0; l < L; ++l) lane[l] = identity;
+  int64_t i = 0;
+  if (stride == 1) {
+    for (; i + L <= n; i += L)
+      for (int64_t l = 0; l < L; ++l) lane[l] = op(lane[l], load(x[i + l]));
+  } else {
+    for (; i + L <= n; i += L)
+      for (int64_t l = 0; l < L; ++l) lane[l] = op(lane[l], load(x[(i + l) * stride]));
+  }
+  for (int64_t l = 0; i + l < n; ++l) lane[l] = op(lane[l], load(x[(i + l) * stride]));
+  for (int64_t h = L / 2; h >= 1; h /= 2)
+    for (int64_t l = 0; l < h; ++l) lane[l] = op(lane[l], lane[l + h]);
+  return lane[0];
+}
+
+inline int64_t num_chunks(int64_t n);
+
+// Canonical sum of a contiguous sequence on the calling thread.
+template <class A>
+A canonical_sum(const A* x, int64_t n) {
+  const int64_t C = (n + detail::kReduceChunk - 1) / detail::kReduceChunk;
+  if (C <= 1) return reduce_chunk<A>(x, n, 1, A(0), [](A a, A b) { return a + b; }, [](A v) { return v; });
+  std::vector<A> partial(static_cast<std::size_t>(C));
+  for (int64_t c = 0; c < C; ++c) {
+    const int64_t start = c * detail::kReduceChunk;
+    const int64_t len = start + detail::kReduceChunk <= n ? detail::kReduceChunk : n - start;
+    partial[c] = reduce_chunk<A>(x + start, len, 1, A(0), [](A a, A b) { return a + b; }, [](A v) { return v; });
+  }
+  return fold_pairwise(partial.data(), C, [](A a, A b) { return a + b; });
+}
+
+inline int64_t num_chunks(int64_t n) { return n == 0 ? 1 : (n + detail::kReduceChunk - 1) / detail::kReduceChunk; }
+
+// Reduces every row m of a strided (M, R) block: out(m) = canonical fold of row m. Work is
+// split over (row, chunk) pairs, so the thread count never changes a partial or the tree.
+template <class A, class T, class Op, class Load, class Store>
+void reduce_rows(const T* base, int64_t M, int64_t R, int64_t sm, int64_t sr, A identity, Op op, Load load,
+                 Store store) {
+  const int64_t C = num_chunks(R);
+  if (C == 1) {
+    detail::parallel_for(M, R, [&](int64_t b, int64_t e) {
+      for (int64_t m = b; m < e; ++m) store(m, reduce_chunk<A>(base + m * sm, R, sr, identity, op, load));
+    });
+    return;
+  }
+  std::unique_ptr<A[]> partial(new A[static_cast<std::size_t>(M * C)]);
+  detail::parallel_for(M * C, detail::kReduceChunk, [&](int64_t b, int64_t e) {
+    for (int64_t w = b; w < e; ++w) {
+      const int64_t m = w / C, c = w % C;
+      const int64_t start = c * detail::kReduceChunk;
+      const int64_t len = start + detail::kReduceChunk <= R ? detail::kReduceChunk : R - start;
+      partial[w] = reduce_chunk<A>(base + m * sm + start * sr, len, sr, identity, op, load);
+    }
+  });
+  for (int64_t m = 0; m < M; ++m) store(m, fold_pairwise(partial.get() + m * C, C, op));
+}
+
+}  // namespace ditto::cpu

@@ -1,0 +1,87 @@
+#include "ditto/nn/layers.h"
+
+#include <cmath>
+
+#include "ditto/factory.h"
+#include "ditto/nn/init.h"
+#include "ditto/ops.h"
+
+namespace ditto::nn {
+
+Linear::Linear(int64_t in, int64_t out, bool bias, ScalarType dtype) : in_(in), out_(out), has_bias_(bias) {
+  DITTO_CHECK(in >= 0 && out >= 0, "Linear", "in_features and out_features must be non-negative, got ", in, " and ",
+              out);
+  DITTO_CHECK(is_floating(dtype), "Linear", "parameters must be floating point, got ", dtype_name(dtype));
+  register_parameter("weight", empty({out, in}, dtype));
+  if (bias) register_parameter("bias", empty({out}, dtype));
+  reset_parameters();
+}
+
+Tensor& Linear::bias() {
+  static Tensor undefined;
+  return has_bias_ ? param(1) : (undefined = Tensor());
+}
+
+void Linear::reset_parameters() {
+  init::kaiming_uniform_(weight(), std::sqrt(5.0));
+  if (has_bias_) {
+    const double bound = in_ > 0 ? 1.0 / std::sqrt(static_cast<double>(in_)) : 0.0;
+    init::uniform_(param(1), -bound, bound);
+  }
+}
+
+Tensor Linear::forward(const Tensor& x) {
+  DITTO_CHECK(x.defined() && x.dim() >= 1, "Linear", "expected an input with at least 1 dimension");
+  DITTO_CHECK(x.size(-1) == in_, "Linear", "input has ", x.size(-1), " features in its last dimension, expected ", in_,
+              " (input shape ", x.sizes().size(), "-D)");
+  return functional::linear(x, weight(), has_bias_ ? param(1) : Tensor());
+}
+
+void Sequential::add(std::shared_ptr<UnaryModule> m) {
+  register_module(std::to_string(layers_.size()), m);
+  layers_.push_back(std::move(m));
+}
+
+Tensor Sequential::forward(const Tensor& x) {
+  Tensor y = x;
+  for (auto& l : layers_) y = l->forward(y);
+  return y;
+}
+
+namespace functional {
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  DITTO_CHECK(x.defined() && weight.defined(), "linear", "expected defined input and weight");
+  DITTO_CHECK(weight.dim() == 2, "linear", "weight must be 2-D, got ", weight.dim(), "-D");
+  DITTO_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input's last dimension (",
+              x.dim() >= 1 ? x.size(-1) : 0, ") must equal weight's in_features (", weight.size(1), ")");
+  if (x.dim() == 2 && bias.defined()) return addmm(bias, x, weight.t());
+  Tensor y = matmul(x, weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+Tensor relu(const Tensor& x) { return ditto::relu(x); }
+Tensor sigmoid(const Tensor& x) { return ditto::sigmoid(x); }
+Tensor tanh(const Tensor& x) { return ditto::tanh(x); }
+Tensor softmax(const Tensor& x, int64_t dim) { return ditto::softmax(x, dim); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return ditto::log_softmax(x, dim); }
+
+Tensor reduce(const Tensor& loss, Reduction r) {
+  switch (r) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return loss.sum();
+    case Reduction::Mean: break;
+  }
+  return loss.mean();
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  DITTO_CHECK(input.defined() && target.defined(), "mse_loss", "expected defined input and target");
+  DITTO_CHECK(is_floating(input.dtype()), "mse_loss", "input must be floating point, got ", dtype_name(input.dtype()));
+  DITTO_CHECK(input.sizes() == target.sizes(), "mse_loss", "input and target must have the same shape");
+  const Tensor d = input - target;
+  return reduce(d * d, reduction);
+}
+
+}  // namespace functional
+}  // namespace ditto::nn

@@ -1,0 +1,19 @@
+#pragma once
+// Helpers shared by the public ops.
+#include "core/tensor_impl.h"
+#include "ditto/factory.h"
+#include "ditto/ops.h"
+#include "ops/dispatch.h"
+
+namespace ditto::detail {
+
+inline int category(ScalarType t) { return is_floating(t) ? 2 : t == kBool ? 0 : 1; }
+// t converted to dtype (t itself when it already has it).
+Tensor cast(const Tensor& t, ScalarType dtype);
+// A 0-dim tensor holding s with the given dtype.
+Tensor wrap_scalar(const Scalar& s, ScalarType dtype);
+// Normalised, sorted, unique dims; empty input means every dim.
+Shape reduce_dims(const Shape& dims, int64_t ndim, const char* op);
+void check_defined(const Tensor& t, const char* op, const char* what = "input");
+
+}  // namespace ditto::detail

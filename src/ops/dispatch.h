@@ -1,0 +1,23 @@
+#pragma once
+// The dispatcher: the only place where deterministic mode is enforced (STYLE.md).
+#include "ops/op_table.h"
+
+namespace ditto::ops {
+
+// Picks op id's kernel for device: the first one listed, or, in deterministic mode, the first
+// Deterministic one. With none, deterministic mode refuses the op (NondeterministicError), or
+// with warn_only warns and runs the first kernel. Throws if the op has no kernel for device.
+const KernelEntry& select_kernel(OpId id, Device device);
+
+template <OpId id>
+typename OpSignature<id>::type* kernel(Device device) {
+  return reinterpret_cast<typename OpSignature<id>::type*>(select_kernel(id, device).fn);
+}
+
+// Runs op id on device with args: kernel<id>(device)(args...).
+template <OpId id, class... Args>
+decltype(auto) call(Device device, Args&&... args) {
+  return kernel<id>(device)(std::forward<Args>(args)...);
+}
+
+}  // namespace ditto::ops

@@ -1,0 +1,347 @@
+// Public elementwise ops: argument checks, broadcasting and PyTorch's type promotion.
+#include <cstring>
+
+#include "autograd/graph.h"
+#include "ops/common.h"
+
+namespace ditto {
+using detail::fail;
+using ops::OpId;
+
+namespace detail {
+
+Tensor cast(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = new_tensor(t.sizes(), dtype, "to");
+  ops::call<OpId::copy_>(t.device(), out, t);
+  return out;
+}
+
+Tensor wrap_scalar(const Scalar& s, ScalarType dtype) {
+  Tensor t = new_tensor({}, dtype, "scalar");
+  ops::call<OpId::fill_>(Device::CPU, t, s);
+  return t;
+}
+
+void check_defined(const Tensor& t, const char* op, const char* what) {
+  if (!t.defined()) fail(op, "expected a defined tensor for ", what);
+}
+
+}  // namespace detail
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  const bool da = a.dim() > 0, db = b.dim() > 0;
+  if (da == db) return promote_types(a.dtype(), b.dtype());
+  // A 0-dim tensor only raises the dtype when it is of a higher category (PyTorch's rule).
+  const ScalarType dim_t = da ? a.dtype() : b.dtype(), zero_t = da ? b.dtype() : a.dtype();
+  if (detail::category(zero_t) > detail::category(dim_t)) return promote_types(dim_t, zero_t);
+  return dim_t;
+}
+
+ScalarType result_type(const Tensor& a, const Scalar& b) {
+  const ScalarType s = b.default_dtype();
+  if (detail::category(s) > detail::category(a.dtype())) return s;
+  return a.dtype();
+}
+
+namespace {
+
+// out = op(a, b) computed in dtype `compute`, stored as `out_dtype`.
+template <OpId id>
+Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType out_dtype, const char* name) {
+  detail::check_defined(a, name, "self");
+  detail::check_defined(b, name, "other");
+  const Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
+  Tensor out = detail::new_tensor(shape, out_dtype, name);
+  const Tensor a1 = detail::cast(a, compute), b1 = detail::cast(b, compute);
+  ops::call<id>(a.device(), out, views::expand(a1, shape), views::expand(b1, shape));
+  constexpr bool differentiable =
+      id == OpId::add || id == OpId::sub || id == OpId::mul || id == OpId::div || id == OpId::pow_tensor;
+  if constexpr (differentiable) {
+    if (is_floating(out_dtype) && autograd::any_needs_grad(a, b)) {
+      autograd::Saved s;
+      // Save only what the wanted gradients need, so in-place ops like x.mul_(2) stay legal.
+      if constexpr (id == OpId::mul) s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), autograd::needs_grad(a) ? b1 : Tensor()};
+      if constexpr (id == OpId::div) s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), b1};
+      if constexpr (id == OpId::pow_tensor) s.tensors = {a1, b1, out};
+      autograd::record(id, {a, b}, {out}, std::move(s));
+    }
+  }
+  return out;
+}
+
+template <OpId id>
+Tensor arith(const Tensor& a, const Tensor& b, const char* name) {
+  const ScalarType t = result_type(a, b);
+  return binary<id>(a, b, t, t, name);
+}
+
+template <OpId id>
+Tensor arith(const Tensor& a, const Scalar& b, const char* name) {
+  const ScalarType t = result_type(a, b);
+  return binary<id>(a, detail::wrap_scalar(b, t), t, t, name);
+}
+
+template <OpId id>
+Tensor comparison(const Tensor& a, const Tensor& b, const char* name) {
+  return binary<id>(a, b, result_type(a, b), kBool, name);
+}
+
+template <OpId id>
+Tensor comparison(const Tensor& a, const Scalar& b, const char* name) {
+  const ScalarType t = result_type(a, b);
+  return binary<id>(a, detail::wrap_scalar(b, t), t, kBool, name);
+}
+
+// Unary ops on floating values: integers and bool are computed as float32 (PyTorch's rule).
+template <OpId id>
+Tensor unary_float(const Tensor& x, const char* name) {
+  detail::check_defined(x, name);
+  const ScalarType t = is_floating(x.dtype()) ? x.dtype() : kFloat32;
+  Tensor out = detail::new_tensor(x.sizes(), t, name);
+  const Tensor xc = detail::cast(x, t);
+  ops::call<id>(x.device(), out, xc);
+  if (autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {id == OpId::log ? xc : out};  // log's derivative needs x; the others the output
+    autograd::record(id, {x}, {out}, std::move(s));
+  }
+  return out;
+}
+
+template <OpId id>
+Tensor unary_same(const Tensor& x, const char* name) {
+  detail::check_defined(x, name);
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), name);
+  ops::call<id>(x.device(), out, x);
+  if (autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    if constexpr (id == OpId::abs) s.tensors = {x};
+    if constexpr (id == OpId::relu) s.tensors = {out};
+    autograd::record(id, {x}, {out}, std::move(s));
+  }
+  return out;
+}
+
+void check_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
+  if (alpha.is_floating() && !is_floating(result_type(a, b)))
+    fail(name, "for integral input tensors, argument alpha must not be a floating point number.");
+}
+
+}  // namespace
+
+namespace {
+// a + alpha * b in one rounding (PyTorch's vectorised add with alpha is an fma too).
+Tensor add_scaled(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
+  detail::check_defined(a, name, "self");
+  detail::check_defined(b, name, "other");
+  check_alpha(a, b, alpha, name);
+  const ScalarType t = result_type(a, b);
+  const Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
+  Tensor out = detail::new_tensor(shape, t, name);
+  ops::call<OpId::add_scaled>(a.device(), out, views::expand(detail::cast(a, t), shape),
+                              views::expand(detail::cast(b, t), shape), alpha);
+  if (is_floating(t) && autograd::any_needs_grad(a, b)) {
+    autograd::Saved s;
+    s.scalars = {alpha};
+    autograd::record(OpId::add_scaled, {a, b}, {out}, std::move(s));
+  }
+  return out;
+}
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (alpha.to_double() == 1.0 && !alpha.is_bool()) return arith<OpId::add>(a, b, "add");
+  return add_scaled(a, b, alpha, "add");
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (a.dtype() == kBool || b.dtype() == kBool)
+    fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
+  if (alpha.to_double() == 1.0) return arith<OpId::sub>(a, b, "sub");
+  const Scalar neg_alpha = alpha.is_floating() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
+  return add_scaled(a, b, neg_alpha, "sub");
+}
+Tensor mul(const Tensor& a, const Tensor& b) { return arith<OpId::mul>(a, b, "mul"); }
+Tensor div(const Tensor& a, const Tensor& b) {
+  ScalarType t = result_type(a, b);
+  if (!is_floating(t)) t = kFloat32;
+  return binary<OpId::div>(a, b, t, t, "div");
+}
+Tensor add(const Tensor& a, const Scalar& b) { return arith<OpId::add>(a, b, "add"); }
+Tensor sub(const Tensor& a, const Scalar& b) {
+  if (a.dtype() == kBool || b.is_bool())
+    fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
+  return arith<OpId::sub>(a, b, "sub");
+}
+Tensor mul(const Tensor& a, const Scalar& b) { return arith<OpId::mul>(a, b, "mul"); }
+Tensor div(const Tensor& a, const Scalar& b) {
+  ScalarType t = result_type(a, b);
+  if (!is_floating(t)) t = kFloat32;
+  return binary<OpId::div>(a, detail::wrap_scalar(b, t), t, t, "div");
+}
+
+Tensor neg(const Tensor& x) {
+  detail::check_defined(x, "neg");
+  if (x.dtype() == kBool)
+    fail("neg", "negation, the `-` operator, on a bool tensor is not supported. Use logical_not instead.");
+  return unary_same<OpId::neg>(x, "neg");
+}
+Tensor abs(const Tensor& x) { return unary_same<OpId::abs>(x, "abs"); }
+Tensor exp(const Tensor& x) { return unary_float<OpId::exp>(x, "exp"); }
+Tensor log(const Tensor& x) { return unary_float<OpId::log>(x, "log"); }
+Tensor sqrt(const Tensor& x) { return unary_float<OpId::sqrt>(x, "sqrt"); }
+Tensor rsqrt(const Tensor& x) { return unary_float<OpId::rsqrt>(x, "rsqrt"); }
+Tensor sigmoid(const Tensor& x) { return unary_float<OpId::sigmoid>(x, "sigmoid"); }
+Tensor tanh(const Tensor& x) { return unary_float<OpId::tanh>(x, "tanh"); }
+Tensor relu(const Tensor& x) {
+  detail::check_defined(x, "relu");
+  if (x.dtype() == kBool) fail("relu", "not implemented for 'Bool'");
+  return unary_same<OpId::relu>(x, "relu");
+}
+
+Tensor pow(const Tensor& x, const Scalar& exponent) {
+  detail::check_defined(x, "pow");
+  const ScalarType t = result_type(x, exponent);
+  if (!is_floating(t) && exponent.to_int() < 0)
+    fail("pow", "integers to negative integer powers are not allowed.");
+  Tensor out = detail::new_tensor(x.sizes(), t, "pow");
+  const Tensor xc = detail::cast(x, t);
+  ops::call<OpId::pow_scalar>(x.device(), out, xc, exponent);
+  if (is_floating(t) && autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {xc};
+    s.scalars = {exponent};
+    autograd::record(OpId::pow_scalar, {x}, {out}, std::move(s));
+  }
+  return out;
+}
+
+Tensor pow(const Tensor& x, const Tensor& exponent) { return arith<OpId::pow_tensor>(x, exponent, "pow"); }
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  detail::check_defined(x, "clamp");
+  if (!lo && !hi) fail("clamp", "at least one of 'min' or 'max' must not be None");
+  if (x.dtype() == kBool) fail("clamp", "not implemented for 'Bool'");
+  ScalarType t = x.dtype();
+  if (lo) t = promote_types(t, result_type(x, *lo));
+  if (hi) t = promote_types(t, result_type(x, *hi));
+  Tensor out = detail::new_tensor(x.sizes(), t, "clamp");
+  const Tensor xc = detail::cast(x, t);
+  ops::call<OpId::clamp>(x.device(), out, xc, lo, hi);
+  if (is_floating(t) && autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {xc};
+    s.scalars = {lo.value_or(Scalar(0)), hi.value_or(Scalar(0))};
+    s.ints = {lo.has_value(), hi.has_value()};
+    autograd::record(OpId::clamp, {x}, {out}, std::move(s));
+  }
+  return out;
+}
+
+Tensor eq(const Tensor& a, const Tensor& b) { return comparison<OpId::eq>(a, b, "eq"); }
+Tensor ne(const Tensor& a, const Tensor& b) { return comparison<OpId::ne>(a, b, "ne"); }
+Tensor lt(const Tensor& a, const Tensor& b) { return comparison<OpId::lt>(a, b, "lt"); }
+Tensor le(const Tensor& a, const Tensor& b) { return comparison<OpId::le>(a, b, "le"); }
+Tensor gt(const Tensor& a, const Tensor& b) { return comparison<OpId::gt>(a, b, "gt"); }
+Tensor ge(const Tensor& a, const Tensor& b) { return comparison<OpId::ge>(a, b, "ge"); }
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  detail::check_defined(cond, "where", "condition");
+  if (cond.dtype() != kBool) fail("where", "expected condition to be a bool tensor, but got ", dtype_name(cond.dtype()));
+  const ScalarType t = result_type(a, b);
+  const Shape shape =
+      detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  Tensor out = detail::new_tensor(shape, t, "where");
+  const Tensor c = views::expand(cond, shape);
+  ops::call<OpId::where>(a.device(), out, c, views::expand(detail::cast(a, t), shape),
+                         views::expand(detail::cast(b, t), shape));
+  if (is_floating(t) && autograd::any_needs_grad(a, b)) {
+    autograd::Saved s;
+    s.tensors = {c};
+    autograd::record(OpId::where, {a, b}, {out}, std::move(s));
+  }
+  return out;
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where(cond, a, detail::wrap_scalar(b, result_type(a, b)));
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where(cond, detail::wrap_scalar(a, result_type(b, a)), b);
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  detail::check_defined(x, "masked_fill");
+  detail::check_defined(mask, "masked_fill", "mask");
+  if (mask.dtype() != kBool)
+    fail("masked_fill", "only supports boolean masks, but got mask with dtype ", dtype_name(mask.dtype()));
+  const Shape shape = detail::broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill");
+  if (shape != x.sizes())
+    fail("masked_fill", "mask of shape ", detail::shape_str(mask.sizes()), " cannot be broadcast to the input's shape ",
+         detail::shape_str(x.sizes()));
+  if (value.is_floating() && !is_floating(x.dtype()))
+    fail("masked_fill", "value cannot be converted to type ", dtype_name(x.dtype()), " without overflow");
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "masked_fill");
+  ops::call<OpId::copy_>(x.device(), out, x);
+  const Tensor m = views::expand(mask, shape);
+  ops::call<OpId::masked_fill>(x.device(), out, m, value);
+  if (autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {m};
+    autograd::record(OpId::masked_fill, {x}, {out}, std::move(s));
+  }
+  return out;
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) return false;
+  const Tensor ac = a.contiguous(), bc = b.contiguous();
+  return std::memcmp(ac.raw_data(), bc.raw_data(), static_cast<std::size_t>(a.numel()) * a.element_size()) == 0;
+}
+
+// --- operators
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return add(neg(b), a); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(const Scalar& a, const Tensor& b) {
+  ScalarType t = result_type(b, a);
+  if (!is_floating(t)) t = kFloat32;
+  return div(detail::wrap_scalar(a, t), b);
+}
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return comparison<OpId::eq>(a, b, "eq"); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return comparison<OpId::ne>(a, b, "ne"); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return comparison<OpId::lt>(a, b, "lt"); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return comparison<OpId::le>(a, b, "le"); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return comparison<OpId::gt>(a, b, "gt"); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return comparison<OpId::ge>(a, b, "ge"); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+Tensor Tensor::eq(const Scalar& o) const { return *this == o; }
+Tensor Tensor::ne(const Scalar& o) const { return *this != o; }
+Tensor Tensor::lt(const Scalar& o) const { return *this < o; }
+Tensor Tensor::le(const Scalar& o) const { return *this <= o; }
+Tensor Tensor::gt(const Scalar& o) const { return *this > o; }
+Tensor Tensor::ge(const Scalar& o) const { return *this >= o; }
+
+}  // namespace ditto

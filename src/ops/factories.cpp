@@ -1,0 +1,195 @@
+// Tensor factories.
+#include <cmath>
+#include <limits>
+
+#include "core/determinism_state.h"
+#include "cpu/loops.h"
+#include "ops/common.h"
+
+namespace ditto {
+using detail::fail;
+using ops::OpId;
+
+namespace detail {
+// With deterministic mode and fill on, uninitialised memory is made recognisable (PyTorch 2.1+).
+void fill_uninitialized(const Tensor& t) {
+  cpu::dispatch_dtype(t.dtype(), [&]<class T>() {
+    T v;
+    if constexpr (std::is_floating_point_v<T>) v = std::numeric_limits<T>::quiet_NaN();
+    else v = std::numeric_limits<T>::max();
+    T* p = static_cast<T*>(t.storage()->data());
+    const int64_t n = static_cast<int64_t>(t.storage()->nbytes() / sizeof(T));
+    for (int64_t i = 0; i < n; ++i) p[i] = v;
+  });
+}
+}  // namespace detail
+
+Tensor empty(const Shape& size, ScalarType dtype) {
+  Tensor t = detail::new_tensor(size, dtype, "empty");
+  if (detail::deterministic_fill()) detail::fill_uninitialized(t);
+  return t;
+}
+
+Tensor empty_strided(const Shape& size, const Shape& strides, ScalarType dtype) {
+  DITTO_CHECK(size.size() == strides.size(), "empty_strided", "mismatch in length of strides and shape");
+  detail::checked_numel(size, "empty_strided");
+  int64_t extent = 1;  // 1 + largest offset
+  bool empty_tensor = false;
+  for (std::size_t i = 0; i < size.size(); ++i) {
+    DITTO_CHECK(strides[i] >= 0, "empty_strided", "negative strides are not supported, got ", strides[i]);
+    if (size[i] == 0) empty_tensor = true;
+    int64_t step = 0;
+    if (size[i] > 0 && (__builtin_mul_overflow(size[i] - 1, strides[i], &step) || __builtin_add_overflow(extent, step, &extent)))
+      fail("empty_strided", "the storage size overflows");
+  }
+  Tensor base = detail::new_tensor({empty_tensor ? 0 : extent}, dtype, "empty_strided");
+  Tensor t = detail::make_view(base, size, strides, 0);
+  if (detail::deterministic_fill()) detail::fill_uninitialized(t);
+  return t;
+}
+
+Tensor full(const Shape& size, const Scalar& value, std::optional<ScalarType> dtype) {
+  Tensor t = detail::new_tensor(size, dtype.value_or(value.default_dtype()), "full");
+  ops::call<OpId::fill_>(Device::CPU, t, value);
+  return t;
+}
+Tensor zeros(const Shape& size, ScalarType dtype) { return full(size, 0, dtype); }
+Tensor ones(const Shape& size, ScalarType dtype) { return full(size, 1, dtype); }
+Tensor empty_like(const Tensor& t, std::optional<ScalarType> dtype) { return empty(t.sizes(), dtype.value_or(t.dtype())); }
+Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) { return zeros(t.sizes(), dtype.value_or(t.dtype())); }
+Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) { return ones(t.sizes(), dtype.value_or(t.dtype())); }
+Tensor full_like(const Tensor& t, const Scalar& value, std::optional<ScalarType> dtype) {
+  return full(t.sizes(), value, dtype.value_or(t.dtype()));
+}
+Tensor scalar_tensor(const Scalar& value, std::optional<ScalarType> dtype) { return full({}, value, dtype); }
+
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype) { return arange(0, end, 1, dtype); }
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype) {
+  const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
+  const ScalarType dt = dtype.value_or(integral ? kInt64 : kFloat32);
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  DITTO_CHECK(st != 0, "arange", "step must be nonzero");
+  DITTO_CHECK(std::isfinite(s) && std::isfinite(e), "arange", "unsupported range: ", s, " -> ", e);
+  DITTO_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange", "upper bound and larger bound inconsistent with step sign");
+  double n = 0;
+  if (integral && dt == kInt64) {
+    const int64_t a = start.to_int(), b = end.to_int(), c = step.to_int();
+    n = static_cast<double>((b - a) / c + ((b - a) % c != 0 ? 1 : 0));
+  } else {
+    n = std::ceil((e - s) / st);
+  }
+  DITTO_CHECK(n >= 0 && n < 9.2e18, "arange", "invalid number of elements ", n);
+  Tensor t = detail::new_tensor({static_cast<int64_t>(n)}, dt, "arange");
+  ops::call<OpId::arange>(Device::CPU, t, s, st);
+  return t;
+}
+
+Tensor linspace(double start, double end, int64_t steps, ScalarType dtype) {
+  DITTO_CHECK(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
+  Tensor t = detail::new_tensor({steps}, dtype, "linspace");
+  if (steps > 0) ops::call<OpId::linspace>(Device::CPU, t, start, end);
+  return t;
+}
+
+Tensor eye(int64_t n, std::optional<int64_t> m, ScalarType dtype) {
+  const int64_t cols = m.value_or(n);
+  DITTO_CHECK(n >= 0 && cols >= 0, "eye", "n and m must be non-negative, got ", n, " and ", cols);
+  Tensor t = zeros({n, cols}, dtype);
+  const int64_t k = n < cols ? n : cols;
+  if (k > 0) {
+    // the diagonal is a strided view of stride cols + 1
+    Tensor diag = detail::make_view(t, {k}, {cols + 1}, 0);
+    ops::call<OpId::fill_>(Device::CPU, diag, Scalar(1));
+  }
+  return t;
+}
+
+namespace {
+void collect(const NestedList& l, std::size_t depth, Shape& shape, std::vector<const NestedList*>& leaves,
+             Scalar::Kind& kind) {
+  if (l.leaf()) {
+    if (depth != shape.size()) fail("tensor", "expected a sequence at depth ", depth, " but got a number");
+    leaves.push_back(&l);
+    if (static_cast<int>(l.kind()) > static_cast<int>(kind)) kind = l.kind();
+    return;
+  }
+  const int64_t n = static_cast<int64_t>(l.children().size());
+  if (depth == shape.size()) {
+    if (!leaves.empty()) fail("tensor", "expected a number at depth ", depth, " but got a sequence");
+    shape.push_back(n);
+  } else if (shape[depth] != n) {
+    fail("tensor", "expected sequence of length ", shape[depth], " at dim ", depth, " (got ", n, ")");
+  }
+  for (const NestedList& c : l.children()) collect(c, depth + 1, shape, leaves, kind);
+  if (n == 0 && depth + 1 < shape.size()) fail("tensor", "ragged nested list at dim ", depth);
+}
+}  // namespace
+
+Tensor tensor(const NestedList& data, std::optional<ScalarType> dtype) {
+  Shape shape;
+  std::vector<const NestedList*> leaves;
+  Scalar::Kind kind = Scalar::Kind::Bool;
+  collect(data, 0, shape, leaves, kind);
+  if (leaves.empty() && data.leaf() == false && shape.size() == 1 && shape[0] == 0) kind = Scalar::Kind::Float;
+  const ScalarType dt = dtype.value_or(kind == Scalar::Kind::Float ? kFloat32 : kind == Scalar::Kind::Int ? kInt64 : kBool);
+  Tensor t = detail::new_tensor(shape, dt, "tensor");
+  cpu::dispatch_dtype(dt, [&]<class T>() {
+    T* p = t.data_ptr<T>();
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      const Scalar& s = leaves[i]->scalar();
+      if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(s.to_double());
+      else p[i] = s.is_floating() ? cpu::convert<T>(s.to_double()) : s.to<T>();
+    }
+  });
+  return t;
+}
+
+Tensor tensor(std::initializer_list<NestedList> data, std::optional<ScalarType> dtype) {
+  return tensor(NestedList(data), dtype);
+}
+
+namespace {
+template <class T>
+Tensor from_vec(const std::vector<T>& data, const Shape& size) {
+  const int64_t n = detail::checked_numel(size, "from_vector");
+  DITTO_CHECK(n == static_cast<int64_t>(data.size()), "from_vector", "shape ", detail::shape_str(size), " needs ", n,
+              " values, got ", data.size());
+  Tensor t = detail::new_tensor(size, dtype_of<T>::value, "from_vector");
+  T* p = t.data_ptr<T>();
+  for (int64_t i = 0; i < n; ++i) p[i] = data[i];
+  return t;
+}
+}  // namespace
+
+Tensor from_vector(const std::vector<float>& d, const Shape& s) { return from_vec(d, s); }
+Tensor from_vector(const std::vector<double>& d, const Shape& s) { return from_vec(d, s); }
+Tensor from_vector(const std::vector<int64_t>& d, const Shape& s) { return from_vec(d, s); }
+Tensor from_vector(const std::vector<bool>& d, const Shape& s) { return from_vec(d, s); }
+
+template <class T>
+Tensor tensor(const std::vector<T>& data, std::optional<ScalarType> dtype) {
+  Tensor t = from_vec(data, {static_cast<int64_t>(data.size())});
+  return dtype ? t.to(*dtype) : t;
+}
+template Tensor tensor<float>(const std::vector<float>&, std::optional<ScalarType>);
+template Tensor tensor<double>(const std::vector<double>&, std::optional<ScalarType>);
+template Tensor tensor<int64_t>(const std::vector<int64_t>&, std::optional<ScalarType>);
+template Tensor tensor<int32_t>(const std::vector<int32_t>&, std::optional<ScalarType>);
+template Tensor tensor<bool>(const std::vector<bool>&, std::optional<ScalarType>);
+
+template <class T>
+std::vector<T> to_vector(const Tensor& t) {
+  DITTO_CHECK(t.dtype() == dtype_of<T>::value, "to_vector", "expected dtype ", dtype_name(dtype_of<T>::value),
+              " but the tensor has dtype ", dtype_name(t.dtype()));
+  const Tensor c = t.contiguous();
+  const T* p = static_cast<const T*>(c.raw_data());
+  return std::vector<T>(p, p + c.numel());
+}
+template std::vector<float> to_vector<float>(const Tensor&);
+template std::vector<double> to_vector<double>(const Tensor&);
+template std::vector<int64_t> to_vector<int64_t>(const Tensor&);
+template std::vector<int32_t> to_vector<int32_t>(const Tensor&);
+template std::vector<bool> to_vector<bool>(const Tensor&);
+
+}  // namespace ditto

@@ -1,0 +1,231 @@
+// Public joining and indexing ops: every index is checked before a kernel runs.
+#include "autograd/graph.h"
+#include "cpu/loops.h"
+#include "ops/common.h"
+
+namespace ditto {
+using detail::fail;
+using detail::shape_str;
+using ops::OpId;
+
+namespace {
+bool legacy_empty(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
+
+// Checks every index in [0, size) (negative ones are refused too, as PyTorch's kernels do).
+void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* op) {
+  const Tensor idx = index.contiguous();
+  cpu::dispatch_dtype(idx.dtype(), [&]<class I>() {
+    if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
+      const I* p = idx.data_ptr<I>();
+      for (int64_t i = 0; i < idx.numel(); ++i)
+        if (p[i] < 0 || p[i] >= size)
+          fail(op, "index ", static_cast<int64_t>(p[i]), " is out of bounds for dimension ", dim, " with size ", size);
+    }
+  });
+}
+}  // namespace
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (tensors.empty()) fail("cat", "expected a non-empty list of Tensors");
+  const Tensor* ref = nullptr;
+  ScalarType t = tensors[0].dtype();
+  for (const Tensor& x : tensors) {
+    detail::check_defined(x, "cat");
+    t = promote_types(t, x.dtype());
+    if (!ref && !legacy_empty(x)) ref = &x;
+  }
+  if (!ref) return detail::new_tensor({0}, t, "cat");
+  if (ref->dim() == 0) fail("cat", "zero-dimensional tensor cannot be concatenated");
+  const int64_t d = detail::wrap_dim(dim, ref->dim(), "cat");
+  Shape shape = ref->sizes();
+  shape[d] = 0;
+  std::vector<Tensor> inputs;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& x = tensors[i];
+    if (legacy_empty(x)) continue;
+    if (x.dim() != ref->dim())
+      fail("cat", "tensors must have same number of dimensions: got ", ref->dim(), " and ", x.dim());
+    for (int64_t k = 0; k < x.dim(); ++k)
+      if (k != d && x.size(k) != ref->size(k))
+        fail("cat", "sizes of tensors must match except in dimension ", d, ". Expected size ", ref->size(k),
+             " but got size ", x.size(k), " for tensor number ", i, " in the list.");
+    shape[d] += x.size(d);
+    inputs.push_back(x);
+  }
+  Tensor out = detail::new_tensor(shape, t, "cat");
+  ops::call<OpId::cat>(ref->device(), out, inputs, d);
+  if (is_floating(t) && autograd::any_needs_grad_list(inputs)) {
+    autograd::Saved s;
+    s.ints = {d};
+    for (const Tensor& x : inputs) s.ints.push_back(x.size(d));
+    autograd::record(OpId::cat, inputs, {out}, std::move(s));
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  if (tensors.empty()) fail("stack", "expected a non-empty list of Tensors");
+  const int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  std::vector<Tensor> parts;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    detail::check_defined(tensors[i], "stack");
+    if (tensors[i].sizes() != tensors[0].sizes())
+      fail("stack", "expects each tensor to be equal size, but got ", shape_str(tensors[0].sizes()), " at entry 0 and ",
+           shape_str(tensors[i].sizes()), " at entry ", i);
+    parts.push_back(tensors[i].unsqueeze(d));
+  }
+  return cat(parts, d);
+}
+
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  detail::check_defined(x, "index_select");
+  detail::check_defined(index, "index_select", "index");
+  if (index.dtype() != kInt64 && index.dtype() != kInt32)
+    fail("index_select", "expected dtype int32 or int64 for index, got ", dtype_name(index.dtype()));
+  if (index.dim() > 1) fail("index_select", "index must be 0-D or 1-D, got ", index.dim(), "-D");
+  const int64_t d = detail::wrap_dim(dim, x.dim(), "index_select");
+  const int64_t size = x.dim() == 0 ? 1 : x.size(d);
+  check_indices(index, size, d, "index_select");
+  if (x.dim() == 0) return x.clone();
+  Shape shape = x.sizes();
+  shape[d] = index.numel();
+  Tensor out = detail::new_tensor(shape, x.dtype(), "index_select");
+  const Tensor flat = index.reshape({-1});
+  ops::call<OpId::index_select>(x.device(), out, x, d, flat);
+  if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {flat};
+    s.shapes = {x.sizes()};
+    s.ints = {d};
+    autograd::record(OpId::index_select, {x}, {out}, std::move(s));
+  }
+  return out;
+}
+
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  detail::check_defined(x, "gather");
+  detail::check_defined(index, "gather", "index");
+  if (index.dtype() != kInt64) fail("gather", "expected dtype int64 for index, got ", dtype_name(index.dtype()));
+  const int64_t d = detail::wrap_dim(dim, x.dim(), "gather");
+  if (index.dim() != x.dim() && !(x.dim() == 0 && index.dim() <= 1))
+    fail("gather", "index tensor must have the same number of dimensions as input tensor (", x.dim(), "), got ",
+         index.dim());
+  for (int64_t k = 0; k < index.dim(); ++k)
+    if (k != d && index.size(k) > x.size(k))
+      fail("gather", "size of index ", shape_str(index.sizes()), " does not fit the input ", shape_str(x.sizes()),
+           " at dimension ", k);
+  check_indices(index, x.dim() == 0 ? 1 : x.size(d), d, "gather");
+  if (x.dim() == 0) return x.clone().reshape(index.sizes());
+  Tensor out = detail::new_tensor(index.sizes(), x.dtype(), "gather");
+  if (out.numel() > 0) ops::call<OpId::gather>(x.device(), out, x, d, index);
+  if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {index};
+    s.shapes = {x.sizes()};
+    s.ints = {d};
+    autograd::record(OpId::gather, {x}, {out}, std::move(s));
+  }
+  return out;
+}
+
+namespace {
+void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source) {
+  if (index.dtype() != kInt64 && index.dtype() != kInt32)
+    fail("index_add_", "expected dtype int32 or int64 for index, got ", dtype_name(index.dtype()));
+  if (index.dim() > 1) fail("index_add_", "index must be 0-D or 1-D, got ", index.dim(), "-D");
+  if (source.dtype() != self.dtype())
+    fail("index_add_", "self (", dtype_name(self.dtype()), ") and source (", dtype_name(source.dtype()),
+         ") must have the same dtype");
+  if (source.dim() != self.dim() && !(self.dim() == 0 && source.dim() <= 1))
+    fail("index_add_", "source must have the same number of dimensions as self, got ", source.dim(), " and ",
+         self.dim());
+  const int64_t n = index.numel();
+  if (self.dim() > 0) {
+    if (source.size(d) != n)
+      fail("index_add_", "number of indices (", n, ") should be equal to source.size(dim) (", source.size(d), ")");
+    for (int64_t k = 0; k < self.dim(); ++k)
+      if (k != d && source.size(k) != self.size(k))
+        fail("index_add_", "source ", shape_str(source.sizes()), " and self ", shape_str(self.sizes()),
+             " differ at dimension ", k);
+  }
+  check_indices(index, self.dim() == 0 ? 1 : self.size(d), d, "index_add_");
+}
+
+void check_scatter(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
+  if (index.dtype() != kInt64) fail("scatter_add_", "expected dtype int64 for index, got ", dtype_name(index.dtype()));
+  if (src.dtype() != self.dtype())
+    fail("scatter_add_", "self (", dtype_name(self.dtype()), ") and src (", dtype_name(src.dtype()),
+         ") must have the same dtype");
+  if (index.dim() != self.dim() || src.dim() != self.dim())
+    fail("scatter_add_", "index, src and self must have the same number of dimensions, got ", index.dim(), ", ",
+         src.dim(), " and ", self.dim());
+  for (int64_t k = 0; k < index.dim(); ++k) {
+    if (index.size(k) > src.size(k))
+      fail("scatter_add_", "index ", shape_str(index.sizes()), " is larger than src ", shape_str(src.sizes()),
+           " at dimension ", k);
+    if (k != d && index.size(k) > self.size(k))
+      fail("scatter_add_", "index ", shape_str(index.sizes()), " is larger than self ", shape_str(self.sizes()),
+           " at dimension ", k);
+  }
+  check_indices(index, self.dim() == 0 ? 1 : self.size(d), d, "scatter_add_");
+}
+}  // namespace
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  detail::check_defined(self, "index_add_");
+  detail::check_defined(index, "index_add_", "index");
+  detail::check_defined(source, "index_add_", "source");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "index_add_");
+  check_index_add(self, d, index, source);
+  Tensor out = self.detach().clone();
+  Tensor src = source;
+  if (alpha.to_double() != 1.0) {
+    NoGradGuard no_grad;
+    src = source * alpha;
+  }
+  ops::call<OpId::index_add_>(self.device(), out, d, index.reshape({-1}), src.detach());
+  if (is_floating(self.dtype()) && autograd::any_needs_grad(self, source)) {
+    autograd::Saved s;
+    s.tensors = {index.reshape({-1})};
+    s.ints = {d};
+    s.scalars = {alpha};
+    autograd::record(OpId::index_add_, {self, source}, {out}, std::move(s));
+  }
+  return out;
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  detail::check_defined(self, "scatter_add_");
+  detail::check_defined(index, "scatter_add_", "index");
+  detail::check_defined(src, "scatter_add_", "src");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), "scatter_add_");
+  check_scatter(self, d, index, src);
+  Tensor out = self.detach().clone();
+  if (index.numel() > 0) ops::call<OpId::scatter_add_>(self.device(), out, d, index, src.detach());
+  if (is_floating(self.dtype()) && autograd::any_needs_grad(self, src)) {
+    autograd::Saved s;
+    s.tensors = {index};
+    s.ints = {d};
+    autograd::record(OpId::scatter_add_, {self, src}, {out}, std::move(s));
+  }
+  return out;
+}
+
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  autograd::check_inplace(*this, "index_add_");
+  Tensor r = ditto::index_add(*this, dim, index, source, alpha);
+  NoGradGuard no_grad;
+  ops::call<OpId::copy_>(device(), *this, r);
+  storage()->bump_version();
+  return autograd::rebase_history(*this, r, "index_add_"), *this;
+}
+
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  autograd::check_inplace(*this, "scatter_add_");
+  Tensor r = ditto::scatter_add(*this, dim, index, src);
+  ops::call<OpId::copy_>(device(), *this, r);
+  storage()->bump_version();
+  return autograd::rebase_history(*this, r, "scatter_add_"), *this;
+}
+
+}  // namespace ditto

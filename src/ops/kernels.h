@@ -1,0 +1,123 @@
+#pragma once
+// Kernel signatures, and the CPU kernels. Public ops (src/ops/*.cpp) check arguments, work out
+// shapes and dtypes, allocate outputs and then call a kernel chosen by the dispatcher from the
+// op table (op_table.def). Kernels see only validated arguments.
+#include <optional>
+#include <vector>
+
+#include "ditto/tensor.h"
+
+namespace ditto {
+
+namespace kernel_sig {
+// out and in have the same shape; in may be strided; out's dtype is the result dtype.
+using Unary = void(const Tensor& out, const Tensor& in);
+// a and b are expanded to out's shape and have the compute dtype.
+using Binary = void(const Tensor& out, const Tensor& a, const Tensor& b);
+// out = a + alpha * b with one rounding (fma), as PyTorch's vectorised add does.
+using AddScaled = void(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha);
+using PowScalar = void(const Tensor& out, const Tensor& in, const Scalar& exponent);
+using Clamp = void(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi);
+using Where = void(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+using MaskedFill = void(const Tensor& self, const Tensor& mask, const Scalar& value);  // in place
+using Fill = void(const Tensor& out, const Scalar& value);
+using Copy = void(const Tensor& dst, const Tensor& src);  // src expanded to dst's shape, any dtypes
+// in is 2-D (M, R): row m holds the R inputs of output m in canonical (logical) order.
+using Reduce = void(const Tensor& out, const Tensor& in);
+using Var = void(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt);
+using ReduceWithIndex = void(const Tensor& values, const Tensor& indices, const Tensor& in);
+using ArgReduce = void(const Tensor& indices, const Tensor& in);
+using Softmax = void(const Tensor& out, const Tensor& in);  // rows of a contiguous 2-D tensor
+// out (B, M, N) = a (B, M, K) @ b (B, K, N); addmm adds beta * self (expanded to (M, N)).
+using Bmm = void(const Tensor& out, const Tensor& a, const Tensor& b);
+using Addmm = void(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+                   const Scalar& alpha);
+using Cat = void(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
+using IndexSelect = void(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+using Gather = void(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+// self is updated in place: self.select(dim, index[k]) += source.select(dim, k), in k order.
+using IndexAdd = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+// self[... index[p] ...] += src[p] along dim, in row-major order of p.
+using ScatterAdd = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+using Arange = void(const Tensor& out, double start, double step);
+using Linspace = void(const Tensor& out, double start, double end);
+// Views: metadata only, no data is touched.
+using View = Tensor(const Tensor& self, const Shape& shape);
+using Transpose = Tensor(const Tensor& self, int64_t d0, int64_t d1);
+using Permute = Tensor(const Tensor& self, const Shape& dims);
+using Select = Tensor(const Tensor& self, int64_t dim, int64_t index);
+using Slice = Tensor(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step);
+using Expand = Tensor(const Tensor& self, const Shape& shape);
+using Squeeze = Tensor(const Tensor& self, std::optional<int64_t> dim);
+using Unsqueeze = Tensor(const Tensor& self, int64_t dim);
+}  // namespace kernel_sig
+
+namespace cpu {
+// elementwise.cpp
+void neg(const Tensor& out, const Tensor& in);
+void abs(const Tensor& out, const Tensor& in);
+void exp(const Tensor& out, const Tensor& in);
+void log(const Tensor& out, const Tensor& in);
+void sqrt(const Tensor& out, const Tensor& in);
+void rsqrt(const Tensor& out, const Tensor& in);
+void sigmoid(const Tensor& out, const Tensor& in);
+void tanh(const Tensor& out, const Tensor& in);
+void relu(const Tensor& out, const Tensor& in);
+void pow_scalar(const Tensor& out, const Tensor& in, const Scalar& e);
+void pow_tensor(const Tensor& out, const Tensor& a, const Tensor& b);
+void clamp(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi);
+void add(const Tensor& out, const Tensor& a, const Tensor& b);
+void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha);
+void sub(const Tensor& out, const Tensor& a, const Tensor& b);
+void mul(const Tensor& out, const Tensor& a, const Tensor& b);
+void div(const Tensor& out, const Tensor& a, const Tensor& b);
+void eq(const Tensor& out, const Tensor& a, const Tensor& b);
+void ne(const Tensor& out, const Tensor& a, const Tensor& b);
+void lt(const Tensor& out, const Tensor& a, const Tensor& b);
+void le(const Tensor& out, const Tensor& a, const Tensor& b);
+void gt(const Tensor& out, const Tensor& a, const Tensor& b);
+void ge(const Tensor& out, const Tensor& a, const Tensor& b);
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+void masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+void fill(const Tensor& out, const Scalar& value);
+void copy(const Tensor& dst, const Tensor& src);
+void arange(const Tensor& out, double start, double step);
+void linspace(const Tensor& out, double start, double end);
+// reduce.cpp
+void sum(const Tensor& out, const Tensor& in);
+void mean(const Tensor& out, const Tensor& in);
+void prod(const Tensor& out, const Tensor& in);
+void amax(const Tensor& out, const Tensor& in);
+void amin(const Tensor& out, const Tensor& in);
+void max_dim(const Tensor& values, const Tensor& indices, const Tensor& in);
+void min_dim(const Tensor& values, const Tensor& indices, const Tensor& in);
+void argmax(const Tensor& indices, const Tensor& in);
+void argmin(const Tensor& indices, const Tensor& in);
+void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt);
+void softmax(const Tensor& out, const Tensor& in);
+void log_softmax(const Tensor& out, const Tensor& in);
+// gemm.cpp
+void bmm(const Tensor& out, const Tensor& a, const Tensor& b);
+void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+           const Scalar& alpha);
+// index.cpp
+void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
+void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+void index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+}  // namespace cpu
+
+namespace views {
+// views.cpp: geometry of views, shared by every device.
+Tensor view(const Tensor& self, const Shape& shape);
+Tensor transpose(const Tensor& self, int64_t d0, int64_t d1);
+Tensor permute(const Tensor& self, const Shape& dims);
+Tensor select(const Tensor& self, int64_t dim, int64_t index);
+Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step);
+Tensor expand(const Tensor& self, const Shape& shape);
+Tensor squeeze(const Tensor& self, std::optional<int64_t> dim);
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+}  // namespace views
+
+}  // namespace ditto

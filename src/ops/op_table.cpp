@@ -1,0 +1,103 @@
+#include "ops/op_table.h"
+
+#include "autograd/formulas.h"
+
+#include <vector>
+
+namespace ditto::ops {
+namespace {
+
+template <class Sig, class Fn>
+ErasedFn erase(Fn* fn) {
+  Sig* typed = fn;  // a kernel whose signature differs from its op's fails to compile here
+  return reinterpret_cast<ErasedFn>(typed);
+}
+
+struct FlatKernel {
+  OpId op;
+  KernelEntry entry;
+};
+
+const std::vector<FlatKernel>& flat_kernels() {
+  static const std::vector<FlatKernel> k = {
+#define DITTO_OP(id, name, sig, kind)
+#define DITTO_BACKWARD(...)
+#define DITTO_KERNEL(id, device, det, impl, fn) \
+  {OpId::id, {Device::device, Determinism::det, impl, erase<OpSignature<OpId::id>::type>(&fn)}},
+#include "ops/op_table.def"
+#undef DITTO_OP
+#undef DITTO_KERNEL
+#undef DITTO_BACKWARD
+  };
+  return k;
+}
+
+struct Table {
+  std::vector<std::vector<KernelEntry>> kernels;  // per op, in declaration order
+  std::vector<OpEntry> ops;
+  Table() {
+    struct Decl {
+      OpId id;
+      const char* name;
+      OpKind kind;
+    };
+    const Decl decls[] = {
+#define DITTO_OP(id, name, sig, kind) {OpId::id, name, OpKind::kind},
+#define DITTO_KERNEL(...)
+#define DITTO_BACKWARD(...)
+#include "ops/op_table.def"
+#undef DITTO_OP
+#undef DITTO_KERNEL
+#undef DITTO_BACKWARD
+    };
+    struct Back {
+      OpId id;
+      const char* node;
+      autograd::BackwardFn fn;
+      const char* uses;
+    };
+    const Back backs[] = {
+#define DITTO_OP(...)
+#define DITTO_KERNEL(...)
+#define DITTO_BACKWARD(id, node, fn, uses) {OpId::id, node, &autograd::fn, uses},
+#include "ops/op_table.def"
+#undef DITTO_OP
+#undef DITTO_KERNEL
+#undef DITTO_BACKWARD
+    };
+    kernels.resize(static_cast<std::size_t>(OpId::kCount));
+    for (const FlatKernel& k : flat_kernels()) kernels[static_cast<std::size_t>(k.op)].push_back(k.entry);
+    for (const Decl& d : decls) ops.push_back({d.id, d.name, d.kind, kernels[static_cast<std::size_t>(d.id)]});
+    for (const Back& b : backs) {
+      OpEntry& e = ops[static_cast<std::size_t>(b.id)];
+      e.backward = b.fn;
+      e.node_name = b.node;
+      e.backward_uses = b.uses;
+    }
+  }
+};
+
+const Table& table() {
+  static const Table t;
+  return t;
+}
+
+}  // namespace
+
+const char* determinism_name(Determinism d) {
+  return d == Determinism::Deterministic ? "deterministic" : "nondeterministic";
+}
+
+const char* op_kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::Primitive: return "primitive";
+    case OpKind::View: return "view";
+    case OpKind::Composite: return "composite";
+  }
+  return "?";
+}
+
+std::span<const OpEntry> all_ops() { return table().ops; }
+const OpEntry& op_entry(OpId id) { return table().ops[static_cast<std::size_t>(id)]; }
+
+}  // namespace ditto::ops

@@ -1,0 +1,269 @@
+// Public reductions: dims, keepdim, output dtype; the kernels see a (M, R) view whose rows are the
+// reduced elements in logical order (Note [Canonical reduction order]).
+#include <algorithm>
+
+#include "autograd/graph.h"
+#include "ops/common.h"
+
+namespace ditto {
+using detail::fail;
+using ops::OpId;
+
+namespace detail {
+Shape reduce_dims(const Shape& dims, int64_t ndim, const char* op) {
+  Shape out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
+    return out;
+  }
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, ndim, op);
+    if (std::find(out.begin(), out.end(), w) != out.end()) fail(op, "dim ", w, " appears multiple times in the list of dims");
+    out.push_back(w);
+  }
+  if (ndim == 0) out.clear();
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace detail
+
+namespace {
+
+struct Plan {
+  Tensor rows;     // (M, R)
+  Shape out_shape; // with or without kept 1s
+  Shape dims;      // normalised reduced dims
+  int64_t M = 1, R = 1;
+};
+
+// Saved values of a reduction: the input shape and ints = {keepdim, extra..., dims...}.
+autograd::Saved reduction_saved(const Tensor& x, const Plan& p, bool keepdim, std::vector<Tensor> tensors = {},
+                                Shape extra = {}) {
+  autograd::Saved s;
+  s.tensors = std::move(tensors);
+  s.shapes = {x.sizes()};
+  s.ints = {keepdim};
+  s.ints.insert(s.ints.end(), extra.begin(), extra.end());
+  s.ints.insert(s.ints.end(), p.dims.begin(), p.dims.end());
+  return s;
+}
+
+Plan plan(const Tensor& x, const Shape& dims_in, bool keepdim, const char* op) {
+  detail::check_defined(x, op);
+  const int64_t nd = x.dim();
+  const Shape dims = detail::reduce_dims(dims_in, nd, op);
+  Shape perm, out_shape;
+  Plan p;
+  for (int64_t d = 0; d < nd; ++d) {
+    const bool red = std::binary_search(dims.begin(), dims.end(), d);
+    if (!red) {
+      perm.push_back(d);
+      out_shape.push_back(x.size(d));
+      p.M *= x.size(d);
+    } else if (keepdim) {
+      out_shape.push_back(1);
+    }
+  }
+  for (int64_t d : dims) {
+    perm.push_back(d);
+    p.R *= x.size(d);
+  }
+  p.out_shape = out_shape;
+  p.dims = dims;
+  p.rows = x.permute(perm).reshape({p.M, p.R});
+  return p;
+}
+
+template <OpId id>
+Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_dtype, const char* op,
+              const Tensor& source) {
+  Plan p;
+  {
+    NoGradGuard no_grad;  // the (M, R) view is internal
+    p = plan(x, dims, keepdim, op);
+  }
+  Tensor out = detail::new_tensor({p.M}, out_dtype, op).view(p.out_shape);
+  ops::call<id>(x.device(), out.view({p.M}), p.rows);
+  if (is_floating(out_dtype) && autograd::any_needs_grad(source)) {
+    std::vector<Tensor> keep;
+    if constexpr (id == OpId::prod || id == OpId::amax || id == OpId::amin) keep = {x, out};
+    autograd::record(id, {source}, {out}, reduction_saved(x, p, keepdim, keep));
+  }
+  return out;
+}
+
+ScalarType sum_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
+  if (dtype) return *dtype;
+  return is_floating(x.dtype()) ? x.dtype() : kInt64;
+}
+
+void need_float(const Tensor& x, const char* op) {
+  if (!is_floating(x.dtype()))
+    fail(op, "could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: ",
+         dtype_name(x.dtype()));
+}
+
+void need_nonempty(const Plan& p, const char* op) {
+  if (p.R == 0 && p.M > 0)
+    fail(op, "expected reduction dim to be specified for input.numel() == 0, or a non-empty reduced dimension");
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) { return sum(x, {}, false, dtype); }
+Tensor sum(const Tensor& x, const Shape& dims, bool keepdim, std::optional<ScalarType> dtype) {
+  detail::check_defined(x, "sum");
+  const ScalarType t = sum_dtype(x, dtype);
+  return reduce<OpId::sum>(detail::cast(x, t), dims, keepdim, t, "sum", x);
+}
+
+Tensor mean(const Tensor& x) { return mean(x, {}, false); }
+Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
+  detail::check_defined(x, "mean");
+  need_float(x, "mean");
+  return reduce<OpId::mean>(x, dims, keepdim, x.dtype(), "mean", x);
+}
+
+Tensor prod(const Tensor& x) {
+  detail::check_defined(x, "prod");
+  const ScalarType t = sum_dtype(x, std::nullopt);
+  return reduce<OpId::prod>(detail::cast(x, t), {}, false, t, "prod", x);
+}
+Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
+  detail::check_defined(x, "prod");
+  const ScalarType t = sum_dtype(x, std::nullopt);
+  return reduce<OpId::prod>(detail::cast(x, t), {dim}, keepdim, t, "prod", x);
+}
+
+Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) {
+  {
+    NoGradGuard no_grad;
+    need_nonempty(plan(x, dims, keepdim, "amax"), "amax");
+  }
+  return reduce<OpId::amax>(x, dims, keepdim, x.dtype(), "amax", x);
+}
+Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) {
+  {
+    NoGradGuard no_grad;
+    need_nonempty(plan(x, dims, keepdim, "amin"), "amin");
+  }
+  return reduce<OpId::amin>(x, dims, keepdim, x.dtype(), "amin", x);
+}
+Tensor max(const Tensor& x) {
+  detail::check_defined(x, "max");
+  if (x.numel() == 0) fail("max", "expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  return amax(x, {}, false);
+}
+Tensor min(const Tensor& x) {
+  detail::check_defined(x, "min");
+  if (x.numel() == 0) fail("min", "expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  return amin(x, {}, false);
+}
+
+namespace {
+template <OpId id>
+std::pair<Tensor, Tensor> with_index(const Tensor& x, int64_t dim, bool keepdim, const char* op) {
+  Plan p;
+  {
+    NoGradGuard no_grad;
+    p = plan(x, {dim}, keepdim, op);
+  }
+  need_nonempty(p, op);
+  Tensor values = detail::new_tensor(p.out_shape, x.dtype(), op);
+  Tensor indices = detail::new_tensor(p.out_shape, kInt64, op);
+  if (p.M > 0) ops::call<id>(x.device(), values.view({p.M}), indices.view({p.M}), p.rows);
+  if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {indices};
+    s.shapes = {x.sizes()};
+    s.ints = {keepdim, p.dims.empty() ? 0 : p.dims[0]};
+    autograd::record(id, {x}, {values, indices}, std::move(s));
+  }
+  return {values, indices};
+}
+template <OpId id>
+Tensor arg(const Tensor& x, std::optional<int64_t> dim, bool keepdim, const char* op) {
+  detail::check_defined(x, op);
+  if (!dim) {
+    if (x.numel() == 0) fail(op, "expected reduction dim to be specified for input.numel() == 0.");
+    Tensor flat = x.detach().reshape({1, x.numel()});
+    Tensor out = detail::new_tensor({1}, kInt64, op);
+    ops::call<id>(x.device(), out, flat);
+    return keepdim ? out.view(Shape(x.dim(), 1)) : out.view({});
+  }
+  Plan p;
+  {
+    NoGradGuard no_grad;
+    p = plan(x, {*dim}, keepdim, op);
+  }
+  need_nonempty(p, op);
+  Tensor out = detail::new_tensor({p.M}, kInt64, op);
+  if (p.M > 0) ops::call<id>(x.device(), out, p.rows);
+  return out.view(p.out_shape);
+}
+}  // namespace
+
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  return with_index<OpId::max_dim>(x, dim, keepdim, "max");
+}
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+  return with_index<OpId::min_dim>(x, dim, keepdim, "min");
+}
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg<OpId::argmax>(x, dim, keepdim, "argmax"); }
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg<OpId::argmin>(x, dim, keepdim, "argmin"); }
+
+namespace {
+Tensor var_impl(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim, bool take_sqrt, const char* op) {
+  detail::check_defined(x, op);
+  if (!is_floating(x.dtype())) fail(op, "std and var only support floating point and complex dtypes");
+  Plan p;
+  {
+    NoGradGuard no_grad;
+    p = plan(x, dims, keepdim, op);
+  }
+  Tensor out = detail::new_tensor(p.out_shape, x.dtype(), op);
+  ops::call<OpId::var>(x.device(), out.view({p.M}), p.rows, unbiased ? 1 : 0, take_sqrt);
+  if (autograd::any_needs_grad(x))
+    autograd::record(OpId::var, {x}, {out}, reduction_saved(x, p, keepdim, {x, out}, {unbiased ? 1 : 0, take_sqrt}),
+                     take_sqrt ? "StdBackward0" : "VarBackward0");
+  return out;
+}
+}  // namespace
+
+Tensor var(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim) {
+  return var_impl(x, dims, unbiased, keepdim, false, "var");
+}
+Tensor std(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim) {
+  return var_impl(x, dims, unbiased, keepdim, true, "std");
+}
+
+namespace {
+template <OpId id>
+Tensor softmax_impl(const Tensor& x, int64_t dim, const char* op) {
+  detail::check_defined(x, op);
+  if (!is_floating(x.dtype())) fail(op, "expected a floating point input, got ", dtype_name(x.dtype()));
+  const int64_t d = detail::wrap_dim(dim, x.dim(), op);
+  if (x.numel() == 0) return detail::new_tensor(x.sizes(), x.dtype(), op);
+  Tensor result;
+  {
+    NoGradGuard no_grad;  // the moves below are internal
+    const Tensor moved = x.dim() == 0 ? x.reshape({1}) : x.transpose(d, -1);
+    const Tensor rows = moved.contiguous().reshape({-1, moved.size(-1)});
+    Tensor out = detail::new_tensor(rows.sizes(), x.dtype(), op);
+    ops::call<id>(x.device(), out, rows);
+    result = x.dim() == 0 ? out.view({}) : out.view(moved.sizes()).transpose(d, -1).contiguous();
+  }
+  if (autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {result};
+    s.ints = {d};
+    autograd::record(id, {x}, {result}, std::move(s));
+  }
+  return result;
+}
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim) { return softmax_impl<OpId::softmax>(x, dim, "softmax"); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl<OpId::log_softmax>(x, dim, "log_softmax"); }
+
+}  // namespace ditto

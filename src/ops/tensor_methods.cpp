@@ -1,0 +1,292 @@
+// Tensor methods: views through the op table, copies, and forwarding to the free functions.
+#include <ostream>
+
+#include "autograd/graph.h"
+#include "core/determinism_state.h"
+#include "core/print.h"
+#include "cpu/loops.h"
+#include "ops/common.h"
+
+namespace ditto {
+using detail::fail;
+using ops::OpId;
+
+namespace detail {
+void fill_uninitialized(const Tensor& t);
+}
+
+namespace {
+// Records a view's node when self needs grad: shapes {self's shape}, ints as the formula says.
+Tensor track_view(OpId id, const Tensor& self, Tensor out, Shape ints = {}) {
+  if (autograd::any_needs_grad(self)) {
+    autograd::Saved s;
+    s.shapes = {self.sizes()};
+    s.ints = std::move(ints);
+    autograd::record(id, {self}, {out}, std::move(s));
+  }
+  return out;
+}
+}  // namespace
+
+Tensor Tensor::view(const Shape& shape) const {
+  return track_view(OpId::view, *this, ops::call<OpId::view>(device(), *this, shape));
+}
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  Tensor out = ops::call<OpId::transpose>(device(), *this, d0, d1);
+  return track_view(OpId::transpose, *this, out,
+                    {detail::wrap_dim(d0, dim(), "transpose"), detail::wrap_dim(d1, dim(), "transpose")});
+}
+Tensor Tensor::t() const {
+  DITTO_CHECK(dim() <= 2, "t", "expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
+  return dim() < 2 ? *this : transpose(0, 1);
+}
+Tensor Tensor::permute(const Shape& dims) const {
+  Tensor out = ops::call<OpId::permute>(device(), *this, dims);
+  Shape wrapped;
+  for (int64_t d : dims) wrapped.push_back(detail::wrap_dim(d, dim(), "permute"));
+  return track_view(OpId::permute, *this, out, wrapped);
+}
+Tensor Tensor::select(int64_t dim, int64_t index) const {
+  Tensor out = ops::call<OpId::select>(device(), *this, dim, index);
+  const int64_t d = detail::wrap_dim(dim, this->dim(), "select");
+  return track_view(OpId::select, *this, out, {d, index < 0 ? index + sizes()[d] : index});
+}
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+  const int64_t s = start.value_or(0);
+  const int64_t e = end.value_or(std::numeric_limits<int64_t>::max());
+  Tensor out = ops::call<OpId::slice>(device(), *this, dim, s, e, step);
+  return track_view(OpId::slice, *this, out, {detail::wrap_dim(dim, this->dim(), "slice"), s, e, step});
+}
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  const int64_t d = detail::wrap_dim(dim, this->dim(), "narrow");
+  const int64_t size = sizes()[d];
+  if (start < 0) start += size;
+  DITTO_CHECK(start >= 0 && length >= 0 && start + length <= size, "narrow", "start (", start, ") + length (", length,
+              ") exceeds dimension size (", size, ")");
+  return slice(d, start, start + length);
+}
+Tensor Tensor::expand(const Shape& shape) const {
+  return track_view(OpId::expand, *this, ops::call<OpId::expand>(device(), *this, shape));
+}
+Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
+Tensor Tensor::squeeze() const {
+  return track_view(OpId::squeeze, *this, ops::call<OpId::squeeze>(device(), *this, std::nullopt));
+}
+Tensor Tensor::squeeze(int64_t dim) const {
+  return track_view(OpId::squeeze, *this, ops::call<OpId::squeeze>(device(), *this, dim));
+}
+Tensor Tensor::unsqueeze(int64_t dim) const {
+  return track_view(OpId::unsqueeze, *this, ops::call<OpId::unsqueeze>(device(), *this, dim));
+}
+
+Tensor Tensor::reshape(const Shape& shape) const {
+  try {
+    return view(shape);
+  } catch (const Error&) {
+    // not viewable: copy, then view (a bad shape still fails, with reshape's name)
+  }
+  Tensor c = contiguous();
+  try {
+    return c.view(shape);
+  } catch (const Error& e) {
+    std::string m = e.what();
+    const std::string tag = "[view]";
+    if (m.rfind(tag, 0) == 0) m = "[reshape]" + m.substr(tag.size());
+    throw Error(m);
+  }
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  const int64_t s = detail::wrap_dim(start_dim, dim(), "flatten"), e = detail::wrap_dim(end_dim, dim(), "flatten");
+  DITTO_CHECK(s <= e, "flatten", "start_dim cannot come after end_dim");
+  Shape shape(sizes().begin(), sizes().begin() + s);
+  int64_t n = 1;
+  for (int64_t d = s; d <= e; ++d) n *= sizes()[d];
+  shape.push_back(n);
+  shape.insert(shape.end(), sizes().begin() + e + 1, sizes().end());
+  return reshape(shape);
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor Tensor::clone() const {
+  Tensor out = detail::new_tensor(sizes(), dtype(), "clone");
+  ops::call<OpId::copy_>(device(), out, *this);
+  if (autograd::any_needs_grad(*this)) autograd::record(OpId::copy_, {*this}, {out}, {}, "CloneBackward0");
+  return out;
+}
+
+Tensor Tensor::to(ScalarType t) const {
+  if (t == dtype()) return *this;
+  Tensor out = detail::cast(*this, t);
+  if (is_floating(t) && autograd::any_needs_grad(*this)) autograd::record(OpId::copy_, {*this}, {out}, {}, "ToCopyBackward0");
+  return out;
+}
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  detail::check_defined(*this, "copy_", "self");
+  detail::check_defined(src, "copy_", "src");
+  const Shape bs = detail::broadcast_shapes(src.sizes(), sizes(), "copy_");
+  if (bs != sizes())
+    fail("copy_", "source of shape ", detail::shape_str(src.sizes()), " cannot be broadcast to ",
+         detail::shape_str(sizes()));
+  autograd::check_inplace(*this, "copy_");
+  // An overlapping source (src shares our storage) is copied out first.
+  Tensor s;
+  {
+    NoGradGuard no_grad;
+    s = src.storage() == storage() ? src.clone() : src;
+    ops::call<OpId::copy_>(device(), *this, views::expand(s, sizes()));
+  }
+  storage()->bump_version();
+  if (autograd::any_needs_grad(src) && is_floating(dtype())) {
+    Tensor alias = detail::make_view(*this, sizes(), strides(), storage_offset());
+    autograd::record(OpId::copy_, {src}, {alias}, {}, "CopyBackwards");
+    autograd::rebase_history(*this, alias, "copy_");
+  }
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  detail::check_defined(*this, "fill_");
+  autograd::check_inplace(*this, "fill_");
+  ops::call<OpId::fill_>(device(), *this, value);
+  storage()->bump_version();
+  if (autograd::AutogradMeta* m = autograd::meta(*this); m && m->grad_fn) m->grad_fn.reset(), m->requires_grad = false;
+  return *this;
+}
+Tensor& Tensor::zero_() { return fill_(0); }
+
+Tensor& Tensor::resize_(const Shape& shape) {
+  detail::check_defined(*this, "resize_");
+  if (requires_grad()) fail("resize_", "cannot resize variables that require grad");
+  const int64_t n = detail::checked_numel(shape, "resize_");
+  std::size_t need = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(n + impl()->offset), element_size(), &need))
+    fail("resize_", "shape ", detail::shape_str(shape), " overflows");
+  const std::size_t old = storage()->nbytes();
+  storage()->grow(need);
+  impl()->sizes = shape;
+  impl()->strides = detail::contiguous_strides(shape);
+  if (need > old && detail::deterministic_fill()) {
+    // only the grown part of the storage is filled (PyTorch's fill_resize_deterministic_)
+    const int64_t es = static_cast<int64_t>(element_size());
+    const int64_t first = static_cast<int64_t>(old) / es, last = static_cast<int64_t>(need) / es;
+    Tensor tail = detail::make_view(*this, {last - first}, {1}, first);
+    cpu::dispatch_dtype(dtype(), [&]<class T>() {
+      T v;
+      if constexpr (std::is_floating_point_v<T>) v = std::numeric_limits<T>::quiet_NaN();
+      else v = std::numeric_limits<T>::max();
+      T* p = static_cast<T*>(tail.raw_data());
+      for (int64_t i = 0; i < last - first; ++i) p[i] = v;
+    });
+  }
+  return *this;
+}
+
+// --- forwarding to the free functions
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return ditto::add(*this, o, alpha); }
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const { return ditto::sub(*this, o, alpha); }
+Tensor Tensor::mul(const Tensor& o) const { return ditto::mul(*this, o); }
+Tensor Tensor::div(const Tensor& o) const { return ditto::div(*this, o); }
+
+namespace {
+// In place: compute out of place, check the result fits self's dtype, copy back.
+Tensor& assign(Tensor& self, const Tensor& result, const char* op) {
+  if (result.dtype() != self.dtype() && promote_types(result.dtype(), self.dtype()) != self.dtype())
+    fail(op, "result type ", dtype_name(result.dtype()), " can't be cast to the desired output type ",
+         dtype_name(self.dtype()));
+  if (result.sizes() != self.sizes())
+    fail(op, "output with shape ", detail::shape_str(self.sizes()), " doesn't match the broadcast shape ",
+         detail::shape_str(result.sizes()));
+  ops::call<OpId::copy_>(self.device(), self, result);
+  self.storage()->bump_version();
+  autograd::rebase_history(self, result, op);
+  return self;
+}
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  autograd::check_inplace(*this, "add_");
+  return assign(*this, ditto::add(*this, o, alpha), "add_");
+}
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) { return assign(*this, ditto::sub(*this, o, alpha), "sub_"); }
+Tensor& Tensor::mul_(const Tensor& o) { return assign(*this, ditto::mul(*this, o), "mul_"); }
+Tensor& Tensor::div_(const Tensor& o) { return assign(*this, ditto::div(*this, o), "div_"); }
+Tensor& Tensor::add_(const Scalar& o) { return assign(*this, ditto::add(*this, o), "add_"); }
+Tensor& Tensor::sub_(const Scalar& o) { return assign(*this, ditto::sub(*this, o), "sub_"); }
+Tensor& Tensor::mul_(const Scalar& o) { return assign(*this, ditto::mul(*this, o), "mul_"); }
+Tensor& Tensor::div_(const Scalar& o) { return assign(*this, ditto::div(*this, o), "div_"); }
+Tensor Tensor::neg() const { return ditto::neg(*this); }
+Tensor Tensor::abs() const { return ditto::abs(*this); }
+Tensor Tensor::pow(const Scalar& e) const { return ditto::pow(*this, e); }
+Tensor Tensor::pow(const Tensor& e) const { return ditto::pow(*this, e); }
+Tensor Tensor::exp() const { return ditto::exp(*this); }
+Tensor Tensor::log() const { return ditto::log(*this); }
+Tensor Tensor::sqrt() const { return ditto::sqrt(*this); }
+Tensor Tensor::rsqrt() const { return ditto::rsqrt(*this); }
+Tensor Tensor::sigmoid() const { return ditto::sigmoid(*this); }
+Tensor Tensor::tanh() const { return ditto::tanh(*this); }
+Tensor Tensor::relu() const { return ditto::relu(*this); }
+Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return ditto::clamp(*this, lo, hi); }
+Tensor Tensor::eq(const Tensor& o) const { return ditto::eq(*this, o); }
+Tensor Tensor::ne(const Tensor& o) const { return ditto::ne(*this, o); }
+Tensor Tensor::lt(const Tensor& o) const { return ditto::lt(*this, o); }
+Tensor Tensor::le(const Tensor& o) const { return ditto::le(*this, o); }
+Tensor Tensor::gt(const Tensor& o) const { return ditto::gt(*this, o); }
+Tensor Tensor::ge(const Tensor& o) const { return ditto::ge(*this, o); }
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& v) const { return ditto::masked_fill(*this, mask, v); }
+Tensor Tensor::sum(std::optional<ScalarType> dt) const { return ditto::sum(*this, dt); }
+Tensor Tensor::sum(const Shape& dims, bool keepdim, std::optional<ScalarType> dt) const {
+  return ditto::sum(*this, dims, keepdim, dt);
+}
+Tensor Tensor::mean() const { return ditto::mean(*this); }
+Tensor Tensor::mean(const Shape& dims, bool keepdim) const { return ditto::mean(*this, dims, keepdim); }
+Tensor Tensor::prod() const { return ditto::prod(*this); }
+Tensor Tensor::prod(int64_t dim, bool keepdim) const { return ditto::prod(*this, dim, keepdim); }
+Tensor Tensor::max() const { return ditto::max(*this); }
+Tensor Tensor::min() const { return ditto::min(*this); }
+std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return ditto::max(*this, dim, keepdim); }
+std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return ditto::min(*this, dim, keepdim); }
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return ditto::argmax(*this, dim, keepdim); }
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return ditto::argmin(*this, dim, keepdim); }
+Tensor Tensor::var(const Shape& dims, bool unbiased, bool keepdim) const { return ditto::var(*this, dims, unbiased, keepdim); }
+Tensor Tensor::std(const Shape& dims, bool unbiased, bool keepdim) const { return ditto::std(*this, dims, unbiased, keepdim); }
+Tensor Tensor::softmax(int64_t dim) const { return ditto::softmax(*this, dim); }
+Tensor Tensor::log_softmax(int64_t dim) const { return ditto::log_softmax(*this, dim); }
+Tensor Tensor::matmul(const Tensor& o) const { return ditto::matmul(*this, o); }
+Tensor Tensor::mm(const Tensor& o) const { return ditto::mm(*this, o); }
+Tensor Tensor::bmm(const Tensor& o) const { return ditto::bmm(*this, o); }
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const { return ditto::index_select(*this, dim, index); }
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return ditto::gather(*this, dim, index); }
+
+Tensor reshape(const Tensor& x, const Shape& shape) { return x.reshape(shape); }
+Tensor flatten(const Tensor& x, int64_t s, int64_t e) { return x.flatten(s, e); }
+Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) { return x.transpose(d0, d1); }
+Tensor permute(const Tensor& x, const Shape& dims) { return x.permute(dims); }
+Tensor squeeze(const Tensor& x) { return x.squeeze(); }
+Tensor squeeze(const Tensor& x, int64_t dim) { return x.squeeze(dim); }
+Tensor unsqueeze(const Tensor& x, int64_t dim) { return x.unsqueeze(dim); }
+Tensor clone(const Tensor& x) { return x.clone(); }
+
+// --- printing
+std::string Tensor::to_string() const {
+  if (!defined()) return "[ Tensor (undefined) ]";
+  detail::PrintData d;
+  d.dtype = dtype();
+  d.sizes = sizes();
+  const Tensor c = contiguous();
+  cpu::dispatch_dtype(dtype(), [&]<class T>() {
+    const T* p = static_cast<const T*>(c.raw_data());
+    for (int64_t i = 0; i < c.numel(); ++i) {
+      if constexpr (std::is_floating_point_v<T>) d.floats.push_back(static_cast<double>(p[i]));
+      else d.ints.push_back(static_cast<int64_t>(p[i]));
+    }
+  });
+  return detail::format_tensor(d);
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.to_string(); }
+
+}  // namespace ditto

@@ -1,0 +1,148 @@
+// Tensor metadata, views, factories and copies.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ditto/ditto.h"
+
+using namespace ditto;
+
+namespace {
+template <class T>
+std::vector<T> vals(const Tensor& t) {
+  return to_vector<T>(t);
+}
+}  // namespace
+
+TEST(TensorFactory, NestedListsInferDtypeAndShape) {
+  Tensor f = tensor({{1.0, 2.0}, {3.0, 4.0}});
+  EXPECT_EQ(f.dtype(), kFloat32);
+  EXPECT_EQ(f.sizes(), (Shape{2, 2}));
+  EXPECT_EQ(vals<float>(f), (std::vector<float>{1, 2, 3, 4}));
+  Tensor i = tensor({1, 2, 3});
+  EXPECT_EQ(i.dtype(), kInt64);
+  Tensor b = tensor({true, false});
+  EXPECT_EQ(b.dtype(), kBool);
+  Tensor mixed = tensor({1, 2.5});  // one float literal makes it float32, as in PyTorch
+  EXPECT_EQ(mixed.dtype(), kFloat32);
+  Tensor d = tensor({1.0, 2.0}, kFloat64);
+  EXPECT_EQ(d.dtype(), kFloat64);
+  EXPECT_THROW(tensor({{1, 2}, {3}}), Error);
+}
+
+TEST(TensorFactory, ZerosOnesFullArangeLinspaceEye) {
+  EXPECT_EQ(vals<int64_t>(zeros({2, 3}, kInt64)), std::vector<int64_t>(6, 0));
+  EXPECT_EQ(vals<double>(ones({3}, kFloat64)), std::vector<double>(3, 1.0));
+  EXPECT_EQ(full({2}, 1.5).dtype(), kFloat32);
+  EXPECT_EQ(full({2}, 7).dtype(), kInt64);
+  EXPECT_EQ(vals<int64_t>(arange(5)), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(vals<int64_t>(arange(1, 10, 3)), (std::vector<int64_t>{1, 4, 7}));
+  EXPECT_EQ(vals<float>(arange(0.0, 1.0, 0.25)), (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
+  EXPECT_EQ(arange(0, 1, 0.1).numel(), 10);
+  EXPECT_EQ(vals<float>(linspace(0, 1, 5)), (std::vector<float>{0, 0.25f, 0.5f, 0.75f, 1}));
+  EXPECT_EQ(vals<float>(eye(2, 3)), (std::vector<float>{1, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(vals<float>(zeros_like(eye(2))), std::vector<float>(4, 0));
+  EXPECT_EQ(ones_like(eye(2), kInt64).dtype(), kInt64);
+  EXPECT_THROW(arange(0, 5, 0), Error);
+  EXPECT_THROW(zeros({-1}), Error);
+}
+
+TEST(TensorFactory, ElementCountOverflowIsAnError) {
+  try {
+    zeros({int64_t(1) << 40, int64_t(1) << 40});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[full]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(empty({int64_t(1) << 62, 4}), Error);
+}
+
+TEST(TensorView, ViewsShareStorage) {
+  Tensor x = arange(12).view({3, 4});
+  EXPECT_EQ(x.strides(), (Shape{4, 1}));
+  Tensor t = x.t();
+  EXPECT_EQ(t.sizes(), (Shape{4, 3}));
+  EXPECT_EQ(t.strides(), (Shape{1, 4}));
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_EQ(t.storage(), x.storage());
+  Tensor row = x.select(0, 1);
+  EXPECT_EQ(vals<int64_t>(row), (std::vector<int64_t>{4, 5, 6, 7}));
+  row.fill_(0);  // writes through to x
+  EXPECT_EQ(x[1][2].item<int64_t>(), 0);
+  Tensor s = x.slice(1, 0, 4, 2);
+  EXPECT_EQ(s.sizes(), (Shape{3, 2}));
+  EXPECT_EQ(vals<int64_t>(s), (std::vector<int64_t>{0, 2, 0, 0, 8, 10}));
+  EXPECT_EQ(x.slice(1, -2).sizes(), (Shape{3, 2}));
+  Tensor p = arange(24).view({2, 3, 4}).permute({2, 0, 1});
+  EXPECT_EQ(p.sizes(), (Shape{4, 2, 3}));
+  EXPECT_EQ(p.strides(), (Shape{1, 12, 4}));
+  EXPECT_EQ(p.contiguous().strides(), (Shape{6, 3, 1}));
+  EXPECT_EQ(vals<int64_t>(p)[1], 4);
+}
+
+TEST(TensorView, ExpandSqueezeUnsqueezeFlattenReshape) {
+  Tensor v = tensor({1.0, 2.0, 3.0});
+  Tensor e = v.unsqueeze(0).expand({2, 3});
+  EXPECT_EQ(e.strides(), (Shape{0, 1}));
+  EXPECT_EQ(vals<float>(e), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(v.unsqueeze(1).sizes(), (Shape{3, 1}));
+  EXPECT_EQ(zeros({1, 3, 1}).squeeze().sizes(), (Shape{3}));
+  EXPECT_EQ(zeros({1, 3, 1}).squeeze(0).sizes(), (Shape{3, 1}));
+  EXPECT_EQ(zeros({1, 3, 1}).squeeze(1).sizes(), (Shape{1, 3, 1}));
+  EXPECT_EQ(zeros({2, 3, 4}).flatten().sizes(), (Shape{24}));
+  EXPECT_EQ(zeros({2, 3, 4}).flatten(1).sizes(), (Shape{2, 12}));
+  Tensor t = arange(6).view({2, 3}).t();
+  EXPECT_THROW(t.view({6}), Error);  // not viewable
+  Tensor r = t.reshape({6});        // copies instead
+  EXPECT_EQ(vals<int64_t>(r), (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(arange(6).reshape({-1, 2}).sizes(), (Shape{3, 2}));
+  EXPECT_THROW(arange(6).reshape({4, -1}), Error);
+  EXPECT_THROW(v.expand({2, 4}), Error);
+}
+
+TEST(TensorView, BadDimsNameTheOp) {
+  Tensor x = zeros({2, 3});
+  auto expect_msg = [](auto fn, const std::string& op) {
+    try {
+      fn();
+      ADD_FAILURE() << "expected an error from " << op;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("[" + op + "]", 0), 0u) << e.what();
+    }
+  };
+  expect_msg([&] { x.transpose(0, 2); }, "transpose");
+  expect_msg([&] { x.select(0, 2); }, "select");
+  expect_msg([&] { x.permute({0, 0}); }, "permute");
+  expect_msg([&] { x.view({4}); }, "view");
+  expect_msg([&] { x.size(5); }, "size");
+  expect_msg([&] { x.item<float>(); }, "item");
+  expect_msg([&] { x.data_ptr<double>(); }, "data_ptr");
+  expect_msg([&] { x.unsqueeze(4); }, "unsqueeze");
+}
+
+TEST(TensorCopy, CloneToCopyFill) {
+  Tensor x = tensor({1.5, -2.5, 3.0});
+  Tensor c = x.clone();
+  c.fill_(9);
+  EXPECT_EQ(vals<float>(x)[0], 1.5f);
+  EXPECT_EQ(vals<int64_t>(x.to(kInt64)), (std::vector<int64_t>{1, -2, 3}));
+  EXPECT_EQ(vals<bool>(x.to(kBool)), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(x.to(kFloat64).dtype(), kFloat64);
+  Tensor big = full({1}, 1e30).to(kInt64);  // out of range: defined, no UB
+  EXPECT_EQ(big.item<int64_t>(), std::numeric_limits<int64_t>::min());
+  Tensor y = zeros({2, 3});
+  y.copy_(tensor({1.0, 2.0, 3.0}));  // broadcast copy
+  EXPECT_EQ(vals<float>(y), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  EXPECT_THROW(y.copy_(zeros({4})), Error);
+  Tensor z = arange(4).to(kFloat32);
+  z.slice(0, 1).copy_(z.slice(0, 0, 3));  // overlapping copy reads the source first
+  EXPECT_EQ(vals<float>(z), (std::vector<float>{0, 0, 1, 2}));
+}
+
+TEST(TensorCopy, ItemAndDataPtr) {
+  Tensor x = tensor({{1.0, 2.0}, {3.0, 4.0}});
+  EXPECT_EQ(x[1][0].item<float>(), 3.0f);
+  EXPECT_EQ(x.sum().item<double>(), 10.0);
+  EXPECT_EQ(x.data_ptr<float>()[3], 4.0f);
+  EXPECT_EQ(x.select(1, 1).data_ptr<float>()[0], 2.0f);
+}
