@@ -6,6 +6,7 @@
 #include <map>
 
 #include "ditto/ditto.h"
+#include "gradcheck.h"
 #include "ops/op_table.h"
 
 using namespace ditto;
@@ -105,95 +106,73 @@ TEST(Autograd, OrderDependsOnlyOnTheGraph) {
 
 // ---------------------------------------------------------------------------------------------
 // Gradient check driven by the op table: every op with a backward formula must have a sample
-// here, and its backward must match central finite differences in float64.
+// (tests/gradcheck.h), and its backward must match central finite differences in float64.
 namespace {
-
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-struct Sample {
-  std::vector<Tensor> inputs;  // float64; all require grad
-  Fn fn;
-};
-
-Tensor r(const Shape& s, double lo = -1.0, double hi = 1.0) { return rand(s, kFloat64) * (hi - lo) + lo; }
-Tensor pos(const Shape& s) { return rand(s, kFloat64) + 0.5; }
-
-std::map<std::string, Sample> samples() {
-  manual_seed(1234);
-  std::map<std::string, Sample> m;
-  auto un = [](Tensor x, std::function<Tensor(Tensor)> f) { return Sample{{x}, [f](auto& v) { return f(v[0]); }}; };
-  auto bin = [](Tensor a, Tensor b, std::function<Tensor(Tensor, Tensor)> f) {
-    return Sample{{a, b}, [f](auto& v) { return f(v[0], v[1]); }};
-  };
-  m["view"] = un(r({2, 6}), [](Tensor x) { return x.view({3, 4}); });
-  m["transpose"] = un(r({2, 3, 4}), [](Tensor x) { return x.transpose(0, 2); });
-  m["permute"] = un(r({2, 3, 4}), [](Tensor x) { return x.permute({1, 2, 0}); });
-  m["select"] = un(r({3, 4}), [](Tensor x) { return x.select(1, -1); });
-  m["slice"] = un(r({5, 4}), [](Tensor x) { return x.slice(0, 1, 5, 2); });
-  m["expand"] = un(r({3, 1}), [](Tensor x) { return x.expand({2, 3, 4}); });
-  m["squeeze"] = un(r({3, 1, 2}), [](Tensor x) { return x.squeeze(); });
-  m["unsqueeze"] = un(r({3, 2}), [](Tensor x) { return x.unsqueeze(1); });
-  m["copy_"] = un(r({3, 2}), [](Tensor x) {
-    Tensor y = zeros({2, 3}, kFloat64);
+DITTO_GRADCHECK("view", ({gc_rand({2, 6})}), auto x = v[0]; return x.view({3, 4});)
+DITTO_GRADCHECK("transpose", ({gc_rand({2, 3, 4})}), auto x = v[0]; return x.transpose(0, 2);)
+DITTO_GRADCHECK("permute", ({gc_rand({2, 3, 4})}), auto x = v[0]; return x.permute({1, 2, 0});)
+DITTO_GRADCHECK("select", ({gc_rand({3, 4})}), auto x = v[0]; return x.select(1, -1);)
+DITTO_GRADCHECK("slice", ({gc_rand({5, 4})}), auto x = v[0]; return x.slice(0, 1, 5, 2);)
+DITTO_GRADCHECK("expand", ({gc_rand({3, 1})}), auto x = v[0]; return x.expand({2, 3, 4});)
+DITTO_GRADCHECK("squeeze", ({gc_rand({3, 1, 2})}), auto x = v[0]; return x.squeeze();)
+DITTO_GRADCHECK("unsqueeze", ({gc_rand({3, 2})}), auto x = v[0]; return x.unsqueeze(1);)
+DITTO_GRADCHECK("copy_", ({gc_rand({3, 2})}), auto x = v[0]; Tensor y = zeros({2, 3}, kFloat64);
     y.copy_(x.t());
-    return x.t().contiguous() + x.clone().t() + y;
-  });
-  m["neg"] = un(r({4}), [](Tensor x) { return -x; });
-  m["abs"] = un(r({6}), [](Tensor x) { return x.abs(); });
-  m["exp"] = un(r({6}), [](Tensor x) { return x.exp(); });
-  m["log"] = un(pos({6}), [](Tensor x) { return x.log(); });
-  m["sqrt"] = un(pos({6}), [](Tensor x) { return x.sqrt(); });
-  m["rsqrt"] = un(pos({6}), [](Tensor x) { return x.rsqrt(); });
-  m["sigmoid"] = un(r({6}, -3, 3), [](Tensor x) { return x.sigmoid(); });
-  m["tanh"] = un(r({6}, -2, 2), [](Tensor x) { return x.tanh(); });
-  m["relu"] = un(r({8}), [](Tensor x) { return x.relu(); });
-  m["pow"] = un(pos({6}), [](Tensor x) { return x.pow(2.5) + x.pow(2) + x.pow(-1); });
-  m["pow.Tensor"] = bin(pos({4}), r({4}), [](Tensor a, Tensor b) { return a.pow(b); });
-  m["clamp"] = un(r({8}), [](Tensor x) { return x.clamp(-0.5, 0.4); });
-  m["add"] = bin(r({2, 3}), r({3}), [](Tensor a, Tensor b) { return a + b; });
-  m["add.alpha"] = bin(r({2, 3}), r({3}), [](Tensor a, Tensor b) { return a.add(b, 2.5) + a.sub(b, 0.5); });
-  m["sub"] = bin(r({2, 3}), r({2, 1}), [](Tensor a, Tensor b) { return a - b; });
-  m["mul"] = bin(r({2, 3}), r({3}), [](Tensor a, Tensor b) { return a * b; });
-  m["div"] = bin(r({2, 3}), pos({2, 3}), [](Tensor a, Tensor b) { return a / b; });
-  m["where"] = bin(r({5}), r({5}), [](Tensor a, Tensor b) { return where(tensor({true, false, true, true, false}), a, b); });
-  m["masked_fill"] = un(r({2, 3}), [](Tensor x) { return x.masked_fill(tensor({true, false, true}), 2.0); });
-  m["sum"] = un(r({2, 3, 4}), [](Tensor x) { return x.sum({0, 2}) + x.sum({1}, true).sum(); });
-  m["mean"] = un(r({2, 3, 4}), [](Tensor x) { return x.mean({1}) + x.mean(); });
-  m["prod"] = un(r({3, 4}), [](Tensor x) { return x.prod(1) + x.prod(); });
-  m["amax"] = un(r({3, 4}), [](Tensor x) { return amax(x, {1}) + x.max(); });
-  m["amin"] = un(r({3, 4}), [](Tensor x) { return amin(x, {0}, true).sum() + x.min(); });
-  m["max.dim"] = un(r({3, 4}), [](Tensor x) { return x.max(1).first; });
-  m["min.dim"] = un(r({3, 4}), [](Tensor x) { return x.min(0, true).first; });
-  m["var"] = un(r({3, 4}), [](Tensor x) { return x.var({1}) + x.std({0}, false).sum() + x.var(); });
-  m["softmax"] = un(r({3, 5}), [](Tensor x) { return x.softmax(1) * tensor({1.0, 2.0, 3.0, 4.0, 5.0}); });
-  m["log_softmax"] = un(r({3, 5}), [](Tensor x) { return x.log_softmax(0); });
-  m["bmm"] = bin(r({2, 3, 4}), r({2, 4, 5}), [](Tensor a, Tensor b) { return a.bmm(b); });
-  m["mm"] = bin(r({3, 4}), r({4, 2}), [](Tensor a, Tensor b) { return a.mm(b) + a.matmul(b); });
-  m["addmm"] = Sample{{r({2}), r({3, 4}), r({4, 2})}, [](auto& v) { return addmm(v[0], v[1], v[2], 0.5, 2.0); }};
-  m["cat"] = bin(r({2, 3}), r({1, 3}), [](Tensor a, Tensor b) { return cat({a, b, a}); });
-  m["index_select"] = un(r({4, 3}), [](Tensor x) { return x.index_select(0, tensor({3, 0, 3, 1})); });
-  m["gather"] = un(r({3, 4}), [](Tensor x) { return x.gather(1, tensor({{0, 0}, {3, 1}, {2, 2}})); });
-  m["index_add_"] = bin(r({4, 2}), r({3, 2}), [](Tensor a, Tensor b) { return index_add(a, 0, tensor({1, 3, 1}), b, 2.0); });
-  m["scatter_add_"] = bin(r({3, 4}), r({3, 2}), [](Tensor a, Tensor b) {
-    return scatter_add(a, 1, tensor({{0, 0}, {3, 1}, {2, 2}}), b);
-  });
-  return m;
-}
-
+    return x.t().contiguous() + x.clone().t() + y;)
+DITTO_GRADCHECK("neg", ({gc_rand({4})}), auto x = v[0]; return -x;)
+DITTO_GRADCHECK("abs", ({gc_rand({6})}), auto x = v[0]; return x.abs();)
+DITTO_GRADCHECK("exp", ({gc_rand({6})}), auto x = v[0]; return x.exp();)
+DITTO_GRADCHECK("log", ({gc_pos({6})}), auto x = v[0]; return x.log();)
+DITTO_GRADCHECK("sqrt", ({gc_pos({6})}), auto x = v[0]; return x.sqrt();)
+DITTO_GRADCHECK("rsqrt", ({gc_pos({6})}), auto x = v[0]; return x.rsqrt();)
+DITTO_GRADCHECK("sigmoid", ({gc_rand({6}, -3, 3)}), auto x = v[0]; return x.sigmoid();)
+DITTO_GRADCHECK("tanh", ({gc_rand({6}, -2, 2)}), auto x = v[0]; return x.tanh();)
+DITTO_GRADCHECK("relu", ({gc_rand({8})}), auto x = v[0]; return x.relu();)
+DITTO_GRADCHECK("pow", ({gc_pos({6})}), auto x = v[0]; return x.pow(2.5) + x.pow(2) + x.pow(-1);)
+DITTO_GRADCHECK("pow.Tensor", ({gc_pos({4}), gc_rand({4})}), auto a = v[0]; auto b = v[1]; return a.pow(b);)
+DITTO_GRADCHECK("clamp", ({gc_rand({8})}), auto x = v[0]; return x.clamp(-0.5, 0.4);)
+DITTO_GRADCHECK("add", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1]; return a + b;)
+DITTO_GRADCHECK("add.alpha", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1]; return a.add(b, 2.5) + a.sub(b, 0.5);)
+DITTO_GRADCHECK("sub", ({gc_rand({2, 3}), gc_rand({2, 1})}), auto a = v[0]; auto b = v[1]; return a - b;)
+DITTO_GRADCHECK("mul", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1]; return a * b;)
+DITTO_GRADCHECK("div", ({gc_rand({2, 3}), gc_pos({2, 3})}), auto a = v[0]; auto b = v[1]; return a / b;)
+DITTO_GRADCHECK("where", ({gc_rand({5}), gc_rand({5})}), auto a = v[0]; auto b = v[1]; return where(tensor({true, false, true, true, false}), a, b);)
+DITTO_GRADCHECK("masked_fill", ({gc_rand({2, 3})}), auto x = v[0]; return x.masked_fill(tensor({true, false, true}), 2.0);)
+DITTO_GRADCHECK("sum", ({gc_rand({2, 3, 4})}), auto x = v[0]; return x.sum({0, 2}) + x.sum({1}, true).sum();)
+DITTO_GRADCHECK("mean", ({gc_rand({2, 3, 4})}), auto x = v[0]; return x.mean({1}) + x.mean();)
+DITTO_GRADCHECK("prod", ({gc_rand({3, 4})}), auto x = v[0]; return x.prod(1) + x.prod();)
+DITTO_GRADCHECK("amax", ({gc_rand({3, 4})}), auto x = v[0]; return amax(x, {1}) + x.max();)
+DITTO_GRADCHECK("amin", ({gc_rand({3, 4})}), auto x = v[0]; return amin(x, {0}, true).sum() + x.min();)
+DITTO_GRADCHECK("max.dim", ({gc_rand({3, 4})}), auto x = v[0]; return x.max(1).first;)
+DITTO_GRADCHECK("min.dim", ({gc_rand({3, 4})}), auto x = v[0]; return x.min(0, true).first;)
+DITTO_GRADCHECK("var", ({gc_rand({3, 4})}), auto x = v[0]; return x.var({1}) + x.std({0}, false).sum() + x.var();)
+DITTO_GRADCHECK("softmax", ({gc_rand({3, 5})}), auto x = v[0]; return x.softmax(1) * tensor({1.0, 2.0, 3.0, 4.0, 5.0});)
+DITTO_GRADCHECK("log_softmax", ({gc_rand({3, 5})}), auto x = v[0]; return x.log_softmax(0);)
+DITTO_GRADCHECK("bmm", ({gc_rand({2, 3, 4}), gc_rand({2, 4, 5})}), auto a = v[0]; auto b = v[1]; return a.bmm(b);)
+DITTO_GRADCHECK("mm", ({gc_rand({3, 4}), gc_rand({4, 2})}), auto a = v[0]; auto b = v[1]; return a.mm(b) + a.matmul(b);)
+DITTO_GRADCHECK("addmm", ({gc_rand({2}), gc_rand({3, 4}), gc_rand({4, 2})}), return addmm(v[0], v[1], v[2], 0.5, 2.0);)
+DITTO_GRADCHECK("cat", ({gc_rand({2, 3}), gc_rand({1, 3})}), auto a = v[0]; auto b = v[1]; return cat({a, b, a});)
+DITTO_GRADCHECK("index_select", ({gc_rand({4, 3})}), auto x = v[0]; return x.index_select(0, tensor({3, 0, 3, 1}));)
+DITTO_GRADCHECK("gather", ({gc_rand({3, 4})}), auto x = v[0]; return x.gather(1, tensor({{0, 0}, {3, 1}, {2, 2}}));)
+DITTO_GRADCHECK("index_add_", ({gc_rand({4, 2}), gc_rand({3, 2})}), auto a = v[0]; auto b = v[1]; return index_add(a, 0, tensor({1, 3, 1}), b, 2.0);)
+DITTO_GRADCHECK("scatter_add_", ({gc_rand({3, 4}), gc_rand({3, 2})}), auto a = v[0]; auto b = v[1]; return scatter_add(a, 1, tensor({{0, 0}, {3, 1}, {2, 2}}), b);)
 }  // namespace
 
 TEST(GradCheck, EveryDifferentiableOpHasASample) {
-  const auto m = samples();
+  const auto& reg = ditto::testing::gradcheck_registry();
   for (const ops::OpEntry& op : ops::all_ops()) {
     if (!op.backward) continue;
-    EXPECT_TRUE(m.count(op.name)) << "op '" << op.name << "' has a backward formula but no gradient check sample";
+    EXPECT_TRUE(reg.count(op.name)) << "op '" << op.name << "' has a backward formula but no gradient check sample";
   }
 }
 
 TEST(GradCheck, BackwardMatchesFiniteDifferences) {
-  for (auto& [name, sample] : samples()) {
+  for (auto& [name, sample] : ditto::testing::gradcheck_registry()) {
     SCOPED_TRACE(name);
+    manual_seed(1234);
+    const std::vector<Tensor> base_in = sample.make_inputs();
     std::vector<Tensor> in;
-    for (const Tensor& t : sample.inputs) in.push_back(t.detach().clone().requires_grad_());
+    for (const Tensor& t : base_in) in.push_back(t.detach().clone().requires_grad_());
     Tensor out = sample.fn(in);
     manual_seed(99);
     const Tensor w = rand(out.sizes(), kFloat64);
@@ -201,15 +180,13 @@ TEST(GradCheck, BackwardMatchesFiniteDifferences) {
     const double eps = 1e-6;
     for (std::size_t k = 0; k < in.size(); ++k) {
       ASSERT_TRUE(in[k].grad().defined()) << "input " << k << " got no gradient";
-      const Tensor base = sample.inputs[k].contiguous();
       const std::vector<double> analytic = to_vector<double>(in[k].grad());
-      for (int64_t i = 0; i < base.numel(); ++i) {
+      for (int64_t i = 0; i < base_in[k].numel(); ++i) {
         auto loss_at = [&](double delta) {
           NoGradGuard g;
           std::vector<Tensor> pert;
-          for (std::size_t j = 0; j < in.size(); ++j) pert.push_back(sample.inputs[j].clone());
-          double* p = pert[k].data_ptr<double>();
-          p[i] += delta;
+          for (const Tensor& t : base_in) pert.push_back(t.contiguous().clone());
+          pert[k].data_ptr<double>()[i] += delta;
           return (sample.fn(pert) * w).sum().item<double>();
         };
         const double numeric = (loss_at(eps) - loss_at(-eps)) / (2 * eps);
