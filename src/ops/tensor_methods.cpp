@@ -276,6 +276,8 @@ std::string Tensor::to_string() const {
   detail::PrintData d;
   d.dtype = dtype();
   d.sizes = sizes();
+  d.grad_fn = grad_fn_name();
+  d.requires_grad = d.grad_fn.empty() && requires_grad();
   const Tensor c = contiguous();
   cpu::dispatch_dtype(dtype(), [&]<class T>() {
     const T* p = static_cast<const T*>(c.raw_data());

@@ -1,0 +1,20 @@
+# Installs the built ditto into a fresh prefix, then configures, builds and runs a consumer
+# project that uses find_package(ditto CONFIG) and ditto::ditto.
+file(REMOVE_RECURSE "${WORK}")
+execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${WORK}/prefix" RESULT_VARIABLE r OUTPUT_QUIET)
+if(r)
+  message(FATAL_ERROR "install failed")
+endif()
+execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SRC}" -B "${WORK}/build" "-DCMAKE_PREFIX_PATH=${WORK}/prefix"
+                        -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE r)
+if(r)
+  message(FATAL_ERROR "configuring the consumer failed")
+endif()
+execute_process(COMMAND "${CMAKE_COMMAND}" --build "${WORK}/build" RESULT_VARIABLE r)
+if(r)
+  message(FATAL_ERROR "building the consumer failed")
+endif()
+execute_process(COMMAND "${WORK}/build/app" RESULT_VARIABLE r OUTPUT_VARIABLE out)
+if(r OR NOT out MATCHES "ok")
+  message(FATAL_ERROR "the consumer failed: ${out}")
+endif()
