@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu/capability.h"
 #include "ditto/factory.h"
 #include "ditto/random.h"
 
@@ -227,6 +228,22 @@ TEST(RandomGolden, RandintWideRange) {
   }
 }
 
+TEST(RandomGolden, RandintFloatRangeRoundedLikeATen) {
+  // For float outputs ATen moves a bound that does not survive rounding to the dtype
+  // (update_to): [0, 2^31) becomes [0, 2^31 - 128) in float32. Values from PyTorch 1.13.1:
+  // torch.manual_seed(0); torch.randint(0, 2**31, (6,), dtype=torch.float32)
+  manual_seed(0);
+  EXPECT_EQ(
+      ints<float>(randint(0, int64_t{1} << 31, {6}, kFloat32)),
+      (std::vector<int64_t>{209652528, 398764704, 924231424, 1478610176, 441365440, 1537364864}));
+  // torch.manual_seed(0); torch.randint(-2**62, 2**62, (4,), dtype=torch.float64)
+  manual_seed(0);
+  Tensor d = randint(-(int64_t{1} << 62), int64_t{1} << 62, {4}, kFloat64);
+  const std::vector<double> want = {-3.711235831533098e+18, -6.421428717862382e+17,
+                                    -2.716036421228801e+18, -3.783737528391729e+18};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(bits_of(d.data_ptr<double>()[i]), bits_of(want[i])) << i;
+}
+
 TEST(RandomGolden, Randperm) {
   for (uint64_t s : seeds()) {
     for (int64_t n : {10, 100}) {
@@ -330,18 +347,25 @@ TEST(RandomGolden, ExampleFromDocs) {
 }
 
 TEST(RandomGolden, NormalMeanStd) {
+  // The affine step is fused: fma(z, std, mean). These pairs make the fused and unfused forms
+  // differ on some of the values below.
+  const std::pair<double, double> params[] = {{2.0, 0.3}, {-0.25, 1.9}, {10.0, 3.1}, {0.1, 0.7}};
   for (uint64_t s : seeds()) {
-    // Path F float32: fma(z, float(std), float(mean)); randn's z is the same block output.
-    std::vector<std::string> want;
-    for (const auto& h : hex_list(entry(s, "randn_f32").at("33")))
-      want.push_back(bits_of(std::fma(f32_of(h), 0.5f, 2.0f)));
-    manual_seed(s);
-    EXPECT_EQ(bits(normal(2.0, 0.5, {33})), want) << "seed " << s;
-    // Path S: fma(z, std, mean) in double.
-    const double z = f64_of(hex_list(entry(s, "randn_f64").at("1"))[0]);
-    manual_seed(s);
-    EXPECT_EQ(bits(normal(2.0, 0.5, {1}, kFloat64)),
-              std::vector<std::string>{bits_of(std::fma(z, 0.5, 2.0))});
+    for (const auto& [mean, std] : params) {
+      // Path F float32, in float: randn's z is the same block output.
+      std::vector<std::string> want;
+      for (const auto& h : hex_list(entry(s, "randn_f32").at("33")))
+        want.push_back(
+            bits_of(std::fma(f32_of(h), static_cast<float>(std), static_cast<float>(mean))));
+      manual_seed(s);
+      EXPECT_EQ(bits(normal(mean, std, {33})), want) << "seed " << s;
+      // Path S, in double.
+      const double z = f64_of(hex_list(entry(s, "randn_f64").at("1"))[0]);
+      manual_seed(s);
+      EXPECT_EQ(bits(normal(mean, std, {1}, kFloat64)),
+                std::vector<std::string>{bits_of(std::fma(z, std, mean))})
+          << "seed " << s;
+    }
   }
 }
 
@@ -437,6 +461,17 @@ TEST(RandomLayout, StridedTargetsFillInAddressOrder) {
     EXPECT_EQ(bits_of(p[2 * i]), ref[i]) << i;
     EXPECT_EQ(p[2 * i + 1], 0.0f) << i;
   }
+}
+
+TEST(RandomLayout, BernoulliOfTransposedProbabilitiesIsRowMajor) {
+  // torch.bernoulli makes a contiguous output and draws in its row-major order, whatever the
+  // layout of p (unlike rand_like, which keeps the layout).
+  manual_seed(0);
+  Tensor p = full({10, 4}, 0.3, kFloat64).t();
+  Tensor out = bernoulli(p);
+  ASSERT_TRUE(out.is_contiguous());
+  EXPECT_EQ(out.sizes(), (Shape{4, 10}));
+  EXPECT_EQ(ints<double>(out), entry(0, "bernoulli_0.3_f32_n40").get<std::vector<int64_t>>());
 }
 
 TEST(RandomLayout, RandomIntoIntegerSlice) {
@@ -620,6 +655,34 @@ TEST(RandomGenerator, ConcurrentDrawsFromDefaultAreSerialised) {
   EXPECT_EQ(concurrent, get_rng_state());
   EXPECT_TRUE(default_generator().mutex().try_lock());
   default_generator().mutex().unlock();
+}
+
+// ---------------------------------------------------------------- kernel levels
+
+TEST(RandomLevels, ScalarAndAvx2LevelsGiveSameBits) {
+  if (!cpu_supports(CpuCapability::AVX2)) GTEST_SKIP() << "no AVX2 on this CPU";
+  auto draw = [] {
+    std::vector<std::string> all;
+    for (uint64_t s : {0ull, 42ull}) {
+      manual_seed(s);
+      for (const Tensor& t :
+           {randn({100003}), randn({4099}, kFloat64), rand({1000}), rand({1000}, kFloat64),
+            normal(-1.5, 0.3, {2000}), empty({3001}).uniform_(-0.1, 0.35)}) {
+        const auto b = bits(t);
+        all.insert(all.end(), b.begin(), b.end());
+      }
+    }
+    return all;
+  };
+  set_cpu_capability_for_testing(CpuCapability::Scalar);
+  const auto scalar = draw();
+  set_cpu_capability_for_testing(CpuCapability::AVX2);
+  const auto avx2 = draw();
+  reset_cpu_capability_for_testing();
+  ASSERT_EQ(scalar.size(), avx2.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < scalar.size(); ++i) differ += scalar[i] != avx2[i];
+  EXPECT_EQ(differ, 0u);
 }
 
 // ---------------------------------------------------------------- errors

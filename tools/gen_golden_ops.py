@@ -49,17 +49,19 @@ PyTorch leave NaN sign and payload unspecified).
 Notes on what is left out because PyTorch itself does not fix the result:
   * float add/sub with a non-trivial alpha (PyTorch's vector path fuses a + alpha*b),
   * relu/clamp/max/min on -0.0 against a zero bound (vector and scalar paths differ),
-  * Python's `s / t`, which is t.reciprocal() * s (libtorch's C++ operator computes s / t);
-    the r-op cases use divisors whose reciprocals are exact, so both definitions agree,
+  * Python's `s / t`, which is t.reciprocal() * s (two roundings; ditto's operator/(Scalar,
+    Tensor) divides once): the r-op cases use divisors whose reciprocals are exact, so both
+    definitions agree,
   * integer overflow (undefined in C++).
 
 PyTorch's own float arange/linspace bits depend on its CPU kernel level (default, AVX2, AVX512):
 the AVX2/AVX512 kernels are compiled with a*b+c contracted into FMA and AVX512 has wider vectors.
 The script therefore re-executes itself with ATEN_CPU_CAPABILITY=default, whose kernels evaluate
 PyTorch's formulas with plain IEEE operations (ditto's policy: no contraction). Factory results
-produced by PyTorch's vectorized loop carry "vectorized": true (see mark_vectorized).
+produced by PyTorch's vectorized loop carry "vectorized": true (see mark_vectorized). Generated
+at the AVX2 and AVX512 levels instead, every other case is identical except NaN payloads.
 
-The output is deterministic: inputs are fixed literals or come from torch.manual_seed(...)
+The output is deterministic: inputs are fixed literals or come from seeded torch.Generator
 streams, and the JSON is written with a fixed layout.
 """
 import json
@@ -831,8 +833,10 @@ def mark_vectorized(case):
   cpu_serial_kernel_vec fills a contiguous output in chunks of 2 * Vectorized<T>::size()
   elements (32-byte vectors at the default kernel level: 8 float32, 4 float64), each vector as
   Vectorized<T>::arange(base, step) = base + j * step with base recomputed at the vector's first
-  index (for float32 arange the base is rounded to float32 first); the remaining elements use the
-  scalar formula. Those bits therefore depend on PyTorch's vector width (they differ again at the
+  index (arange: base = T(start + step * idx) in double, element = T(base + j * step) in double;
+  linspace: everything in T, base = start + step * idx before halfway, else
+  end - step * (steps - idx - 1), element = base + j * step); the remaining
+  steps % (2 * size()) elements use the scalar formula. Those bits therefore depend on PyTorch's vector width (they differ again at the
   AVX512 level), so the C++ side reports them separately.
   """
   e = case.get('expect')

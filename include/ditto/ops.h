@@ -2,6 +2,7 @@
 // Ops as free functions (the Tensor methods call these). Every op is declared in the op table
 // (src/ops/op_table.def) with its kernels and their determinism class.
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "ditto/tensor.h"
@@ -39,6 +40,14 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
+// start + weight * (end - start), with PyTorch's fma (torch.lerp with a scalar weight)
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
+// self + value * t1 * t2 (one fma, as PyTorch's kernel) and self + value * t1 / t2
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+// GELU: approximate "none" (x * Phi(x), with erf) or "tanh"; gelu_backward is its vjp
+Tensor gelu(const Tensor& x, std::string_view approximate = "none");
+Tensor gelu_backward(const Tensor& grad, const Tensor& x, std::string_view approximate = "none");
 // dtype of a op b under PyTorch's promotion (0-dim tensors and scalars count less)
 ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, const Scalar& b);
@@ -78,6 +87,20 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
 // self with src added at index along dim (PyTorch's scatter_add).
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// self with source's slices copied to index along dim (index int64, 1-D). With duplicate indices
+// the last one wins in deterministic mode; otherwise the winner is unspecified.
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+// self[indices] = values (or += with accumulate). indices holds one tensor: int32/int64 indices
+// into dim 0 (negatives count from the end) or a bool mask over the leading dims. values
+// broadcasts to the indexed shape. Without accumulate, duplicates behave as in index_copy.
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
+// self seen as 1-D: self[index[i]] = source[i] (or += with accumulate); index int64, any shape.
+// Without accumulate there is no deterministic kernel: deterministic mode refuses it.
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
+// self with src reduced into it along dim at index ("sum", "mean", "amax" or "amin"), as
+// torch.scatter_reduce; include_self=false leaves self's values out where something lands.
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self = true);
 
 // --- views and copies (also Tensor methods)
 Tensor reshape(const Tensor& x, const Shape& shape);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ditto/dtype.h"
@@ -183,6 +184,16 @@ class Tensor {
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  // Scatter-style ops (see ops.h): deterministic mode switches them to their deterministic
+  // kernels; put_ without accumulate has none and is refused.
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
+  Tensor index_put(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false) const;
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
 
   // --- random, in place (PyTorch's CPU streams; see random.h)
   Tensor& uniform_(double from = 0.0, double to = 1.0, Generator* gen = nullptr);

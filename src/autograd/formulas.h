@@ -47,4 +47,20 @@ DITTO_FORMULA(index_select);
 DITTO_FORMULA(gather);
 DITTO_FORMULA(index_add);
 DITTO_FORMULA(scatter_add);
+// formulas_scatter.cpp: index_copy, index_put, put, scatter_reduce
+DITTO_FORMULA(index_copy);
+DITTO_FORMULA(index_put);
+DITTO_FORMULA(put);
+DITTO_FORMULA(scatter_reduce);
+// formulas_conv.cpp: convolution and pooling
+DITTO_FORMULA(conv2d);
+DITTO_FORMULA(max_pool2d);
+DITTO_FORMULA(avg_pool2d);
+DITTO_FORMULA(adaptive_avg_pool2d);
+DITTO_FORMULA(max_unpool);
+// formulas_nn.cpp: pointwise ops with several operands, GELU
+DITTO_FORMULA(lerp);
+DITTO_FORMULA(addcmul);
+DITTO_FORMULA(addcdiv);
+DITTO_FORMULA(gelu);
 }  // namespace ditto::autograd::formulas

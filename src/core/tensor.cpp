@@ -106,9 +106,10 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 }
 
 bool is_contiguous_geometry(const Shape& sizes, const Shape& strides) {
+  for (int64_t s : sizes)
+    if (s == 0) return true;  // a tensor with no elements is contiguous (PyTorch)
   int64_t expected = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    if (sizes[i] == 0) return true;
     if (sizes[i] != 1 && strides[i] != expected) return false;
     expected *= sizes[i];
   }

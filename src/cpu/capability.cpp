@@ -44,26 +44,23 @@ CpuCapability parse_cpu_capability(std::string_view value) {
   detail::fail("cpu_capability", "DITTO_CPU_CAPABILITY='", value, "' is not a kernel level; expected scalar, avx2 or avx512");
 }
 
-namespace {
-
-CpuCapability decide_cpu_capability() {
-  const char* env = std::getenv("DITTO_CPU_CAPABILITY");
-  if (env == nullptr || *env == '\0') return detected_cpu_capability();
-  CpuCapability c = parse_cpu_capability(env);
-  DITTO_CHECK(cpu_supports(c), "cpu_capability", "DITTO_CPU_CAPABILITY=", env, " but this CPU supports only ",
+CpuCapability capability_from_env(const char* value) {
+  if (value == nullptr || *value == '\0') return detected_cpu_capability();
+  CpuCapability c = parse_cpu_capability(value);
+  DITTO_CHECK(cpu_supports(c), "cpu_capability", "DITTO_CPU_CAPABILITY=", value, " but this CPU supports only ",
               capability_name(detected_cpu_capability()));
   return c;
 }
 
+namespace {
 std::atomic<int> forced_capability{-1};
-
 }  // namespace
 
 CpuCapability cpu_capability() {
   int forced = forced_capability.load(std::memory_order_acquire);
   if (forced >= 0) return CpuCapability(forced);
   // A throwing initialiser leaves it uninitialised, so a bad variable throws on every call.
-  static const CpuCapability decided = decide_cpu_capability();
+  static const CpuCapability decided = capability_from_env(std::getenv("DITTO_CPU_CAPABILITY"));
   return decided;
 }
 

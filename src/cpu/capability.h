@@ -21,6 +21,10 @@ CpuCapability detected_cpu_capability();
 // throws ditto::Error "[cpu_capability] ...".
 CpuCapability parse_cpu_capability(std::string_view value);
 
+// The level a DITTO_CPU_CAPABILITY value asks for: detected_cpu_capability() when value is null or
+// empty; throws ditto::Error "[cpu_capability] ..." for an unknown level or one this CPU lacks.
+CpuCapability capability_from_env(const char* value);
+
 // The level in use: DITTO_CPU_CAPABILITY if set and not empty, else detected_cpu_capability().
 // Decided once (thread-safe). Throws ditto::Error "[cpu_capability] ..." if the variable names an
 // unknown level or one this CPU lacks.

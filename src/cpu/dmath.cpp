@@ -40,11 +40,11 @@ using simd::F64x1;
 DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE)
 #undef DITTO_DMATH_DEFINE
 
-float pow(float x, float y) { return float(impl::pow(F64x1(x), F64x1(y)).v); }
+float pow(float x, float y) { return float(impl::pow<F64x1, true>(F64x1(x), F64x1(y)).v); }
 double pow(double x, double y) { return impl::pow(F64x1(x), F64x1(y)).v; }
 
 void pow_f32_scalar(const float* x, const float* y, float* out, int64_t n) {
-  impl::map_binary_f32_via_f64<F64x1>(x, y, out, n, [](F64x1 a, F64x1 b) { return impl::pow(a, b); });
+  impl::map_binary_f32_via_f64<F64x1>(x, y, out, n, [](F64x1 a, F64x1 b) { return impl::pow<F64x1, true>(a, b); });
 }
 void pow_f64_scalar(const double* x, const double* y, double* out, int64_t n) {
   impl::map_binary<F64x1>(x, y, out, n, [](F64x1 a, F64x1 b) { return impl::pow(a, b); });

@@ -1,8 +1,8 @@
 #pragma once
 // ditto's deterministic transcendental functions: the same bits at every kernel level (scalar,
 // AVX2, AVX-512) and on every CPU; never the platform libm. See Note [One dmath algorithm for
-// every kernel level] in cpu/dmath_impl.h. Accuracy: float <= 1 ulp, double <= 2 ulp; C99
-// special values (NaN in gives the same NaN, quieted).
+// every kernel level] in cpu/dmath_impl.h. Accuracy: within 1 ulp, float and double; C99
+// special values; a NaN argument comes back as the same NaN, quieted.
 #include <cstdint>
 
 namespace ditto::dmath {

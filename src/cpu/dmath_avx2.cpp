@@ -18,7 +18,7 @@ DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE)
 #undef DITTO_DMATH_DEFINE
 
 void pow_f32_avx2(const float* x, const float* y, float* out, int64_t n) {
-  impl::map_binary_f32_via_f64<F64x4>(x, y, out, n, [](F64x4 a, F64x4 b) { return impl::pow(a, b); });
+  impl::map_binary_f32_via_f64<F64x4>(x, y, out, n, [](F64x4 a, F64x4 b) { return impl::pow<F64x4, true>(a, b); });
 }
 void pow_f64_avx2(const double* x, const double* y, double* out, int64_t n) {
   impl::map_binary<F64x4>(x, y, out, n, [](F64x4 a, F64x4 b) { return impl::pow(a, b); });

@@ -18,7 +18,7 @@ DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE)
 #undef DITTO_DMATH_DEFINE
 
 void pow_f32_avx512(const float* x, const float* y, float* out, int64_t n) {
-  impl::map_binary_f32_via_f64<F64x8>(x, y, out, n, [](F64x8 a, F64x8 b) { return impl::pow(a, b); });
+  impl::map_binary_f32_via_f64<F64x8>(x, y, out, n, [](F64x8 a, F64x8 b) { return impl::pow<F64x8, true>(a, b); });
 }
 void pow_f64_avx512(const double* x, const double* y, double* out, int64_t n) {
   impl::map_binary<F64x8>(x, y, out, n, [](F64x8 a, F64x8 b) { return impl::pow(a, b); });

@@ -64,7 +64,12 @@ T ipow(T base, int64_t e) {
 
 }  // namespace
 
-void neg(const Tensor& out, const Tensor& in) { unary_same(out, in, [](auto x) { return wrap_sub(decltype(x)(0), x); }); }
+void neg(const Tensor& out, const Tensor& in) {
+  unary_same(out, in, []<class T>(T x) -> T {
+    if constexpr (std::is_floating_point_v<T>) return -x;  // -(+0) is -0, as in PyTorch
+    else return wrap_sub(T(0), x);
+  });
+}
 void abs(const Tensor& out, const Tensor& in) {
   unary_same(out, in, []<class T>(T x) -> T {
     if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
@@ -194,11 +199,28 @@ void copy(const Tensor& dst, const Tensor& src) {
   });
 }
 
+// PyTorch fills long float ranges one 32-byte vector at a time (V lanes): the first
+// 2V*floor(n/2V) elements take a base at the vector's first index plus j*step; the rest use the
+// per-element formula. Following the same scheme gives PyTorch's bits.
+template <class T>
+constexpr int64_t kTorchLanes = 32 / static_cast<int64_t>(sizeof(T));
+
 void arange(const Tensor& out, double start, double step) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     T* p = out.data_ptr<T>();
     const int64_t n = out.numel();
-    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(start + step * static_cast<double>(i));
+    int64_t i = 0;
+    if constexpr (std::is_floating_point_v<T>) {
+      constexpr int64_t V = kTorchLanes<T>;
+      if (n >= 2 * V) {
+        const int64_t vec_end = 2 * V * (n / (2 * V));
+        for (; i < vec_end; i += V) {
+          const T base = static_cast<T>(start + step * static_cast<double>(i));
+          for (int64_t j = 0; j < V; ++j) p[i + j] = static_cast<T>(static_cast<double>(base) + static_cast<double>(j) * step);
+        }
+      }
+    }
+    for (; i < n; ++i) p[i] = convert<T>(start + step * static_cast<double>(i));
   });
 }
 
@@ -215,8 +237,19 @@ void linspace(const Tensor& out, double start, double end) {
     const C s = static_cast<C>(start), e = static_cast<C>(end);
     const C step = (e - s) / static_cast<C>(n - 1);
     const int64_t half = n / 2;
-    for (int64_t i = 0; i < n; ++i)
-      p[i] = convert<T>(i < half ? s + step * static_cast<C>(i) : e - step * static_cast<C>(n - i - 1));
+    auto at = [&](int64_t i) { return i < half ? s + step * static_cast<C>(i) : e - step * static_cast<C>(n - i - 1); };
+    int64_t i = 0;
+    if constexpr (std::is_floating_point_v<T>) {
+      constexpr int64_t V = kTorchLanes<T>;
+      if (n >= 2 * V) {
+        const int64_t vec_end = 2 * V * (n / (2 * V));
+        for (; i < vec_end; i += V) {
+          const C base = at(i);
+          for (int64_t j = 0; j < V; ++j) p[i + j] = static_cast<T>(base + static_cast<C>(j) * step);
+        }
+      }
+    }
+    for (; i < n; ++i) p[i] = convert<T>(at(i));
   });
 }
 

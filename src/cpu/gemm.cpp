@@ -1,55 +1,238 @@
-// Matrix products. Accumulation order: Note [GEMM accumulation order] (cpu/gemm.h).
+// Matrix products: packing, blocking, threading and the choice of kernel level. Accumulation
+// order: Note [GEMM accumulation order] (cpu/gemm.h); the kernels are in cpu/gemm_impl.h.
 #include "cpu/gemm.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
+#include <type_traits>
 
+#include "core/allocator.h"
+#include "core/parallel.h"
+#include "cpu/capability.h"
+#include "cpu/gemm_impl.h"
+#include "cpu/gemm_kernels.h"
 #include "cpu/loops.h"
 #include "ops/kernels.h"
 
 namespace ditto::cpu {
+
+namespace gemm_detail {
+void gemm_macro_f32_scalar(int64_t mc, int64_t nc, int64_t kc, const float* ap, const float* bp, float* c,
+                           int64_t ldc, bool load_c, bool final) {
+  gemm_impl::macro<simd::F32x1, kF32Scalar.mr, kF32Scalar.nr>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
+}
+void gemm_macro_f64_scalar(int64_t mc, int64_t nc, int64_t kc, const double* ap, const double* bp, double* c,
+                           int64_t ldc, bool load_c, bool final) {
+  gemm_impl::macro<simd::F64x1, kF64Scalar.mr, kF64Scalar.nr>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
+}
+}  // namespace gemm_detail
+
 namespace {
+using namespace gemm_detail;
+
+// ------------------------------------------------------------------ integer and bool: simple path
 
 template <class T>
 T madd(T a, T b, T acc) {
-  if constexpr (std::is_floating_point_v<T>) return std::fma(a, b, acc);
-  else if constexpr (std::is_same_v<T, bool>) return acc || (a && b);
+  if constexpr (std::is_same_v<T, bool>) return acc || (a && b);
   else {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(U(acc) + U(a) * U(b));
   }
 }
 
-// C (M, N) row-major contiguous = A (M, K) strided @ B (K, N) strided, each element a sequential
-// k chain. Rows of C are independent, so they may be computed by any thread.
 template <class T>
-void gemm(T* c, const T* a, int64_t sam, int64_t sak, const T* b, int64_t sbk, int64_t sbn, int64_t M, int64_t N,
-          int64_t K) {
-  // Pack B row-major so the inner loop over j is unit-stride.
-  std::unique_ptr<T[]> bp;
-  const T* bb = b;
-  int64_t ldb = sbk;
-  if (sbn != 1) {
-    bp.reset(new T[static_cast<std::size_t>(K * N)]);
-    for (int64_t k = 0; k < K; ++k)
-      for (int64_t j = 0; j < N; ++j) bp[k * N + j] = b[k * sbk + j * sbn];
-    bb = bp.get();
-    ldb = N;
-  }
+void gemm_simple(T* c, const T* a, int64_t sam, int64_t sak, const T* b, int64_t sbk, int64_t sbn, int64_t M,
+                 int64_t N, int64_t K) {
   detail::parallel_for(M, N * K, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       T* ci = c + i * N;
       for (int64_t j = 0; j < N; ++j) ci[j] = T(0);
       for (int64_t k = 0; k < K; ++k) {
         const T aik = a[i * sam + k * sak];
-        const T* bk = bb + k * ldb;
-        for (int64_t j = 0; j < N; ++j) ci[j] = madd(aik, bk[j], ci[j]);
+        for (int64_t j = 0; j < N; ++j) ci[j] = madd(aik, b[k * sbk + j * sbn], ci[j]);
       }
     }
   });
 }
 
+// ------------------------------------------------------------------ floating point: packed kernels
+
+template <class T>
+struct Level {
+  Blocking blk;
+  MacroKernel<T> macro;
+};
+
+template <class T>
+Level<T> level() {
+  constexpr bool f32 = std::is_same_v<T, float>;
+  switch (cpu_capability()) {
+    case CpuCapability::AVX512:
+      if constexpr (f32) return {kF32Avx512, gemm_macro_f32_avx512};
+      else return {kF64Avx512, gemm_macro_f64_avx512};
+    case CpuCapability::AVX2:
+      if constexpr (f32) return {kF32Avx2, gemm_macro_f32_avx2};
+      else return {kF64Avx2, gemm_macro_f64_avx2};
+    case CpuCapability::Scalar: break;
+  }
+  if constexpr (f32) return {kF32Scalar, gemm_macro_f32_scalar};
+  else return {kF64Scalar, gemm_macro_f64_scalar};
+}
+
+// A block: a points at element (0, 0) of the mc x kc block; layout in cpu/gemm_kernels.h.
+template <class T>
+void pack_a(T* dst, const T* a, int64_t sam, int64_t sak, int64_t mc, int64_t kc, int mr) {
+  for (int64_t p = 0; p < mc; p += mr) {
+    const int rows = static_cast<int>(std::min<int64_t>(mr, mc - p));
+    T* d = dst + p * kc;
+    const T* s = a + p * sam;
+    if (sak == 1) {  // row-major A: read each row in order, scatter into the panel (in L1)
+      for (int r = 0; r < rows; ++r) {
+        const T* sr = s + r * sam;
+        for (int64_t k = 0; k < kc; ++k) d[k * mr + r] = sr[k];
+      }
+    } else {
+      for (int64_t k = 0; k < kc; ++k)
+        for (int r = 0; r < rows; ++r) d[k * mr + r] = s[r * sam + k * sak];
+    }
+    if (rows < mr)
+      for (int64_t k = 0; k < kc; ++k)
+        for (int r = rows; r < mr; ++r) d[k * mr + r] = T(0);
+  }
+}
+
+// B block: b points at element (0, 0) of the kc x nc block; layout in cpu/gemm_kernels.h.
+template <class T>
+void pack_b(T* dst, const T* b, int64_t sbk, int64_t sbn, int64_t kc, int64_t nc, int nr) {
+  for (int64_t q = 0; q < nc; q += nr) {
+    const int cols = static_cast<int>(std::min<int64_t>(nr, nc - q));
+    T* d = dst + q * kc;
+    const T* s = b + q * sbn;
+    if (sbn == 1) {
+      for (int64_t k = 0; k < kc; ++k) std::memcpy(d + k * nr, s + k * sbk, cols * sizeof(T));
+    } else if (sbk == 1) {  // transposed B: read each column in order
+      for (int j = 0; j < cols; ++j) {
+        const T* sj = s + j * sbn;
+        for (int64_t k = 0; k < kc; ++k) d[k * nr + j] = sj[k];
+      }
+    } else {
+      for (int64_t k = 0; k < kc; ++k)
+        for (int j = 0; j < cols; ++j) d[k * nr + j] = s[k * sbk + j * sbn];
+    }
+    if (cols < nr)
+      for (int64_t k = 0; k < kc; ++k)
+        for (int j = cols; j < nr; ++j) d[k * nr + j] = T(0);
+  }
+}
+
+struct Buffer {
+  std::size_t bytes;
+  void* p;
+  explicit Buffer(std::size_t n) : bytes(n), p(detail::allocate(n)) {}
+  ~Buffer() { detail::deallocate(p, bytes); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+// Below this many fmas per thread, waking another thread costs more than it saves.
+constexpr double kMinFmasPerThread = double(1 << 20);
+
+// Threads own a gm x gn grid of blocks of C (in whole micro-tiles): the grid with the fewest
+// micro-tiles in the largest block, then the fewest threads, then the squarest blocks. Any grid
+// gives the same bits; this only balances the work.
+struct Grid {
+  int64_t m = 1, n = 1;
+};
+Grid choose_grid(int64_t pm, int64_t pn, double fmas, int threads) {
+  const int64_t tmax = std::max<int64_t>(1, std::min<int64_t>(threads, static_cast<int64_t>(fmas / kMinFmasPerThread)));
+  Grid best;
+  int64_t best_tiles = pm * pn, best_edge = pm + pn;
+  for (int64_t gm = 1; gm <= std::min(tmax, pm); ++gm)
+    for (int64_t gn = 1; gm * gn <= tmax && gn <= pn; ++gn) {
+      const int64_t bm = (pm + gm - 1) / gm, bn = (pn + gn - 1) / gn;
+      const int64_t tiles = bm * bn, edge = bm + bn;
+      if (tiles < best_tiles || (tiles == best_tiles && gm * gn < best.m * best.n) ||
+          (tiles == best_tiles && gm * gn == best.m * best.n && edge < best_edge)) {
+        best = {gm, gn};
+        best_tiles = tiles;
+        best_edge = edge;
+      }
+    }
+  return best;
+}
+
+// C (M, N) with row stride ldc = A @ B (+ C with accumulate). Loops, outer to inner: the thread's
+// block of C; M by blk.mc (pack A); K by blk.kc, each element's chain carried through C from one
+// kc block to the next; N by blk.nc (pack B); then the macro kernel over micro-tiles.
+template <class T>
+void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const T* b, int64_t sbk, int64_t sbn,
+                 int64_t M, int64_t N, int64_t K, bool accumulate, bool allow_threads) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < M; ++i) std::fill(c + i * ldc, c + i * ldc + N, T(0));
+    return;
+  }
+  const Level<T> lv = level<T>();
+  const Blocking& blk = lv.blk;
+  const int mr = blk.mr, nr = blk.nr;
+  const int64_t pm = (M + mr - 1) / mr, pn = (N + nr - 1) / nr;
+  const double fmas = double(M) * double(N) * double(K);
+  const Grid g = choose_grid(pm, pn, fmas, allow_threads ? detail::num_threads() : 1);
+
+  auto block = [&](int64_t t) {
+    const int64_t bm = t / g.n, bn = t % g.n;
+    const int64_t i0 = bm * pm / g.m * mr, i1 = std::min(M, (bm + 1) * pm / g.m * mr);
+    const int64_t j0 = bn * pn / g.n * nr, j1 = std::min(N, (bn + 1) * pn / g.n * nr);
+    if (i0 >= i1 || j0 >= j1) return;
+    const int64_t kc_max = std::min(blk.kc, K);
+    const int64_t mc_max = std::min(blk.mc, i1 - i0), nc_max = std::min(blk.nc, j1 - j0);
+    Buffer abuf(static_cast<std::size_t>((mc_max + mr - 1) / mr * mr * kc_max) * sizeof(T));
+    Buffer bbuf(static_cast<std::size_t>((nc_max + nr - 1) / nr * nr * kc_max) * sizeof(T));
+    T* ap = static_cast<T*>(abuf.p);
+    T* bp = static_cast<T*>(bbuf.p);
+    for (int64_t ic = i0; ic < i1; ic += blk.mc) {
+      const int64_t mc = std::min(blk.mc, i1 - ic);
+      for (int64_t pc = 0; pc < K; pc += blk.kc) {
+        const int64_t kc = std::min(blk.kc, K - pc);
+        pack_a(ap, a + ic * sam + pc * sak, sam, sak, mc, kc, mr);
+        for (int64_t jc = j0; jc < j1; jc += blk.nc) {
+          const int64_t nc = std::min(blk.nc, j1 - jc);
+          pack_b(bp, b + pc * sbk + jc * sbn, sbk, sbn, kc, nc, nr);
+          lv.macro(mc, nc, kc, ap, bp, c + ic * ldc + jc, ldc, accumulate || pc > 0, pc + kc == K);
+        }
+      }
+    }
+  };
+  const int64_t blocks = g.m * g.n;
+  if (blocks == 1) return block(0);
+  detail::parallel_for(blocks, static_cast<int64_t>(fmas / double(blocks)), [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) block(t);
+  });
+}
+
+template <class T>
+void gemm_any(T* c, const T* a, int64_t sam, int64_t sak, const T* b, int64_t sbk, int64_t sbn, int64_t M, int64_t N,
+              int64_t K, bool allow_threads = true) {
+  if constexpr (std::is_floating_point_v<T>)
+    gemm_packed<T>(c, N, a, sam, sak, b, sbk, sbn, M, N, K, false, allow_threads);
+  else
+    gemm_simple<T>(c, a, sam, sak, b, sbk, sbn, M, N, K);
+}
+
 }  // namespace
+
+void gemm(float* c, const float* a, int64_t sam, int64_t sak, const float* b, int64_t sbk, int64_t sbn, int64_t M,
+          int64_t N, int64_t K, bool accumulate) {
+  gemm_packed<float>(c, N, a, sam, sak, b, sbk, sbn, M, N, K, accumulate, true);
+}
+void gemm(double* c, const double* a, int64_t sam, int64_t sak, const double* b, int64_t sbk, int64_t sbn, int64_t M,
+          int64_t N, int64_t K, bool accumulate) {
+  gemm_packed<double>(c, N, a, sam, sak, b, sbk, sbn, M, N, K, accumulate, true);
+}
 
 void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
@@ -57,9 +240,19 @@ void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
     T* c = out.data_ptr<T>();
     const T* pa = a.data_ptr<T>();
     const T* pb = b.data_ptr<T>();
-    for (int64_t bi = 0; bi < B; ++bi)
-      gemm<T>(c + bi * M * N, pa + bi * a.stride(0), a.stride(1), a.stride(2), pb + bi * b.stride(0), b.stride(1),
-              b.stride(2), M, N, K);
+    auto one = [&](int64_t bi, bool allow_threads) {
+      gemm_any<T>(c + bi * M * N, pa + bi * a.stride(0), a.stride(1), a.stride(2), pb + bi * b.stride(0), b.stride(1),
+                  b.stride(2), M, N, K, allow_threads);
+    };
+    // Many small products: a thread per product; otherwise threads inside each product.
+    const double fmas = double(M) * double(N) * double(K);
+    if (B > 1 && fmas < kMinFmasPerThread * detail::num_threads()) {
+      detail::parallel_for(B, static_cast<int64_t>(fmas) + 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t bi = b0; bi < b1; ++bi) one(bi, false);
+      });
+    } else {
+      for (int64_t bi = 0; bi < B; ++bi) one(bi, true);
+    }
   });
 }
 
@@ -68,23 +261,25 @@ void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor&
   dispatch_dtype(out.dtype(), [&]<class T>() {
     const int64_t M = a.size(0), K = a.size(1), N = b.size(1);
     T* c = out.data_ptr<T>();
-    gemm<T>(c, a.data_ptr<T>(), a.stride(0), a.stride(1), b.data_ptr<T>(), b.stride(0), b.stride(1), M, N, K);
+    gemm_any<T>(c, a.data_ptr<T>(), a.stride(0), a.stride(1), b.data_ptr<T>(), b.stride(0), b.stride(1), M, N, K);
     const T be = beta.to<T>(), al = alpha.to<T>();
     const bool beta_one = beta.to_double() == 1.0, alpha_one = alpha.to_double() == 1.0,
                beta_zero = beta.to_double() == 0.0;
     const T* s = self.data_ptr<T>();
     const int64_t ss0 = self.stride(0), ss1 = self.stride(1);
-    for (int64_t i = 0; i < M; ++i)
-      for (int64_t j = 0; j < N; ++j) {
-        T acc = c[i * N + j];
-        if (!alpha_one) acc = static_cast<T>(al * acc);
-        if (beta_zero) {  // beta == 0 ignores self, even NaN in it (as PyTorch)
-          c[i * N + j] = acc;
-          continue;
+    detail::parallel_for(M, N, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          T acc = c[i * N + j];
+          if (!alpha_one) acc = static_cast<T>(al * acc);
+          if (beta_zero) {  // beta == 0 ignores self, even NaN in it (as PyTorch)
+            c[i * N + j] = acc;
+            continue;
+          }
+          const T sv = beta_one ? s[i * ss0 + j * ss1] : static_cast<T>(be * s[i * ss0 + j * ss1]);
+          c[i * N + j] = static_cast<T>(sv + acc);
         }
-        const T sv = beta_one ? s[i * ss0 + j * ss1] : static_cast<T>(be * s[i * ss0 + j * ss1]);
-        c[i * N + j] = static_cast<T>(sv + acc);
-      }
+    });
   });
 }
 

@@ -72,7 +72,7 @@ void index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
     const I* ip = idx.data_ptr<I>();
     const int64_t n = idx.numel();
     if (self.dim() == 0) {
-      for (int64_t k = 0; k < n; ++k) add(self, self, source);
+      for (int64_t k = 0; k < n; ++k) add(self, self, source.dim() == 0 ? source : views::select(source, 0, k));
       return;
     }
     for (int64_t k = 0; k < n; ++k) {

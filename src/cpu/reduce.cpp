@@ -28,26 +28,39 @@ T nan_min(T a, T b) {
   return b < a ? b : a;
 }
 
+// Function objects (not function pointers) so the lane loops inline and vectorise.
 template <class A>
-A wrapping_add(A a, A b) {
-  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) + static_cast<std::make_unsigned_t<A>>(b));
-  else return a + b;
-}
+struct WrappingAdd {
+  A operator()(A a, A b) const {
+    if constexpr (std::is_same_v<A, bool>) return a || b;  // a bool sum is "any", as PyTorch
+    else if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) + static_cast<std::make_unsigned_t<A>>(b));
+    else return a + b;
+  }
+};
 template <class A>
-A wrapping_mul(A a, A b) {
-  if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) * static_cast<std::make_unsigned_t<A>>(b));
-  else return a * b;
-}
+struct WrappingMul {
+  A operator()(A a, A b) const {
+    if constexpr (std::is_same_v<A, bool>) return a && b;
+    else if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) * static_cast<std::make_unsigned_t<A>>(b));
+    else return a * b;
+  }
+};
+template <class T>
+struct NanMax {
+  T operator()(T a, T b) const { return nan_max(a, b); }
+};
+template <class T>
+struct NanMin {
+  T operator()(T a, T b) const { return nan_min(a, b); }
+};
 
 // in: (M, R) strided; out: M contiguous elements of dtype A.
 template <class Fn>
 void rows(const Tensor& out, const Tensor& in, Fn fn) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     dispatch_dtype(out.dtype(), [&]<class A>() {
-      if constexpr (!std::is_same_v<A, bool>) {
-        A* o = out.data_ptr<A>();
-        fn.template operator()<T, A>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1), o);
-      }
+      A* o = out.data_ptr<A>();
+      fn.template operator()<T, A>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1), o);
     });
   });
 }
@@ -56,22 +69,24 @@ void rows(const Tensor& out, const Tensor& in, Fn fn) {
 
 void sum(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
-    reduce_rows<A>(x, M, R, sm, sr, A(0), wrapping_add<A>, [](T v) { return static_cast<A>(v); },
+    reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, [](T v) { return convert<A>(v); },
                    [o](int64_t m, A v) { o[m] = v; });
   });
 }
 
 void mean(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
-    const A n = static_cast<A>(R);
-    reduce_rows<A>(x, M, R, sm, sr, A(0), wrapping_add<A>, [](T v) { return static_cast<A>(v); },
-                   [o, n](int64_t m, A v) { o[m] = v / n; });
+    if constexpr (std::is_floating_point_v<A>) {  // the public op allows floating mean only
+      const A n = static_cast<A>(R);
+      reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, [](T v) { return static_cast<A>(v); },
+                     [o, n](int64_t m, A v) { o[m] = v / n; });
+    }
   });
 }
 
 void prod(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
-    reduce_rows<A>(x, M, R, sm, sr, A(1), wrapping_mul<A>, [](T v) { return static_cast<A>(v); },
+    reduce_rows<A>(x, M, R, sm, sr, A(1), WrappingMul<A>{}, [](T v) { return convert<A>(v); },
                    [o](int64_t m, A v) { o[m] = v; });
   });
 }
@@ -80,7 +95,7 @@ void amax(const Tensor& out, const Tensor& in) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     T* o = out.data_ptr<T>();
     reduce_rows<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
-                   std::numeric_limits<T>::lowest(), nan_max<T>, [](T v) { return v; },
+                   std::numeric_limits<T>::lowest(), NanMax<T>{}, [](T v) { return v; },
                    [o](int64_t m, T v) { o[m] = v; });
   });
 }
@@ -89,7 +104,7 @@ void amin(const Tensor& out, const Tensor& in) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     T* o = out.data_ptr<T>();
     reduce_rows<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
-                   std::numeric_limits<T>::max(), nan_min<T>, [](T v) { return v; },
+                   std::numeric_limits<T>::max(), NanMin<T>{}, [](T v) { return v; },
                    [o](int64_t m, T v) { o[m] = v; });
   });
 }
@@ -157,13 +172,13 @@ void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt
     const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
     T* o = out.data_ptr<T>();
     std::vector<T> mu(static_cast<std::size_t>(M));
-    reduce_rows<T>(x, M, R, sm, sr, T(0), wrapping_add<T>, [](T v) { return v; },
+    reduce_rows<T>(x, M, R, sm, sr, T(0), WrappingAdd<T>{}, [](T v) { return v; },
                    [&](int64_t m, T v) { mu[m] = v / static_cast<T>(R); });
     const T denom = static_cast<T>(R - correction);
     // Second pass: squared deviations, one row at a time so each row knows its mean.
     for (int64_t m = 0; m < M; ++m) {
       const T mm = mu[m];
-      reduce_rows<T>(x + m * sm, 1, R, 0, sr, T(0), wrapping_add<T>,
+      reduce_rows<T>(x + m * sm, 1, R, 0, sr, T(0), WrappingAdd<T>{},
                      [mm](T v) { return (v - mm) * (v - mm); },
                      [&](int64_t, T v) {
                        const T r = R - correction > 0 ? v / denom : std::numeric_limits<T>::quiet_NaN();

@@ -23,12 +23,16 @@
 #include <cmath>
 #include <cstdint>
 #if defined(__AVX2__)
+#if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 warns about the deliberately undefined lanes inside the AVX-512 intrinsics (PR105593).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #pragma GCC diagnostic pop
+#else
+#include <immintrin.h>
+#endif
 #endif
 
 #if defined(__AVX512F__)

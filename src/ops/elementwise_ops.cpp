@@ -124,6 +124,7 @@ Tensor unary_same(const Tensor& x, const char* name) {
 }
 
 void check_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
+  if (alpha.is_bool() && result_type(a, b) != kBool) fail(name, "Boolean alpha only supported for Boolean results.");
   if (alpha.is_floating() && !is_floating(result_type(a, b)))
     fail(name, "for integral input tensors, argument alpha must not be a floating point number.");
 }
@@ -151,12 +152,17 @@ Tensor add_scaled(const Tensor& a, const Tensor& b, const Scalar& alpha, const c
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (alpha.to_double() == 1.0 && !alpha.is_bool()) return arith<OpId::add>(a, b, "add");
+  if (alpha.is_bool()) {
+    check_alpha(a, b, alpha, "add");
+    return alpha.to_bool() ? arith<OpId::add>(a, b, "add") : arith<OpId::add>(a, zeros_like(b), "add");
+  }
+  if (alpha.to_double() == 1.0) return arith<OpId::add>(a, b, "add");
   return add_scaled(a, b, alpha, "add");
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (a.dtype() == kBool || b.dtype() == kBool)
     fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
+  if (alpha.is_bool()) fail("sub", "Boolean alpha only supported for Boolean results.");
   if (alpha.to_double() == 1.0) return arith<OpId::sub>(a, b, "sub");
   const Scalar neg_alpha = alpha.is_floating() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
   return add_scaled(a, b, neg_alpha, "sub");
@@ -186,7 +192,11 @@ Tensor neg(const Tensor& x) {
     fail("neg", "negation, the `-` operator, on a bool tensor is not supported. Use logical_not instead.");
   return unary_same<OpId::neg>(x, "neg");
 }
-Tensor abs(const Tensor& x) { return unary_same<OpId::abs>(x, "abs"); }
+Tensor abs(const Tensor& x) {
+  detail::check_defined(x, "abs");
+  if (x.dtype() == kBool) fail("abs", "not implemented for 'Bool'");  // as PyTorch
+  return unary_same<OpId::abs>(x, "abs");
+}
 Tensor exp(const Tensor& x) { return unary_float<OpId::exp>(x, "exp"); }
 Tensor log(const Tensor& x) { return unary_float<OpId::log>(x, "log"); }
 Tensor sqrt(const Tensor& x) { return unary_float<OpId::sqrt>(x, "sqrt"); }
@@ -201,6 +211,7 @@ Tensor relu(const Tensor& x) {
 
 Tensor pow(const Tensor& x, const Scalar& exponent) {
   detail::check_defined(x, "pow");
+  if (result_type(x, exponent) == kBool) fail("pow", "not implemented for 'Bool'");
   const ScalarType t = result_type(x, exponent);
   if (!is_floating(t) && exponent.to_int() < 0)
     fail("pow", "integers to negative integer powers are not allowed.");
@@ -216,15 +227,20 @@ Tensor pow(const Tensor& x, const Scalar& exponent) {
   return out;
 }
 
-Tensor pow(const Tensor& x, const Tensor& exponent) { return arith<OpId::pow_tensor>(x, exponent, "pow"); }
+Tensor pow(const Tensor& x, const Tensor& exponent) {
+  detail::check_defined(x, "pow");
+  detail::check_defined(exponent, "pow", "exponent");
+  if (result_type(x, exponent) == kBool) fail("pow", "not implemented for 'Bool'");
+  return arith<OpId::pow_tensor>(x, exponent, "pow");
+}
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
   detail::check_defined(x, "clamp");
   if (!lo && !hi) fail("clamp", "at least one of 'min' or 'max' must not be None");
-  if (x.dtype() == kBool) fail("clamp", "not implemented for 'Bool'");
   ScalarType t = x.dtype();
   if (lo) t = promote_types(t, result_type(x, *lo));
   if (hi) t = promote_types(t, result_type(x, *hi));
+  if (t == kBool) fail("clamp", "not implemented for 'Bool'");
   Tensor out = detail::new_tensor(x.sizes(), t, "clamp");
   const Tensor xc = detail::cast(x, t);
   ops::call<OpId::clamp>(x.device(), out, xc, lo, hi);
@@ -274,14 +290,11 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   detail::check_defined(mask, "masked_fill", "mask");
   if (mask.dtype() != kBool)
     fail("masked_fill", "only supports boolean masks, but got mask with dtype ", dtype_name(mask.dtype()));
+  // Out of place, input and mask broadcast together (PyTorch); the value is converted to x's
+  // dtype (a float value truncates into an integer tensor, as PyTorch does).
   const Shape shape = detail::broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill");
-  if (shape != x.sizes())
-    fail("masked_fill", "mask of shape ", detail::shape_str(mask.sizes()), " cannot be broadcast to the input's shape ",
-         detail::shape_str(x.sizes()));
-  if (value.is_floating() && !is_floating(x.dtype()))
-    fail("masked_fill", "value cannot be converted to type ", dtype_name(x.dtype()), " without overflow");
-  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "masked_fill");
-  ops::call<OpId::copy_>(x.device(), out, x);
+  Tensor out = detail::new_tensor(shape, x.dtype(), "masked_fill");
+  ops::call<OpId::copy_>(x.device(), out, views::expand(x, shape));
   const Tensor m = views::expand(mask, shape);
   ops::call<OpId::masked_fill>(x.device(), out, m, value);
   if (autograd::any_needs_grad(x)) {
@@ -308,7 +321,11 @@ Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
 Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
-Tensor operator-(const Scalar& a, const Tensor& b) { return add(neg(b), a); }
+Tensor operator-(const Scalar& a, const Tensor& b) {
+  if (a.is_bool() || b.dtype() == kBool)
+    fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
+  return add(neg(b), a);
+}
 Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
 Tensor operator/(const Scalar& a, const Tensor& b) {
   ScalarType t = result_type(b, a);

@@ -68,20 +68,30 @@ Tensor arange(const Scalar& end, std::optional<ScalarType> dtype) { return arang
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype) {
   const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
   const ScalarType dt = dtype.value_or(integral ? kInt64 : kFloat32);
+  DITTO_CHECK(dt != kBool, "arange", "not implemented for 'Bool'");
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   DITTO_CHECK(st != 0, "arange", "step must be nonzero");
   DITTO_CHECK(std::isfinite(s) && std::isfinite(e), "arange", "unsupported range: ", s, " -> ", e);
   DITTO_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange", "upper bound and larger bound inconsistent with step sign");
   double n = 0;
-  if (integral && dt == kInt64) {
+  double s0 = s, st0 = st;
+  if (dt == kInt64) {
+    // PyTorch sizes an int64 range in int64: the bounds and step are truncated first.
     const int64_t a = start.to_int(), b = end.to_int(), c = step.to_int();
-    n = static_cast<double>((b - a) / c + ((b - a) % c != 0 ? 1 : 0));
+    DITTO_CHECK(c != 0, "arange", "step must be nonzero");
+    n = static_cast<double>((b - a) / c + ((b - a) % c != 0 && ((b - a) > 0) == (c > 0) ? 1 : 0));
+    s0 = static_cast<double>(a);
+    st0 = static_cast<double>(c);
   } else {
     n = std::ceil((e - s) / st);
+    if (!is_floating(dt)) {  // other integer dtypes: sized in double, stepped in the dtype
+      s0 = static_cast<double>(static_cast<int64_t>(s));
+      st0 = static_cast<double>(static_cast<int64_t>(st));
+    }
   }
   DITTO_CHECK(n >= 0 && n < 9.2e18, "arange", "invalid number of elements ", n);
   Tensor t = detail::new_tensor({static_cast<int64_t>(n)}, dt, "arange");
-  ops::call<OpId::arange>(Device::CPU, t, s, st);
+  ops::call<OpId::arange>(Device::CPU, t, s0, st0);
   return t;
 }
 

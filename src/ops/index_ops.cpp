@@ -140,6 +140,8 @@ void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const T
     fail("index_add_", "source must have the same number of dimensions as self, got ", source.dim(), " and ",
          self.dim());
   const int64_t n = index.numel();
+  if (self.dim() == 0 && source.numel() != n)
+    fail("index_add_", "number of indices (", n, ") should be equal to source.size(dim) (", source.numel(), ")");
   if (self.dim() > 0) {
     if (source.size(d) != n)
       fail("index_add_", "number of indices (", n, ") should be equal to source.size(dim) (", source.size(d), ")");

@@ -9,6 +9,19 @@
 
 namespace ditto {
 
+// Geometry of a 2-D convolution (conv1d runs as conv2d with height 1).
+struct Conv2dArgs {
+  int64_t stride[2], padding[2], dilation[2], groups;
+};
+// Geometry of a 2-D pooling window; divisor (avg_pool2d's divisor_override) is 0 when unset.
+struct Pool2dArgs {
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+  bool ceil_mode, count_include_pad;
+  int64_t divisor;
+};
+
+enum class ScatterReduction : uint8_t { Sum, Mean, Amax, Amin };
+
 namespace kernel_sig {
 // out and in have the same shape; in may be strided; out's dtype is the result dtype.
 using Unary = void(const Tensor& out, const Tensor& in);
@@ -39,8 +52,40 @@ using Gather = void(const Tensor& out, const Tensor& in, int64_t dim, const Tens
 using IndexAdd = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 // self[... index[p] ...] += src[p] along dim, in row-major order of p.
 using ScatterAdd = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// As IndexAdd, but self.select(dim, index[k]) = source.select(dim, k): with duplicate indices the
+// last k wins in deterministic kernels. index is 1-D, in range; source has index.numel() slices.
+using IndexCopy = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+// self[... index[p] ...] = reduce(self[...], src[p]) along dim (PyTorch's scatter_reduce_); without
+// include_self the positions that receive values start from the reduction's identity. Mean
+// divides by the number of values (plus one with include_self).
+using ScatterReduce = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           ScatterReduction reduce, bool include_self);
+// Composite ops have no kernel of their own.
+using Composite = void();
 using Arange = void(const Tensor& out, double start, double step);
 using Linspace = void(const Tensor& out, double start, double end);
+// Convolution and pooling (cpu/conv.cpp, cpu/pool.cpp): 4-D contiguous tensors (N, C, H, W);
+// bias may be undefined. Output sizes are those of the tensors passed.
+using Conv2d = void(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                    const Conv2dArgs& args);
+using Conv2dBackwardInput = void(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                                 const Conv2dArgs& args);
+using Conv2dBackwardWeight = void(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                                  const Conv2dArgs& args);
+using MaxPool2d = void(const Tensor& values, const Tensor& indices, const Tensor& input, const Pool2dArgs& args);
+using MaxPool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices);
+using AvgPool2d = void(const Tensor& out, const Tensor& input, const Pool2dArgs& args);
+using AvgPool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out, const Pool2dArgs& args);
+using AdaptivePool2d = void(const Tensor& out, const Tensor& input);
+using AdaptivePool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out);
+// out (P, L_out) = 0, then out[p][indices[p][i]] = input[p][i]; indices are in range.
+using MaxUnpool = void(const Tensor& out, const Tensor& input, const Tensor& indices);
+// out = a + w (b - a) as fma(w, b - a, a) for |w| < 0.5, else fma(w - 1, b - a, b) (PyTorch's lerp).
+using Lerp = void(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& weight);
+// addcmul: fma(value * t1, t2, self); addcdiv: self + value * t1 / t2. Operands expanded to out's shape.
+using Addc = void(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
+using Gelu = void(const Tensor& out, const Tensor& in, bool tanh_approx);
+using GeluBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
 // Views: metadata only, no data is touched.
 using View = Tensor(const Tensor& self, const Shape& shape);
 using Transpose = Tensor(const Tensor& self, int64_t d0, int64_t d1);
@@ -106,6 +151,36 @@ void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor
 void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
 void index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// scatter.cpp: fast (Nondeterministic) and Deterministic kernels of the scatter-style ops
+void index_add_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+void index_add_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+void index_copy_racing(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+void scatter_add_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+void scatter_reduce_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           ScatterReduction reduce, bool include_self);
+void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
+                    bool include_self);
+// conv.cpp
+void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args);
+void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                           const Conv2dArgs& args);
+void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                            const Conv2dArgs& args);
+// pool.cpp
+void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& input, const Pool2dArgs& args);
+void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices);
+void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dArgs& args);
+void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dArgs& args);
+void adaptive_avg_pool2d(const Tensor& out, const Tensor& input);
+void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out);
+void max_unpool_racing(const Tensor& out, const Tensor& input, const Tensor& indices);
+// pointwise.cpp
+void lerp(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& weight);
+void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
+void addcdiv(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
+void gelu(const Tensor& out, const Tensor& in, bool tanh_approx);
+void gelu_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
 }  // namespace cpu
 
 namespace views {

@@ -184,6 +184,7 @@ std::pair<Tensor, Tensor> with_index(const Tensor& x, int64_t dim, bool keepdim,
 template <OpId id>
 Tensor arg(const Tensor& x, std::optional<int64_t> dim, bool keepdim, const char* op) {
   detail::check_defined(x, op);
+  if (x.dtype() == kBool) fail(op, "not implemented for 'Bool'");  // as PyTorch
   if (!dim) {
     if (x.numel() == 0) fail(op, "expected reduction dim to be specified for input.numel() == 0.");
     Tensor flat = x.detach().reshape({1, x.numel()});

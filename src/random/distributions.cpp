@@ -12,6 +12,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "cpu/capability.h"
 #include "ditto/factory.h"
 #include "ditto/random.h"
 #include "random/kernels.h"
@@ -20,6 +21,9 @@ namespace ditto {
 namespace {
 
 Generator& pick(Generator* gen) { return gen ? *gen : default_generator(); }
+
+// The AVX2 builds of the fills only inline std::fma; every level gives the same bits.
+bool use_avx2() { return cpu_capability() != CpuCapability::Scalar; }
 
 void check_size(const Shape& size, const char* op) {
   for (int64_t s : size) DITTO_CHECK(s >= 0, op, "sizes must be non-negative, got ", s);
@@ -78,15 +82,27 @@ void uniform_impl(const Tensor& t, double from, double to, Generator* gen, const
   if (t.numel() == 0) return;
   Generator& g = pick(gen);
   std::lock_guard<std::mutex> lock(g.mutex());
+  const bool contiguous = detail::torch_is_contiguous(t.sizes(), t.strides());
+  const int64_t n = t.numel();
   if (f32) {
     const float a = static_cast<float>(from);
     const float d = static_cast<float>(to) - a;
     float* p = static_cast<float*>(t.raw_data());
-    for_each_offset(t, [&](int64_t o) { p[o] = detail::uniform_f32(g, a, d); });
+    if (!contiguous)
+      for_each_offset(t, [&](int64_t o) { p[o] = detail::uniform_f32(g, a, d); });
+    else if (use_avx2())
+      detail::uniform_fill_f32_avx2(p, n, a, d, g);
+    else
+      detail::uniform_fill_f32(p, n, a, d, g);
   } else {
     const double d = to - from;
     double* p = static_cast<double*>(t.raw_data());
-    for_each_offset(t, [&](int64_t o) { p[o] = detail::uniform_f64(g, from, d); });
+    if (!contiguous)
+      for_each_offset(t, [&](int64_t o) { p[o] = detail::uniform_f64(g, from, d); });
+    else if (use_avx2())
+      detail::uniform_fill_f64_avx2(p, n, from, d, g);
+    else
+      detail::uniform_fill_f64(p, n, from, d, g);
   }
 }
 
@@ -110,16 +126,22 @@ void normal_impl(const Tensor& t, double mean, double std, Generator* gen, const
   // Path choice as in ATen's normal_kernel: the 16-block fill only for contiguous n >= 16.
   const bool fill = n >= 16 && detail::torch_is_contiguous(t.sizes(), t.strides());
   if (t.dtype() == kFloat32) {
-    if (fill)
-      detail::normal_fill_f32(static_cast<float*>(t.raw_data()), n, static_cast<float>(mean),
-                              static_cast<float>(std), g);
-    else
+    float* p = static_cast<float*>(t.raw_data());
+    const float m = static_cast<float>(mean), s = static_cast<float>(std);
+    if (!fill)
       normal_scalar_path<float>(t, mean, std, g);
-  } else {
-    if (fill)
-      detail::normal_fill_f64(static_cast<double*>(t.raw_data()), n, mean, std, g);
+    else if (use_avx2())
+      detail::normal_fill_f32_avx2(p, n, m, s, g);
     else
+      detail::normal_fill_f32(p, n, m, s, g);
+  } else {
+    double* p = static_cast<double*>(t.raw_data());
+    if (!fill)
       normal_scalar_path<double>(t, mean, std, g);
+    else if (use_avx2())
+      detail::normal_fill_f64_avx2(p, n, mean, std, g);
+    else
+      detail::normal_fill_f64(p, n, mean, std, g);
   }
 }
 
@@ -136,6 +158,15 @@ void random_from_to_typed(const Tensor& t, uint64_t range, int64_t base, bool wi
 void random_impl(const Tensor& t, int64_t from, int64_t to, Generator* gen, const char* op) {
   check_target(t, op);
   const ScalarType dt = t.dtype();
+  if (dt == kFloat32) {
+    from = detail::float_update_from<float>(from);
+    to = detail::float_update_to<float>(to);
+  } else if (dt == kFloat64) {
+    from = detail::float_update_from<double>(from);
+    to = detail::float_update_to<double>(to);
+  }
+  DITTO_CHECK(from < to, op, "the range is empty once from and to are rounded to ", dtype_name(dt),
+              " (from=", from, ", to=", to, ")");
   if (dt == kInt32 || dt == kBool) {
     const int64_t lo = dt == kBool ? 0 : std::numeric_limits<int32_t>::min();
     const int64_t hi = dt == kBool ? 1 : std::numeric_limits<int32_t>::max();
@@ -285,7 +316,8 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
     check_probabilities<float>(p);
   else
     check_probabilities<double>(p);
-  Tensor out = empty_preserve(p, p.dtype());
+  // PyTorch makes this output contiguous (LEGACY_CONTIGUOUS_MEMORY_FORMAT), unlike rand_like.
+  Tensor out = empty(p.sizes(), p.dtype());
   if (out.numel() == 0) return out;
   Generator& g = pick(gen);
   std::lock_guard<std::mutex> lock(g.mutex());

@@ -36,7 +36,7 @@ T get(const std::vector<uint8_t>& b, std::size_t off) {
 
 inline uint32_t mix_bits(uint32_t u, uint32_t v) {
   uint32_t y = (u & 0x80000000u) | (v & 0x7FFFFFFFu);
-  return (y >> 1) ^ ((y & 1u) ? 0x9908B0DFu : 0u);
+  return (y >> 1) ^ ((0u - (y & 1u)) & 0x9908B0DFu);  // branch-free: y & 1 is random
 }
 }  // namespace
 
@@ -58,8 +58,11 @@ void Generator::manual_seed(uint64_t seed) {
 }
 
 void Generator::twist() {
-  // In place and sequential: entries below i are already the new ones.
-  for (int i = 0; i < kN; ++i) mt_[i] = mt_[(i + kM) % kN] ^ mix_bits(mt_[i], mt_[(i + 1) % kN]);
+  // In place and sequential, so entries below i are already new; split to avoid the modulo.
+  int i = 0;
+  for (; i < kN - kM; ++i) mt_[i] = mt_[i + kM] ^ mix_bits(mt_[i], mt_[i + 1]);
+  for (; i < kN - 1; ++i) mt_[i] = mt_[i + kM - kN] ^ mix_bits(mt_[i], mt_[i + 1]);
+  mt_[kN - 1] = mt_[kM - 1] ^ mix_bits(mt_[kN - 1], mt_[0]);
   left_ = kN;
   next_ = 0;
 }

@@ -3,17 +3,23 @@
 // (spec: shared/spec/pytorch-cpu-rng.md). Every a*b+c that PyTorch's AVX2 build fuses is an
 // explicit std::fma here; everything else is a separately rounded operation, which relies on
 // the -ffp-contract=off set for the whole library. The caller holds the generator's mutex.
+//
+// This header is compiled both into baseline code and into kernels_avx2.cpp (-mavx2 -mfma, where
+// std::fma becomes one instruction). Its functions have internal linkage so that the linker can
+// never hand the AVX2 copy to baseline code; both copies give the same bits.
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <vector>
 
 #include "ditto/random.h"
 
 namespace ditto::detail {
+namespace {
 
 // U24 / U53: exact uniforms in [0, 1).
 inline float u24(uint32_t r) { return static_cast<float>(r & 0xFFFFFFu) * 0x1p-24f; }
@@ -179,6 +185,46 @@ inline int64_t uniform_int_from_to(Generator& g, uint64_t range, int64_t base, b
   return static_cast<int64_t>(v % range + static_cast<uint64_t>(base));
 }
 
+// Contiguous uniform fills (the common case; same draws as the strided walk).
+inline void uniform_fill_f32(float* d, int64_t n, float a, float span, Generator& g) {
+  for (int64_t i = 0; i < n; ++i) d[i] = uniform_f32(g, a, span);
+}
+inline void uniform_fill_f64(double* d, int64_t n, double a, double span, Generator& g) {
+  for (int64_t i = 0; i < n; ++i) d[i] = uniform_f64(g, a, span);
+}
+
+// x86's cvttss2si/cvttsd2si: truncation, giving INT64_MIN for NaN and out-of-range values.
+template <class F>
+int64_t x86_trunc_i64(F v) {
+  if (!(v >= F(-0x1p63) && v < F(0x1p63))) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+// ATen's update_from / update_to for floating outputs of random_(from, to): when from + 1 or
+// to - 1 does not survive a round trip through F, the bound moves inwards to a value that does.
+template <class F>
+int64_t float_update_from(int64_t from) {
+  const int64_t from_plus_1 = x86_trunc_i64(static_cast<F>(from + 1));
+  if (from_plus_1 < from) {
+    int64_t a = from + 1 < 0 ? -(from + 1) : from + 1;
+    int n = 0;
+    while (a >>= 1) ++n;
+    from = from_plus_1 + (int64_t{1} << (n - std::numeric_limits<F>::digits + 1));
+  }
+  return from;
+}
+template <class F>
+int64_t float_update_to(int64_t to) {
+  const int64_t to_minus_1 = x86_trunc_i64(static_cast<F>(to - 1));
+  if (to_minus_1 >= to) {
+    int64_t a = to - 1 < 0 ? -(to - 1) : to - 1;
+    int n = 0;
+    while (a >>= 1) ++n;
+    to = to_minus_1 - (int64_t{1} << (n - std::numeric_limits<F>::digits + 1));
+  }
+  return to;
+}
+
 // --- element order ---------------------------------------------------------------------------
 // TensorIterator's reorder_dimensions: returns dims fastest-first. For a non-overlapping
 // tensor this visits elements in ascending address order. strides[k] is operand k's strides;
@@ -272,5 +318,14 @@ inline bool torch_is_non_overlapping_and_dense(const Shape& sizes, const Shape& 
   }
   return true;
 }
+
+}  // namespace
+
+// The fills and uniform loops built with -mavx2 -mfma (kernels_avx2.cpp); call only when
+// cpu_capability() is not Scalar.
+void normal_fill_f32_avx2(float* d, int64_t n, float mean, float std, Generator& g);
+void normal_fill_f64_avx2(double* d, int64_t n, double mean, double std, Generator& g);
+void uniform_fill_f32_avx2(float* d, int64_t n, float a, float span, Generator& g);
+void uniform_fill_f64_avx2(double* d, int64_t n, double a, double span, Generator& g);
 
 }  // namespace ditto::detail

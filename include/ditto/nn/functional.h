@@ -1,6 +1,9 @@
 #pragma once
 // The ops behind the modules, as free functions (torch.nn.functional).
+#include <initializer_list>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include "ditto/random.h"
 #include "ditto/tensor.h"
@@ -20,5 +23,109 @@ Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 
+
+// GELU: approximate "none" (exact, x * Phi(x) with erf) or "tanh".
+Tensor gelu(const Tensor& x, std::string_view approximate = "none");
+// Zeroes each element with probability p and scales the others by 1/(1-p). The mask is drawn as
+// PyTorch draws it (noise.bernoulli_(1-p) on a tensor of x's dtype), so a seed gives its bits.
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
+// Rows of weight picked by indices (int64 or int32): shape indices.shape + (dim,). Rows equal
+// to padding_idx get no gradient.
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
+// Normalises over the trailing dims given by normalized_shape (biased variance).
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+// Per-channel (dim 1) normalisation. Training uses batch statistics and, when they are defined,
+// updates running_mean/running_var in place (unbiased variance); otherwise uses the running ones.
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
+                  double momentum = 0.1, double eps = 1e-5);
+
+// Losses. Class targets are int64 class indices; input is (N, C), (N, C, d1, ...) or (C).
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                int64_t ignore_index = -100, Reduction reduction = Reduction::Mean);
+// log_softmax over dim 1, then nll_loss; label_smoothing mixes in the uniform distribution.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                     int64_t ignore_index = -100, Reduction reduction = Reduction::Mean,
+                     double label_smoothing = 0.0);
+// The numerically stable form; pos_weight weighs the positive term, broadcast over the last dim.
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                                        Reduction reduction = Reduction::Mean, const Tensor& pos_weight = Tensor());
+
 }  // namespace functional
+
+// ===== Convolution and pooling (src/nn/functional_conv.cpp) =====================================
+// Inputs are batched (N, C, *spatial) or unbatched (C, *spatial), as in PyTorch.
+
+// A size per spatial dim, or one for all of them (PyTorch's int-or-tuple): 2, {2} or {2, 3}.
+// Empty ({}) where PyTorch takes None: a pooling stride then defaults to the kernel size.
+class SizeArg {
+ public:
+  SizeArg() = default;
+  SizeArg(int64_t v) : v_{v} {}
+  SizeArg(std::initializer_list<int64_t> v) : v_(v) {}
+  SizeArg(Shape v) : v_(std::move(v)) {}
+  const Shape& values() const { return v_; }
+  bool empty() const { return v_.empty(); }
+
+ private:
+  Shape v_;
+};
+
+namespace functional {
+
+// Each output element is one sequential fma chain over (channel, kh, kw) ascending, on the
+// zero-padded input, then + bias: see Note [Convolution accumulation order] (src/cpu/conv.cpp).
+// weight: (out_channels, in_channels / groups, *kernel); bias: (out_channels) or undefined.
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), SizeArg stride = 1,
+              SizeArg padding = 0, SizeArg dilation = 1, int64_t groups = 1);
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), SizeArg stride = 1,
+              SizeArg padding = 0, SizeArg dilation = 1, int64_t groups = 1);
+
+// Max pooling. Indices (int64) are flat positions within each input plane (h * W + w), as
+// PyTorch's; NaN wins a window (the last NaN), ties go to the first position.
+Tensor max_pool1d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
+                  SizeArg dilation = 1, bool ceil_mode = false);
+Tensor max_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
+                  SizeArg dilation = 1, bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, SizeArg kernel_size, SizeArg stride = {},
+                                                  SizeArg padding = 0, SizeArg dilation = 1, bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, SizeArg kernel_size, SizeArg stride = {},
+                                                  SizeArg padding = 0, SizeArg dilation = 1, bool ceil_mode = false);
+
+// Inverse of max pooling: zeros with input written at indices. output_size is the spatial size
+// or the full one (PyTorch's rule); empty means (in - 1) * stride + kernel - 2 * padding. The
+// kernel writes racing in parallel (duplicate indices: any one wins), so deterministic mode
+// refuses it, as PyTorch does ("max_unpooling2d_forward_out" / "max_unpooling3d_forward_out").
+Tensor max_unpool1d(const Tensor& input, const Tensor& indices, SizeArg kernel_size, SizeArg stride = {},
+                    SizeArg padding = 0, const Shape& output_size = {});
+Tensor max_unpool2d(const Tensor& input, const Tensor& indices, SizeArg kernel_size, SizeArg stride = {},
+                    SizeArg padding = 0, const Shape& output_size = {});
+Tensor max_unpool3d(const Tensor& input, const Tensor& indices, SizeArg kernel_size, SizeArg stride = {},
+                    SizeArg padding = 0, const Shape& output_size = {});
+
+// Average pooling: each window summed in row-major order, then divided (as PyTorch's CPU kernel,
+// so the bits match it).
+Tensor avg_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+// Window i of n over size L: [floor(i * L / n), ceil((i + 1) * L / n)). Output (1, 1) is a mean
+// over (H, W), as in PyTorch.
+Tensor adaptive_avg_pool2d(const Tensor& input, SizeArg output_size);
+
+// Gradients of the ops above, on 4-D tensors (PyTorch's *_backward ops); used by the backward
+// formulas and not themselves differentiable.
+Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size,
+                             SizeArg stride, SizeArg padding, SizeArg dilation, int64_t groups);
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size,
+                              SizeArg stride, SizeArg padding, SizeArg dilation, int64_t groups);
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size, SizeArg kernel_size, SizeArg stride,
+                           SizeArg padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override);
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size);
+
+}  // namespace functional
+// ===== end of convolution and pooling ===========================================================
 }  // namespace ditto::nn

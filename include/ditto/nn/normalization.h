@@ -1,0 +1,80 @@
+#pragma once
+// LayerNorm, BatchNorm1d and BatchNorm2d (torch.nn), with PyTorch's parameters, buffers and
+// defaults.
+#include <optional>
+
+#include "ditto/nn/functional.h"
+#include "ditto/nn/module.h"
+
+namespace ditto::nn {
+
+// Normalises over the trailing dims normalized_shape; weight = 1, bias = 0 when affine.
+class LayerNorm : public UnaryModule {
+ public:
+  explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true,
+                     ScalarType dtype = kFloat32);
+  Tensor forward(const Tensor& x) override;
+  void reset_parameters();
+  Tensor& weight();  // undefined without elementwise_affine
+  Tensor& bias();
+  const Shape& normalized_shape() const { return shape_; }
+  std::string name() const override { return "LayerNorm"; }
+
+ private:
+  Shape shape_;
+  double eps_;
+  bool affine_;
+};
+
+// Shared by BatchNorm1d/2d. Buffers (when track_running_stats): running_mean (zeros),
+// running_var (ones), num_batches_tracked (int64 0-dim). momentum = nullopt uses the cumulative
+// average 1/num_batches_tracked, as PyTorch's momentum=None.
+class BatchNormBase : public UnaryModule {
+ public:
+  BatchNormBase(int64_t num_features, double eps, std::optional<double> momentum, bool affine,
+                bool track_running_stats, ScalarType dtype);
+  Tensor forward(const Tensor& x) override;
+  void reset_running_stats();
+  void reset_parameters();
+  Tensor& weight();  // undefined without affine
+  Tensor& bias();
+  Tensor& running_mean();  // undefined without track_running_stats
+  Tensor& running_var();
+  Tensor& num_batches_tracked();
+  int64_t num_features() const { return num_features_; }
+
+ protected:
+  virtual void check_input(const Tensor& x) const = 0;
+
+ private:
+  int64_t num_features_;
+  double eps_;
+  std::optional<double> momentum_;
+  bool affine_, track_;
+};
+
+// Input (N, C) or (N, C, L).
+class BatchNorm1d : public BatchNormBase {
+ public:
+  explicit BatchNorm1d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
+                       bool affine = true, bool track_running_stats = true, ScalarType dtype = kFloat32)
+      : BatchNormBase(num_features, eps, momentum, affine, track_running_stats, dtype) {}
+  std::string name() const override { return "BatchNorm1d"; }
+
+ protected:
+  void check_input(const Tensor& x) const override;
+};
+
+// Input (N, C, H, W).
+class BatchNorm2d : public BatchNormBase {
+ public:
+  explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
+                       bool affine = true, bool track_running_stats = true, ScalarType dtype = kFloat32)
+      : BatchNormBase(num_features, eps, momentum, affine, track_running_stats, dtype) {}
+  std::string name() const override { return "BatchNorm2d"; }
+
+ protected:
+  void check_input(const Tensor& x) const override;
+};
+
+}  // namespace ditto::nn

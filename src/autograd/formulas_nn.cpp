@@ -1,0 +1,26 @@
+// Backward formulas of the pointwise ops with several operands and of GELU (PyTorch's
+// derivatives.yaml entries).
+#include "autograd/formulas.h"
+
+#include "ditto/ops.h"
+
+namespace ditto::autograd::formulas {
+
+DITTO_FORMULA(lerp) {  // scalars: weight
+  const double w = s.scalars[0].to_double();
+  return {g[0] * (1.0 - w), g[0] * s.scalars[0]};
+}
+DITTO_FORMULA(addcmul) {  // tensors: t1, t2; scalars: value
+  const Tensor &t1 = s.tensors[0], &t2 = s.tensors[1];
+  return {g[0], g[0] * t2 * s.scalars[0], g[0] * t1 * s.scalars[0]};
+}
+DITTO_FORMULA(addcdiv) {  // tensors: t1, t2; scalars: value
+  const Tensor &t1 = s.tensors[0], &t2 = s.tensors[1];
+  const Scalar& v = s.scalars[0];
+  return {g[0], g[0] * (v / t2), -g[0] * (t1 * v / (t2 * t2))};
+}
+DITTO_FORMULA(gelu) {  // tensors: x; ints: {tanh_approx}
+  return {gelu_backward(g[0], s.tensors[0], s.ints[0] ? "tanh" : "none")};
+}
+
+}  // namespace ditto::autograd::formulas

@@ -1,0 +1,96 @@
+#pragma once
+// The GEMM micro- and macro-kernel, written once over cpu/simd.h and instantiated per level
+// (gemm.cpp: scalar, gemm_avx2.cpp, gemm_avx512.cpp). Include only from those files.
+// Every accumulator lane is one output element; each k step does exactly one fma into it, in
+// increasing k, so every level computes Note [GEMM accumulation order] (cpu/gemm.h).
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "cpu/simd.h"
+
+namespace ditto::cpu::gemm_impl {
+inline namespace DITTO_SIMD_ISA {
+
+using namespace ::ditto::simd;
+
+// Rows 0..R-1 and vectors 0..NV-1 of a micro-tile whose packed panels are MR rows and NVS
+// vectors wide; nr (in ((NV-1)*W, NV*W]) columns of C are read and written.
+template <class V, int MR, int NVS, int R, int NV>
+void micro(int64_t kc, const typename V::Scalar* ap, const typename V::Scalar* bp, typename V::Scalar* c,
+           int64_t ldc, int nr, bool load_c, bool final) {
+  using T = typename V::Scalar;
+  constexpr int W = V::N, NR = NVS * W;
+  const int last = nr - (NV - 1) * W;  // columns in the last vector
+  V acc[R][NV];
+  if (load_c) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = (v < NV - 1 || last == W) ? V::load(c + r * ldc + v * W) : V::load_partial(c + r * ldc + v * W, last);
+  } else {
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = V(T(0));
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const T* ak = ap + k * MR;
+    const T* bk = bp + k * NR;
+    V b[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) b[v] = V::load(bk + v * W);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const V a(ak[r]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = fma(a, b[v], acc[r][v]);
+    }
+  }
+  // Keeps the compiler from holding the row addresses of C live through the k loop (it would
+  // spill accumulators to hold them).
+  asm("" : "+r"(c), "+r"(ldc));
+  // x86 FMA forms differ in which NaN operand they propagate, so NaN is made canonical.
+  const V qnan(std::numeric_limits<T>::quiet_NaN());
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      V x = acc[r][v];
+      if (final) x = select(x != x, qnan, x);
+      if (v < NV - 1 || last == W) store(c + r * ldc + v * W, x);
+      else store_partial(c + r * ldc + v * W, x, last);
+    }
+}
+
+template <class V, int MR, int NVS>
+struct MicroTable {
+  using T = typename V::Scalar;
+  using Fn = void (*)(int64_t, const T*, const T*, T*, int64_t, int, bool, bool);
+  template <std::size_t... I>
+  static constexpr std::array<Fn, sizeof...(I)> make(std::index_sequence<I...>) {
+    return {&micro<V, MR, NVS, int(I / NVS) + 1, int(I % NVS) + 1>...};
+  }
+  static constexpr std::array<Fn, MR * NVS> fns = make(std::make_index_sequence<MR * NVS>{});
+};
+
+// C[0..mc, 0..nc) from a packed A block and B block (layouts in cpu/gemm_kernels.h).
+template <class V, int MR, int NVS>
+void macro(int64_t mc, int64_t nc, int64_t kc, const typename V::Scalar* ap, const typename V::Scalar* bp,
+           typename V::Scalar* c, int64_t ldc, bool load_c, bool final) {
+  constexpr int W = V::N, NR = NVS * W;
+  const auto& fns = MicroTable<V, MR, NVS>::fns;
+  for (int64_t ir = 0; ir < mc; ir += MR) {
+    const int mr = mc - ir < MR ? int(mc - ir) : MR;
+    for (int64_t jr = 0; jr < nc; jr += NR) {
+      const int nr = nc - jr < NR ? int(nc - jr) : NR;
+      fns[(mr - 1) * NVS + (nr + W - 1) / W - 1](kc, ap + ir * kc, bp + jr * kc, c + ir * ldc + jr, ldc, nr, load_c,
+                                                  final);
+    }
+  }
+}
+
+}  // namespace DITTO_SIMD_ISA
+}  // namespace ditto::cpu::gemm_impl

@@ -1,0 +1,45 @@
+#pragma once
+// The GEMM kernel levels (cpu/gemm_scalar in gemm.cpp, gemm_avx2.cpp, gemm_avx512.cpp) and the
+// blocking each one is packed for. Accumulation order: Note [GEMM accumulation order] (cpu/gemm.h).
+//
+// Packed layouts (built by cpu/gemm.cpp):
+//   A block (mc x kc): panels of mr rows, panel p at ap + p*mr*kc, element (r, k) at [k*mr + r].
+//   B block (kc x nc): panels of nr cols, panel q at bp + q*nr*kc, element (k, j) at [k*nr + j];
+//   columns past the matrix edge are zero (read by the last vector, never stored).
+// A macro kernel computes C[0..mc, 0..nc) (row stride ldc) from one A block and one B block:
+// each element's chain is started at 0 (load_c false) or continued from the value in C (load_c
+// true: the previous kc block stored it unrounded), and on the last kc block (final) a NaN result
+// is stored as the canonical quiet NaN.
+#include <cstdint>
+
+namespace ditto::cpu::gemm_detail {
+
+struct Blocking {
+  int mr, nr;          // micro-tile: registers hold mr x nr accumulators
+  int64_t kc, mc, nc;  // kc: K block; A block mc x kc (L3), B block kc x nc (L2)
+};
+
+template <class T>
+using MacroKernel = void (*)(int64_t mc, int64_t nc, int64_t kc, const T* ap, const T* bp, T* c, int64_t ldc,
+                             bool load_c, bool final);
+
+// Scalar: std::fma, so the register tile only needs to keep a few chains in flight.
+inline constexpr Blocking kF32Scalar{4, 4, 256, 1024, 256};
+inline constexpr Blocking kF64Scalar{4, 4, 256, 1024, 256};
+// AVX2: 16 ymm = 12 accumulators (6 rows x 2 vectors) + 2 B vectors + 1 broadcast. B block of
+// kc x nc kept within a 256 KiB L2.
+inline constexpr Blocking kF32Avx2{6, 16, 256, 1020, 192};
+inline constexpr Blocking kF64Avx2{6, 8, 256, 1020, 96};
+// AVX-512: 32 zmm = 28 accumulators (14 rows x 2 vectors) + 2 B vectors (A is broadcast from
+// memory); the A micro-panel (14 x kc) stays in L1 while B panels stream from L2.
+inline constexpr Blocking kF32Avx512{14, 32, 256, 1022, 512};
+inline constexpr Blocking kF64Avx512{14, 16, 256, 1022, 256};
+
+void gemm_macro_f32_scalar(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void gemm_macro_f64_scalar(int64_t, int64_t, int64_t, const double*, const double*, double*, int64_t, bool, bool);
+void gemm_macro_f32_avx2(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void gemm_macro_f64_avx2(int64_t, int64_t, int64_t, const double*, const double*, double*, int64_t, bool, bool);
+void gemm_macro_f32_avx512(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);
+void gemm_macro_f64_avx512(int64_t, int64_t, int64_t, const double*, const double*, double*, int64_t, bool, bool);
+
+}  // namespace ditto::cpu::gemm_detail

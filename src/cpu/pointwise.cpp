@@ -1,0 +1,80 @@
+// Pointwise kernels with several operands (lerp, addcmul, addcdiv) and GELU. Each follows the
+// arithmetic of PyTorch's AVX2 CPU kernel, with the fmas it makes written out as std::fma.
+#include <cmath>
+
+#include "cpu/dmath.h"
+#include "cpu/loops.h"
+#include "ops/kernels.h"
+
+namespace ditto::cpu {
+
+void gelu(const Tensor& out, const Tensor& in, bool tanh_approx) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    if (tanh_approx) {
+      const T beta = static_cast<T>(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = static_cast<T>(0.044715);
+      map<T, T>(out, [=](T x) {
+        const T inner = beta * (x + kappa * (x * x * x));
+        return T(0.5) * x * (T(1) + dmath::tanh(inner));
+      }, in);
+    } else {
+      const T alpha = static_cast<T>(M_SQRT1_2);
+      map<T, T>(out, [=](T x) { return x * T(0.5) * (T(1) + dmath::erf(x * alpha)); }, in);
+    }
+  });
+}
+
+void gelu_backward(const Tensor& out, const Tensor& grad, const Tensor& in, bool tanh_approx) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    if (tanh_approx) {
+      const T beta = static_cast<T>(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = static_cast<T>(0.044715);
+      map<T, T, T>(out, [=](T dy, T x) {
+        const T x_sq = x * x;
+        const T inner = beta * (x + kappa * (x_sq * x));
+        const T t = dmath::tanh(inner);
+        const T left = T(0.5) * x, right = T(1) + t;
+        const T left_d = T(0.5) * right;
+        const T right_d = left * (T(1) - t * t) * (beta * (T(1) + T(3) * kappa * x_sq));
+        return dy * (left_d + right_d);
+      }, grad, in);
+    } else {
+      const T alpha = static_cast<T>(M_SQRT1_2), beta = static_cast<T>(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+      map<T, T, T>(out, [=](T dy, T x) {
+        const T cdf = T(0.5) * (T(1) + dmath::erf(x * alpha));
+        const T pdf = beta * dmath::exp(x * x * T(-0.5));
+        return dy * (cdf + x * pdf);
+      }, grad, in);
+    }
+  });
+}
+
+void lerp(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& weight) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    const T w = weight.to<T>();
+    if (std::fabs(w) < T(0.5))
+      map<T, T, T>(out, [w](T x, T y) { return std::fma(w, y - x, x); }, a, b);
+    else
+      map<T, T, T>(out, [w](T x, T y) { return std::fma(w - T(1), y - x, y); }, a, b);
+  });
+}
+
+void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T v = value.to<T>();
+      map<T, T, T, T>(out, [v](T s, T x, T y) { return std::fma(v * x, y, s); }, self, t1, t2);
+    } else if constexpr (!std::is_same_v<T, bool>) {
+      using U = std::make_unsigned_t<T>;  // wraps, without UB
+      const U v = static_cast<U>(value.to<T>());
+      map<T, T, T, T>(out, [v](T s, T x, T y) { return static_cast<T>(U(s) + v * U(x) * U(y)); }, self, t1, t2);
+    }
+  });
+}
+
+void addcdiv(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    const T v = value.to<T>();
+    map<T, T, T, T>(out, [v](T s, T x, T y) { return s + v * x / y; }, self, t1, t2);
+  });
+}
+
+}  // namespace ditto::cpu

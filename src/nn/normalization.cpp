@@ -1,0 +1,200 @@
+// LayerNorm and BatchNorm, composed of canonical-order reductions (mean, var) and elementwise
+// ops, so they are deterministic and differentiable through the ops' own formulas.
+#include "ditto/nn/normalization.h"
+
+#include "core/tensor_impl.h"
+#include "ditto/autograd.h"
+#include "ditto/factory.h"
+#include "ditto/nn/init.h"
+#include "ditto/ops.h"
+
+namespace ditto::nn {
+
+namespace {
+Tensor& undefined_tensor() {
+  static thread_local Tensor t;
+  t = Tensor();
+  return t;
+}
+
+Tensor layer_norm_impl(const Tensor& x, const Shape& shape, const Tensor& weight, const Tensor& bias, double eps,
+                       const char* op) {
+  DITTO_CHECK(x.defined(), op, "expected a defined input");
+  DITTO_CHECK(is_floating(x.dtype()), op, "expected a floating point input, got ", dtype_name(x.dtype()));
+  const int64_t k = static_cast<int64_t>(shape.size());
+  bool ok = k >= 1 && x.dim() >= k;
+  for (int64_t i = 0; ok && i < k; ++i) ok = x.size(x.dim() - k + i) == shape[i];
+  DITTO_CHECK(ok, op, "given normalized_shape=", detail::shape_str(shape), ", expected input with shape (*, ",
+              detail::shape_str(shape).substr(1), " but got input of size ", detail::shape_str(x.sizes()));
+  DITTO_CHECK(!weight.defined() || weight.sizes() == shape, op, "expected weight of shape ", detail::shape_str(shape),
+              ", got ", detail::shape_str(weight.sizes()));
+  DITTO_CHECK(!bias.defined() || bias.sizes() == shape, op, "expected bias of shape ", detail::shape_str(shape),
+              ", got ", detail::shape_str(bias.sizes()));
+  Shape dims;
+  for (int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
+  const Tensor mean = x.mean(dims, true);
+  const Tensor rstd = (x.var(dims, false, true) + eps).rsqrt();
+  Tensor y = (x - mean) * rstd;
+  if (weight.defined()) y = y * weight;
+  if (bias.defined()) y = y + bias;
+  return y;
+}
+
+// running <- (1 - m) * running + m * value, in float64 as PyTorch's CPU kernel does, then stored.
+void update_running(Tensor& running, const Tensor& value, double m) {
+  NoGradGuard no_grad;
+  const Tensor r = running.to(kFloat64) * (1 - m) + value.detach().to(kFloat64) * m;
+  running.copy_(r);
+}
+
+Tensor batch_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                       const Tensor& bias, bool training, double momentum, double eps, const char* op) {
+  DITTO_CHECK(x.defined(), op, "expected a defined input");
+  DITTO_CHECK(is_floating(x.dtype()), op, "expected a floating point input, got ", dtype_name(x.dtype()));
+  DITTO_CHECK(x.dim() >= 2, op, "expected an input with at least 2 dims (N, C, ...), got ", x.dim(), "-D");
+  const int64_t C = x.size(1);
+  auto check_param = [&](const Tensor& t, const char* what) {
+    DITTO_CHECK(!t.defined() || (t.dim() == 1 && t.size(0) == C), op, what, " should contain ", C,
+                " elements (one per channel), got shape ", detail::shape_str(t.sizes()));
+  };
+  check_param(running_mean, "running_mean");
+  check_param(running_var, "running_var");
+  check_param(weight, "weight");
+  check_param(bias, "bias");
+  Shape dims{0}, pshape(static_cast<std::size_t>(x.dim()), 1);
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  pshape[1] = C;
+  const int64_t n = C > 0 ? x.numel() / C : 0;
+  Tensor mean, var;
+  if (training) {
+    DITTO_CHECK(n > 1, op, "expected more than 1 value per channel when training, got input size ",
+                detail::shape_str(x.sizes()));
+    mean = x.mean(dims, true);
+    var = x.var(dims, false, true);
+    if (running_mean.defined()) {
+      Tensor rm = running_mean;
+      update_running(rm, mean.view({C}), momentum);
+    }
+    if (running_var.defined()) {
+      Tensor rv = running_var;
+      NoGradGuard no_grad;
+      update_running(rv, x.detach().var(dims, true, false), momentum);
+    }
+  } else {
+    DITTO_CHECK(running_mean.defined() && running_var.defined(), op,
+                "running_mean and running_var must be defined in evaluation mode");
+    mean = running_mean.view(pshape);
+    var = running_var.view(pshape);
+  }
+  Tensor y = (x - mean) * (var + eps).rsqrt();
+  if (weight.defined()) y = y * weight.view(pshape);
+  if (bias.defined()) y = y + bias.view(pshape);
+  return y;
+}
+}  // namespace
+
+// --- LayerNorm
+LayerNorm::LayerNorm(Shape normalized_shape, double eps, bool elementwise_affine, ScalarType dtype)
+    : shape_(std::move(normalized_shape)), eps_(eps), affine_(elementwise_affine) {
+  DITTO_CHECK(!shape_.empty(), "LayerNorm", "normalized_shape must have at least one dim");
+  for (int64_t s : shape_) DITTO_CHECK(s >= 0, "LayerNorm", "normalized_shape has a negative size: ", s);
+  DITTO_CHECK(is_floating(dtype), "LayerNorm", "parameters must be floating point, got ", dtype_name(dtype));
+  if (affine_) {
+    register_parameter("weight", empty(shape_, dtype));
+    register_parameter("bias", empty(shape_, dtype));
+  }
+  reset_parameters();
+}
+
+void LayerNorm::reset_parameters() {
+  if (!affine_) return;
+  init::ones_(param(0));
+  init::zeros_(param(1));
+}
+
+Tensor& LayerNorm::weight() { return affine_ ? param(0) : undefined_tensor(); }
+Tensor& LayerNorm::bias() { return affine_ ? param(1) : undefined_tensor(); }
+
+Tensor LayerNorm::forward(const Tensor& x) {
+  return layer_norm_impl(x, shape_, weight(), bias(), eps_, "LayerNorm");
+}
+
+// --- BatchNorm
+BatchNormBase::BatchNormBase(int64_t num_features, double eps, std::optional<double> momentum, bool affine,
+                             bool track_running_stats, ScalarType dtype)
+    : num_features_(num_features), eps_(eps), momentum_(momentum), affine_(affine), track_(track_running_stats) {
+  DITTO_CHECK(num_features >= 0, "BatchNorm", "num_features must be non-negative, got ", num_features);
+  DITTO_CHECK(is_floating(dtype), "BatchNorm", "parameters must be floating point, got ", dtype_name(dtype));
+  if (affine_) {
+    register_parameter("weight", empty({num_features}, dtype));
+    register_parameter("bias", empty({num_features}, dtype));
+  }
+  if (track_) {
+    register_buffer("running_mean", zeros({num_features}, dtype));
+    register_buffer("running_var", ones({num_features}, dtype));
+    register_buffer("num_batches_tracked", zeros({}, kInt64));
+  }
+  reset_parameters();
+}
+
+void BatchNormBase::reset_running_stats() {
+  if (!track_) return;
+  NoGradGuard no_grad;
+  buffer(0).fill_(0);
+  buffer(1).fill_(1);
+  buffer(2).fill_(0);
+}
+
+void BatchNormBase::reset_parameters() {
+  reset_running_stats();
+  if (!affine_) return;
+  init::ones_(param(0));
+  init::zeros_(param(1));
+}
+
+Tensor& BatchNormBase::weight() { return affine_ ? param(0) : undefined_tensor(); }
+Tensor& BatchNormBase::bias() { return affine_ ? param(1) : undefined_tensor(); }
+Tensor& BatchNormBase::running_mean() { return track_ ? buffer(0) : undefined_tensor(); }
+Tensor& BatchNormBase::running_var() { return track_ ? buffer(1) : undefined_tensor(); }
+Tensor& BatchNormBase::num_batches_tracked() { return track_ ? buffer(2) : undefined_tensor(); }
+
+// torch.nn.modules.batchnorm._BatchNorm.forward.
+Tensor BatchNormBase::forward(const Tensor& x) {
+  const std::string op = name();
+  DITTO_CHECK(x.defined(), op, "expected a defined input");
+  check_input(x);
+  DITTO_CHECK(x.size(1) == num_features_, op, "expected input with ", num_features_, " features (channels) in dim 1, got ",
+              x.size(1));
+  double factor = momentum_.value_or(0.0);
+  if (is_training() && track_) {
+    Tensor& nbt = buffer(2);
+    {
+      NoGradGuard no_grad;
+      nbt.add_(1);
+    }
+    if (!momentum_) factor = 1.0 / static_cast<double>(nbt.item<int64_t>());
+  }
+  const bool use_batch_stats = is_training() || !track_;
+  const Tensor rm = (!is_training() || track_) ? running_mean() : Tensor();
+  const Tensor rv = (!is_training() || track_) ? running_var() : Tensor();
+  return batch_norm_impl(x, rm, rv, weight(), bias(), use_batch_stats, factor, eps_, op.c_str());
+}
+
+void BatchNorm1d::check_input(const Tensor& x) const {
+  DITTO_CHECK(x.dim() == 2 || x.dim() == 3, "BatchNorm1d", "expected 2D or 3D input (got ", x.dim(), "D input)");
+}
+void BatchNorm2d::check_input(const Tensor& x) const {
+  DITTO_CHECK(x.dim() == 4, "BatchNorm2d", "expected 4D input (got ", x.dim(), "D input)");
+}
+
+namespace functional {
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+  return layer_norm_impl(x, normalized_shape, weight, bias, eps, "layer_norm");
+}
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  return batch_norm_impl(x, running_mean, running_var, weight, bias, training, momentum, eps, "batch_norm");
+}
+}  // namespace functional
+
+}  // namespace ditto::nn

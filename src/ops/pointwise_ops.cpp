@@ -1,0 +1,100 @@
+// Public pointwise ops with several operands (lerp, addcmul, addcdiv) and GELU.
+#include <string_view>
+
+#include "autograd/graph.h"
+#include "ops/common.h"
+
+namespace ditto {
+using detail::fail;
+using ops::OpId;
+
+namespace {
+
+bool parse_gelu_approx(std::string_view approximate, const char* op) {
+  if (approximate == "none") return false;
+  if (approximate == "tanh") return true;
+  fail(op, "approximate argument must be either none or tanh.");
+}
+
+// self + value * op(t1, t2), broadcast, in the promoted dtype.
+template <OpId id>
+Tensor addc(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value, const char* op) {
+  detail::check_defined(self, op, "self");
+  detail::check_defined(t1, op, "tensor1");
+  detail::check_defined(t2, op, "tensor2");
+  const ScalarType t = promote_types(result_type(self, t1), result_type(t1, t2));
+  if (t == kBool) fail(op, "not implemented for 'Bool'");
+  if (id == OpId::addcdiv && !is_floating(t))
+    fail(op, "integer division with addcdiv is not supported; use a floating point tensor1 or tensor2");
+  if (value.is_floating() && !is_floating(t))
+    fail(op, "value cannot be a floating point number for integral tensors");
+  const Shape shape = detail::broadcast_shapes(detail::broadcast_shapes(self.sizes(), t1.sizes(), op), t2.sizes(), op);
+  Tensor out = detail::new_tensor(shape, t, op);
+  const Tensor s = detail::cast(self, t), a = detail::cast(t1, t), b = detail::cast(t2, t);
+  ops::call<id>(self.device(), out, views::expand(s, shape), views::expand(a, shape), views::expand(b, shape), value);
+  if (is_floating(t) && autograd::any_needs_grad(self, t1, t2)) {
+    autograd::Saved sv;
+    sv.tensors = {a, b};
+    sv.scalars = {value};
+    autograd::record(id, {self, t1, t2}, {out}, std::move(sv));
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
+  detail::check_defined(start, "lerp", "self");
+  detail::check_defined(end, "lerp", "end");
+  if (start.dtype() != end.dtype())
+    fail("lerp", "expected dtype ", dtype_name(start.dtype()), " for `end` but got dtype ", dtype_name(end.dtype()));
+  if (!is_floating(start.dtype())) fail("lerp", "not implemented for '", dtype_name(start.dtype()), "'");
+  const Shape shape = detail::broadcast_shapes(start.sizes(), end.sizes(), "lerp");
+  Tensor out = detail::new_tensor(shape, start.dtype(), "lerp");
+  ops::call<OpId::lerp>(start.device(), out, views::expand(start, shape), views::expand(end, shape), weight);
+  if (autograd::any_needs_grad(start, end)) {
+    autograd::Saved s;
+    s.scalars = {weight};
+    autograd::record(OpId::lerp, {start, end}, {out}, std::move(s));
+  }
+  return out;
+}
+
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc<OpId::addcmul>(self, t1, t2, value, "addcmul");
+}
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc<OpId::addcdiv>(self, t1, t2, value, "addcdiv");
+}
+
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  detail::check_defined(x, "gelu");
+  const bool tanh_approx = parse_gelu_approx(approximate, "gelu");
+  if (!is_floating(x.dtype())) fail("gelu", "not implemented for '", dtype_name(x.dtype()), "'");
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "gelu");
+  ops::call<OpId::gelu>(x.device(), out, x, tanh_approx);
+  if (autograd::any_needs_grad(x)) {
+    autograd::Saved s;
+    s.tensors = {x};
+    s.ints = {tanh_approx};
+    autograd::record(OpId::gelu, {x}, {out}, std::move(s));
+  }
+  return out;
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& x, std::string_view approximate) {
+  detail::check_defined(grad, "gelu_backward", "grad_output");
+  detail::check_defined(x, "gelu_backward", "self");
+  const bool tanh_approx = parse_gelu_approx(approximate, "gelu_backward");
+  if (!is_floating(x.dtype()) || grad.dtype() != x.dtype())
+    fail("gelu_backward", "expected grad_output and self of one floating dtype, got ", dtype_name(grad.dtype()),
+         " and ", dtype_name(x.dtype()));
+  if (grad.sizes() != x.sizes())
+    fail("gelu_backward", "grad_output of shape ", detail::shape_str(grad.sizes()), " does not match self's shape ",
+         detail::shape_str(x.sizes()));
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "gelu_backward");
+  ops::call<OpId::gelu_backward>(x.device(), out, grad, x, tanh_approx);
+  return out;
+}
+
+}  // namespace ditto

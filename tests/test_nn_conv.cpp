@@ -1,0 +1,462 @@
+// Convolution: PyTorch's answers (tests/data/pytorch-nn-conv.json), a naive reference that pins
+// the accumulation order bit for bit (Note [Convolution accumulation order], src/cpu/conv.cpp),
+// batch and thread invariance, default init, bad input, and gradient-check samples.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ditto/ditto.h"
+#include "gradcheck.h"
+#include "nn_conv_golden.h"
+
+using namespace ditto;
+namespace F = ditto::nn::functional;
+namespace cg = ditto::testing::conv_golden;
+using cg::json;
+
+namespace {
+
+// float32 results may differ from PyTorch's (oneDNN / its own GEMM) by a few roundings of the sum.
+constexpr double kConvRtol = 1e-5;
+
+struct ConvArgs {
+  Shape stride{1, 1}, padding{0, 0}, dilation{1, 1};
+  int64_t groups = 1;
+};
+
+Tensor run_conv(int dims, const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a) {
+  if (dims == 1) return F::conv1d(x, w, b, a.stride[0], a.padding[0], a.dilation[0], a.groups);
+  return F::conv2d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
+}
+
+// ---- the naive reference: a direct loop nest, each output one sequential fma chain over
+// (c, kh, kw) ascending on the zero-padded input, then + bias.
+template <class T>
+Tensor naive_conv2d(const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a, bool reversed_k = false) {
+  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+  const int64_t O = w.size(0), Cg = w.size(1), kH = w.size(2), kW = w.size(3), G = a.groups, Og = O / G;
+  const int64_t oH = (H + 2 * a.padding[0] - a.dilation[0] * (kH - 1) - 1) / a.stride[0] + 1;
+  const int64_t oW = (W + 2 * a.padding[1] - a.dilation[1] * (kW - 1) - 1) / a.stride[1] + 1;
+  const std::vector<T> xs = to_vector<T>(x.contiguous()), ws = to_vector<T>(w.contiguous());
+  const std::vector<T> bs = b.defined() ? to_vector<T>(b.contiguous()) : std::vector<T>();
+  std::vector<T> out(static_cast<std::size_t>(N * O * oH * oW));
+  const int64_t K = Cg * kH * kW;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t oh = 0; oh < oH; ++oh)
+        for (int64_t ow = 0; ow < oW; ++ow) {
+          const int64_t g = o / Og;
+          T acc = 0;
+          for (int64_t kk = 0; kk < K; ++kk) {
+            const int64_t k = reversed_k ? K - 1 - kk : kk;
+            const int64_t c = k / (kH * kW), kh = k / kW % kH, kw = k % kW;
+            const int64_t ih = oh * a.stride[0] - a.padding[0] + kh * a.dilation[0];
+            const int64_t iw = ow * a.stride[1] - a.padding[1] + kw * a.dilation[1];
+            const T v = ih >= 0 && ih < H && iw >= 0 && iw < W ? xs[((n * C + g * Cg + c) * H + ih) * W + iw] : T(0);
+            acc = std::fma(ws[((o * Cg + c) * kH + kh) * kW + kw], v, acc);
+          }
+          out[((n * O + o) * oH + oh) * oW + ow] = b.defined() ? bs[o] + acc : acc;
+        }
+  return from_vector(out, {N, O, oH, oW});
+}
+
+// grad weight: one chain over (n, oh, ow) ascending. grad input: per (kh, kw) a chain over the
+// group's o ascending, those added to 0 in (kh, kw) order.
+template <class T>
+std::pair<Tensor, Tensor> naive_conv2d_grads(const Tensor& x, const Tensor& w, const Tensor& gy, const ConvArgs& a) {
+  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
+  const int64_t O = w.size(0), Cg = w.size(1), kH = w.size(2), kW = w.size(3), Og = O / a.groups;
+  const int64_t oH = gy.size(2), oW = gy.size(3);
+  const std::vector<T> xs = to_vector<T>(x.contiguous()), ws = to_vector<T>(w.contiguous()),
+                       gs = to_vector<T>(gy.contiguous());
+  std::vector<T> gw(static_cast<std::size_t>(O * Cg * kH * kW)), gx(static_cast<std::size_t>(N * C * H * W));
+  for (int64_t o = 0; o < O; ++o)
+    for (int64_t c = 0; c < Cg; ++c)
+      for (int64_t kh = 0; kh < kH; ++kh)
+        for (int64_t kw = 0; kw < kW; ++kw) {
+          const int64_t ci = o / Og * Cg + c;
+          T acc = 0;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t oh = 0; oh < oH; ++oh)
+              for (int64_t ow = 0; ow < oW; ++ow) {
+                const int64_t ih = oh * a.stride[0] - a.padding[0] + kh * a.dilation[0];
+                const int64_t iw = ow * a.stride[1] - a.padding[1] + kw * a.dilation[1];
+                const T v = ih >= 0 && ih < H && iw >= 0 && iw < W ? xs[((n * C + ci) * H + ih) * W + iw] : T(0);
+                acc = std::fma(gs[((n * O + o) * oH + oh) * oW + ow], v, acc);
+              }
+          gw[((o * Cg + c) * kH + kh) * kW + kw] = acc;
+        }
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ci = 0; ci < C; ++ci)
+      for (int64_t ih = 0; ih < H; ++ih)
+        for (int64_t iw = 0; iw < W; ++iw) {
+          const int64_t g = ci / Cg, c = ci % Cg;
+          T acc = 0;
+          for (int64_t kh = 0; kh < kH; ++kh)
+            for (int64_t kw = 0; kw < kW; ++kw) {
+              const int64_t hn = ih + a.padding[0] - kh * a.dilation[0], wn = iw + a.padding[1] - kw * a.dilation[1];
+              if (hn < 0 || wn < 0 || hn % a.stride[0] || wn % a.stride[1]) continue;
+              const int64_t oh = hn / a.stride[0], ow = wn / a.stride[1];
+              if (oh >= oH || ow >= oW) continue;
+              T t = 0;
+              for (int64_t o = g * Og; o < (g + 1) * Og; ++o)
+                t = std::fma(ws[((o * Cg + c) * kH + kh) * kW + kw], gs[((n * O + o) * oH + oh) * oW + ow], t);
+              acc = acc + t;
+            }
+          gx[((n * C + ci) * H + ih) * W + iw] = acc;
+        }
+  return {from_vector(gx, x.sizes()), from_vector(gw, w.sizes())};
+}
+
+// Values of varied magnitudes, so that a different summation order shows in the bits.
+Tensor spread(const Shape& s, ScalarType dt) { return (randn(s, dt) * (rand(s, dt) * 6 - 3).exp()).contiguous(); }
+
+struct RefCase {
+  Shape x, w;
+  ConvArgs a;
+  bool bias;
+};
+
+std::vector<RefCase> ref_cases() {
+  return {
+      {{3, 5, 7, 9}, {7, 5, 3, 2}, {{2, 1}, {1, 0}, {1, 2}, 1}, true},
+      {{2, 6, 11, 5}, {9, 2, 3, 3}, {{1, 1}, {2, 1}, {2, 2}, 3}, true},
+      {{1, 3, 13, 13}, {5, 3, 5, 5}, {{3, 3}, {2, 2}, {1, 1}, 1}, false},
+      {{2, 4, 6, 6}, {4, 1, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 4}, true},  // 1x1: the direct path
+      {{2, 3, 5, 8}, {2, 3, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},
+      {{1, 17, 9, 9}, {3, 17, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},  // K = 153
+      {{2, 3, 1, 13}, {4, 3, 1, 3}, {{1, 2}, {0, 1}, {1, 2}, 1}, true},   // conv1d's form
+  };
+}
+
+void expect_error(const std::function<void()>& fn, const std::string& prefix, const std::string& part) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected ditto::Error starting with " << prefix;
+  } catch (const NondeterministicError& e) {
+    ADD_FAILURE() << "unexpected NondeterministicError: " << e.what();
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
+    EXPECT_NE(m.find(part), std::string::npos) << m;
+  }
+}
+
+struct ThreadsGuard {
+  int saved = get_num_threads();
+  ~ThreadsGuard() { set_num_threads(saved); }
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------------ PyTorch's answers
+
+TEST(NNConvGolden, ForwardAndGradientsMatchPyTorch) {
+  const json& cases = cg::section("conv");
+  ASSERT_GE(cases.size(), 10u);
+  std::size_t same = 0, total = 0;
+  for (const json& c : cases) {
+    const std::string name = c.at("name").get<std::string>();
+    SCOPED_TRACE(name);
+    const int dims = c.at("dims").get<int>();
+    Tensor x = cg::decode(c.at("input")).requires_grad_();
+    Tensor w = cg::decode(c.at("weight")).requires_grad_();
+    Tensor b = c.at("bias").is_null() ? Tensor() : cg::decode(c.at("bias")).requires_grad_();
+    ConvArgs a;
+    a.stride = c.at("stride").get<Shape>();
+    a.padding = c.at("padding").get<Shape>();
+    a.dilation = c.at("dilation").get<Shape>();
+    a.groups = c.at("groups").get<int64_t>();
+    if (dims == 2)
+      for (Shape* v : {&a.stride, &a.padding, &a.dilation})
+        if (v->size() == 1) v->push_back((*v)[0]);
+    Tensor out = run_conv(dims, x, w, b, a);
+    EXPECT_EQ(out.grad_fn_name(), x.dim() == dims + 2 && dims == 2 ? "ConvolutionBackward0" : "SqueezeBackward0");
+    const double rtol = x.dtype() == kFloat64 ? 1e-12 : kConvRtol;
+    same += cg::expect_close(out, cg::decode(c.at("output")), rtol, "output");
+    total += out.numel();
+    out.backward(cg::decode(c.at("grad_output")));
+    cg::expect_close(x.grad(), cg::decode(c.at("grad_input")), rtol, "grad_input");
+    cg::expect_close(w.grad(), cg::decode(c.at("grad_weight")), rtol, "grad_weight");
+    if (b.defined()) cg::expect_close(b.grad(), cg::decode(c.at("grad_bias")), rtol, "grad_bias");
+  }
+  RecordProperty("forward_bits_identical_to_pytorch", std::to_string(same) + "/" + std::to_string(total));
+}
+
+// nn.Conv2d / nn.Conv1d default init, bit for bit (spec pytorch-cpu-rng.md §5).
+TEST(NNConvGolden, DefaultInitMatchesPyTorch) {
+  auto make = [](const std::string& kind, const json& a) -> std::shared_ptr<nn::ConvNd> {
+    auto get = [&](const char* k, int64_t d) { return a.contains(k) ? cg::size_arg(a.at(k)) : nn::SizeArg(d); };
+    const int64_t in = a.at("in_channels").get<int64_t>(), out = a.at("out_channels").get<int64_t>();
+    const int64_t groups = a.value("groups", int64_t{1});
+    const bool bias = a.value("bias", true);
+    if (kind == "Conv1d")
+      return std::make_shared<nn::Conv1d>(in, out, cg::size_arg(a.at("kernel_size")), get("stride", 1),
+                                          get("padding", 0), get("dilation", 1), groups, bias);
+    return std::make_shared<nn::Conv2d>(in, out, cg::size_arg(a.at("kernel_size")), get("stride", 1),
+                                        get("padding", 0), get("dilation", 1), groups, bias);
+  };
+  const json& cases = cg::section("init");
+  ASSERT_GE(cases.size(), 20u);
+  for (const json& c : cases) {
+    const uint64_t seed = c.at("seed").get<uint64_t>();
+    const std::string kind = c.at("module").get<std::string>();
+    SCOPED_TRACE(kind + " seed " + std::to_string(seed) + " " + c.at("args").dump());
+    manual_seed(seed);
+    if (kind == "Conv2d+Conv1d") {  // construction order decides the draws
+      nn::Conv2d first(3, 4, 3);
+      nn::Conv1d second(2, 3, 2);
+      cg::expect_bits(first.weight(), cg::decode(c.at("first_weight")), "first weight");
+      cg::expect_bits(first.bias(), cg::decode(c.at("first_bias")), "first bias");
+      cg::expect_bits(second.weight(), cg::decode(c.at("weight")), "weight");
+      cg::expect_bits(second.bias(), cg::decode(c.at("bias")), "bias");
+      continue;
+    }
+    auto m = make(kind, c.at("args"));
+    cg::expect_bits(m->weight(), cg::decode(c.at("weight")), "weight");
+    if (c.at("bias").is_null()) {
+      EXPECT_FALSE(m->bias().defined());
+      EXPECT_EQ(m->parameters().size(), 1u);
+    } else {
+      cg::expect_bits(m->bias(), cg::decode(c.at("bias")), "bias");
+    }
+  }
+  // The entries of the RNG golden file, too.
+  std::ifstream f(DITTO_TEST_DATA "/pytorch-rng.json");
+  ASSERT_TRUE(f.good());
+  const json rng = json::parse(f);
+  int checked = 0;
+  for (const auto& [seed, entries] : rng.at("main").items()) {
+    const json& e = entries.at("conv2d_3_8_3");
+    manual_seed(std::stoull(seed));
+    nn::Conv2d m(3, 8, 3);
+    std::vector<uint64_t> want_w, want_b;
+    for (const auto& h : e.at("weight")) want_w.push_back(std::stoull(h.get<std::string>(), nullptr, 16));
+    for (const auto& h : e.at("bias")) want_b.push_back(std::stoull(h.get<std::string>(), nullptr, 16));
+    EXPECT_EQ(cg::bits(m.weight()), want_w) << "seed " << seed;
+    EXPECT_EQ(cg::bits(m.bias()), want_b) << "seed " << seed;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+}
+
+// ------------------------------------------------------------------- the naive reference, bitwise
+
+TEST(NNConvReference, ForwardMatchesNaiveLoopBitForBit) {
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    int k = 0;
+    for (const RefCase& rc : ref_cases()) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " case " + std::to_string(k++));
+      manual_seed(100 + k);
+      const Tensor x = spread(rc.x, dt), w = spread(rc.w, dt), b = rc.bias ? spread({rc.w[0]}, dt) : Tensor();
+      const Tensor got = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+      const Tensor want = dt == kFloat32 ? naive_conv2d<float>(x, w, b, rc.a) : naive_conv2d<double>(x, w, b, rc.a);
+      cg::expect_bits(got, want, "conv2d vs naive");
+    }
+  }
+  // The comparison can fail: summing k in reverse order gives other bits somewhere.
+  manual_seed(7);
+  const RefCase rc = ref_cases()[5];
+  const Tensor x = spread(rc.x, kFloat32), w = spread(rc.w, kFloat32);
+  const Tensor got = F::conv2d(x, w, Tensor(), rc.a.stride, rc.a.padding);
+  EXPECT_FALSE(equal(got, naive_conv2d<float>(x, w, Tensor(), rc.a, /*reversed_k=*/true)));
+  EXPECT_TRUE(equal(got, naive_conv2d<float>(x, w, Tensor(), rc.a)));
+}
+
+TEST(NNConvReference, Conv1dIsConv2dWithHeightOne) {
+  manual_seed(3);
+  const Tensor x = spread({2, 3, 13}, kFloat32), w = spread({4, 3, 3}, kFloat32), b = spread({4}, kFloat32);
+  const Tensor got = F::conv1d(x, w, b, 2, 1, 2);
+  ConvArgs a{{1, 2}, {0, 1}, {1, 2}, 1};
+  cg::expect_bits(got, naive_conv2d<float>(x.unsqueeze(2), w.unsqueeze(2), b, a).squeeze(2), "conv1d vs naive");
+}
+
+TEST(NNConvReference, GradientsMatchNaiveLoopsBitForBit) {
+  int k = 0;
+  for (const RefCase& rc : ref_cases()) {
+    SCOPED_TRACE("case " + std::to_string(k++));
+    manual_seed(200 + k);
+    Tensor x = spread(rc.x, kFloat32).requires_grad_(), w = spread(rc.w, kFloat32).requires_grad_();
+    Tensor b = rc.bias ? spread({rc.w[0]}, kFloat32).requires_grad_() : Tensor();
+    Tensor out = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+    const Tensor gy = spread(out.sizes(), kFloat32);
+    out.backward(gy);
+    auto [gx, gw] = naive_conv2d_grads<float>(x.detach(), w.detach(), gy, rc.a);
+    cg::expect_bits(x.grad(), gx, "grad_input vs naive");
+    cg::expect_bits(w.grad(), gw, "grad_weight vs naive");
+    if (b.defined()) cg::expect_bits(b.grad(), gy.sum({0, 2, 3}), "grad_bias vs canonical sum");
+  }
+}
+
+// ------------------------------------------------------------------------------ invariance
+
+TEST(NNConvInvariance, SampleIsTheSameAloneOrInAnyBatch) {
+  for (int64_t groups : {1, 2}) {
+    SCOPED_TRACE("groups " + std::to_string(groups));
+    manual_seed(11);
+    const Tensor xs = spread({8, 4, 12, 12}, kFloat32), w = spread({6, 4 / groups, 3, 3}, kFloat32),
+                 b = spread({6}, kFloat32);
+    auto conv = [&](const Tensor& x) { return F::conv2d(x, w, b, 1, 1, 1, groups); };
+    const Tensor full = conv(xs);
+    for (int64_t i = 0; i < 8; ++i) {
+      EXPECT_TRUE(equal(conv(xs.narrow(0, i, 1)), full.narrow(0, i, 1))) << "sample " << i << " alone";
+      EXPECT_TRUE(equal(conv(xs[i]), full[i])) << "sample " << i << " unbatched";
+    }
+    for (int64_t start : {0, 2, 5}) {
+      EXPECT_TRUE(equal(conv(xs.narrow(0, start, 3)), full.narrow(0, start, 3))) << "batch of 3 at " << start;
+    }
+    // a sample inside a different batch of 8 (other samples around it)
+    Tensor other = spread({8, 4, 12, 12}, kFloat32);
+    other.narrow(0, 6, 1).copy_(xs.narrow(0, 1, 1));
+    EXPECT_TRUE(equal(conv(other).narrow(0, 6, 1), full.narrow(0, 1, 1)));
+  }
+}
+
+TEST(NNConvInvariance, ForwardAndGradientsIndependentOfThreadCount) {
+  ThreadsGuard keep;
+  struct Shp {
+    Shape x, w;
+    int64_t groups;
+  };
+  // (N * groups) >= threads: split over (n, group) blocks; N = 1: the GEMM splits its rows.
+  for (const Shp& s : {Shp{{4, 6, 20, 20}, {8, 3, 3, 3}, 2}, Shp{{1, 8, 20, 20}, {16, 8, 3, 3}, 1}}) {
+    manual_seed(21);
+    const Tensor x0 = spread(s.x, kFloat32), w0 = spread(s.w, kFloat32), b0 = spread({s.w[0]}, kFloat32);
+    std::vector<Tensor> ref;
+    for (int t : {1, 2, 3, 8}) {
+      set_num_threads(t);
+      Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
+      Tensor out = F::conv2d(x, w, b, 1, 1, 1, s.groups);
+      (out * out).sum().backward();
+      const std::vector<Tensor> r{out.detach(), x.grad(), w.grad(), b.grad()};
+      if (ref.empty()) {
+        ref = r;
+        continue;
+      }
+      for (std::size_t i = 0; i < r.size(); ++i) EXPECT_TRUE(equal(r[i], ref[i])) << t << " threads, result " << i;
+    }
+  }
+}
+
+TEST(NNConvInvariance, RunsInDeterministicModeWithTheSameBits) {
+  manual_seed(5);
+  const Tensor x = spread({2, 3, 9, 9}, kFloat32), w = spread({4, 3, 3, 3}, kFloat32);
+  const Tensor free_run = F::conv2d(x, w, Tensor(), 2, 1);
+  DeterministicGuard g(true);
+  EXPECT_TRUE(equal(F::conv2d(x, w, Tensor(), 2, 1), free_run));
+  Tensor xr = x.clone().requires_grad_();
+  F::conv2d(xr, w, Tensor(), 2, 1).sum().backward();  // backward kernels are deterministic too
+  EXPECT_TRUE(xr.grad().defined());
+}
+
+// ------------------------------------------------------------------------------ modules
+
+TEST(NNConvModule, Conv2dParametersForwardAndErrors) {
+  manual_seed(0);
+  nn::Conv2d m(3, 8, {3, 2}, 2, 1);
+  EXPECT_EQ(m.name(), "Conv2d");
+  EXPECT_EQ(m.weight().sizes(), (Shape{8, 3, 3, 2}));
+  EXPECT_EQ(m.bias().sizes(), (Shape{8}));
+  const auto named = m.named_parameters();
+  ASSERT_EQ(named.size(), 2u);
+  EXPECT_EQ(named[0].first, "weight");
+  EXPECT_EQ(named[1].first, "bias");
+  const Tensor x = randn({2, 3, 7, 6});
+  const Tensor y = m(x);
+  EXPECT_EQ(y.sizes(), (Shape{2, 8, 4, 4}));
+  EXPECT_TRUE(equal(y, F::conv2d(x, m.weight(), m.bias(), 2, 1)));
+  EXPECT_EQ(m(x[0]).sizes(), (Shape{8, 4, 4}));  // unbatched
+  y.sum().backward();
+  EXPECT_EQ(m.weight().grad().sizes(), m.weight().sizes());
+
+  expect_error([&] { m(randn({3, 7})); }, "[Conv2d]", "expected 3D (unbatched) or 4D (batched) input, got 2D");
+  try {
+    m(randn({3, 7}));
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "[Conv2d] expected 3D (unbatched) or 4D (batched) input, got 2D");
+  }
+  expect_error([&] { m(randn({2, 4, 7, 6})); }, "[Conv2d]", "expected input with 3 channels");
+  expect_error([&] { m(randn({2, 3, 2, 1})); }, "[Conv2d]", "can't be greater than the padded input size");
+  expect_error([] { nn::Conv2d(3, 8, 3, 1, 0, 1, 2); }, "[Conv2d]", "in_channels (3) must be divisible by groups");
+  expect_error([] { nn::Conv2d(4, 6, 3, 1, 0, 1, 4); }, "[Conv2d]", "out_channels (6) must be divisible by groups");
+  expect_error([] { nn::Conv2d(4, 6, 3, 0); }, "[Conv2d]", "stride");
+  expect_error([] { nn::Conv2d(4, 6, {3, 3, 3}); }, "[Conv2d]", "kernel_size");
+
+  nn::Conv2d nb(2, 3, 1, 1, 0, 1, 1, /*bias=*/false);
+  EXPECT_FALSE(nb.bias().defined());
+  EXPECT_EQ(nb.parameters().size(), 1u);
+}
+
+TEST(NNConvModule, Conv1d) {
+  manual_seed(1);
+  nn::Conv1d m(4, 6, 3, 1, 2, 2, 2);
+  EXPECT_EQ(m.name(), "Conv1d");
+  EXPECT_EQ(m.weight().sizes(), (Shape{6, 2, 3}));
+  const Tensor x = randn({3, 4, 10});
+  EXPECT_TRUE(equal(m(x), F::conv1d(x, m.weight(), m.bias(), 1, 2, 2, 2)));
+  EXPECT_EQ(m(x).sizes(), (Shape{3, 6, 10}));
+  EXPECT_EQ(m(x[1]).sizes(), (Shape{6, 10}));
+  expect_error([&] { m(randn({1, 4, 10, 2})); }, "[Conv1d]", "expected 2D (unbatched) or 3D (batched) input, got 4D");
+  expect_error([&] { m(randn({1, 5, 10})); }, "[Conv1d]", "expected input with 4 channels");
+}
+
+// ------------------------------------------------------------------------------ bad input
+
+TEST(NNConvErrors, BadInputNamesTheOp) {
+  const Tensor x = randn({1, 3, 5, 5}), w = randn({4, 3, 3, 3});
+  expect_error([&] { F::conv2d(randn({3, 5}), w); }, "[conv2d]", "got 2D");
+  expect_error([&] { F::conv2d(randn({1, 1, 3, 5, 5}), w); }, "[conv2d]", "got 5D");
+  expect_error([&] { F::conv2d(x, randn({4, 3, 3})); }, "[conv2d]", "4D weight");
+  expect_error([&] { F::conv2d(randn({1, 4, 5, 5}), w); }, "[conv2d]", "expected input with 3 channels");
+  expect_error([&] { F::conv2d(x, randn({4, 1, 3, 3}), Tensor(), 1, 0, 1, 2); }, "[conv2d]",
+               "input channels (3) must be divisible by groups (2)");
+  expect_error([&] { F::conv2d(randn({1, 4, 5, 5}), randn({3, 2, 3, 3}), Tensor(), 1, 0, 1, 2); }, "[conv2d]",
+               "output channels (3) must be divisible by groups (2)");
+  expect_error([&] { F::conv2d(randn({1, 3, 2, 2}), w); }, "[conv2d]", "can't be greater than the padded input");
+  expect_error([&] { F::conv2d(randn({1, 3, 5, 5}), w, Tensor(), 1, 0, 3); }, "[conv2d]", "padded input");
+  expect_error([&] { F::conv2d(x, w, Tensor(), 0); }, "[conv2d]", "expected stride > 0");
+  expect_error([&] { F::conv2d(x, w, Tensor(), {1, -1}); }, "[conv2d]", "expected stride > 0");
+  expect_error([&] { F::conv2d(x, w, Tensor(), 1, -1); }, "[conv2d]", "expected padding >= 0");
+  expect_error([&] { F::conv2d(x, w, Tensor(), 1, 0, 0); }, "[conv2d]", "expected dilation > 0");
+  expect_error([&] { F::conv2d(x, w, Tensor(), 1, 0, 1, 0); }, "[conv2d]", "expected groups > 0");
+  expect_error([&] { F::conv2d(x, w, Tensor(), {1, 1, 1}); }, "[conv2d]", "stride to be one number or 2 numbers");
+  expect_error([&] { F::conv2d(x, w, randn({5})); }, "[conv2d]", "expected bias of shape (4,)");
+  expect_error([&] { F::conv2d(x, w.to(kFloat64)); }, "[conv2d]", "same dtype");
+  expect_error([&] { F::conv2d(x.to(kInt64), w.to(kInt64)); }, "[conv2d]", "floating-point");
+  expect_error([&] { F::conv2d(Tensor(), w); }, "[conv2d]", "");
+  expect_error([&] { F::conv1d(randn({1, 3, 5, 5}), randn({4, 3, 3})); }, "[conv1d]", "got 4D");
+  expect_error([&] { F::conv1d(randn({1, 3, 2}), randn({4, 3, 3})); }, "[conv1d]", "padded input");
+  expect_error([&] { F::conv2d_backward_input(randn({1, 4, 2, 2}), w, {1, 3, 5, 5}, 1, 0, 1, 1); },
+               "[conv2d_backward_input]", "grad_output of shape (1, 4, 3, 3)");
+  expect_error([&] { F::conv2d_backward_weight(randn({1, 4, 3, 3}), x, {4, 3, 3}, 1, 0, 1, 1); },
+               "[conv2d_backward_weight]", "4D");
+}
+
+TEST(NNConvErrors, EmptyBatchAndZeroChannels) {
+  const Tensor w = randn({4, 3, 3, 3});
+  Tensor x = zeros({0, 3, 5, 5}).requires_grad_();
+  Tensor wr = w.clone().requires_grad_();
+  Tensor y = F::conv2d(x, wr, randn({4}));
+  EXPECT_EQ(y.sizes(), (Shape{0, 4, 3, 3}));
+  y.sum().backward();
+  EXPECT_TRUE(equal(wr.grad(), zeros({4, 3, 3, 3})));  // no samples: zero gradient
+  const Tensor b = tensor({1.0, 2.0});
+  const Tensor z = F::conv2d(zeros({1, 0, 3, 3}), zeros({2, 0, 2, 2}), b);  // no input channels: bias only
+  EXPECT_TRUE(equal(z, b.view({1, 2, 1, 1}).expand({1, 2, 2, 2}).contiguous()));
+}
+
+// ------------------------------------------------------------------------------ gradient checks
+namespace {
+DITTO_GRADCHECK("conv2d", ({gc_rand({2, 3, 5, 6}), gc_rand({4, 3, 3, 2}), gc_rand({4})}),
+                return F::conv2d(v[0], v[1], v[2], {2, 1}, 1);)
+DITTO_GRADCHECK("conv2d", ({gc_rand({1, 4, 7, 6}), gc_rand({6, 2, 3, 3}), gc_rand({6})}),
+                return F::conv2d(v[0], v[1], v[2], 1, {2, 1}, 2, 2);)
+DITTO_GRADCHECK("conv2d", ({gc_rand({2, 5, 5}), gc_rand({3, 2, 2, 2})}), return F::conv2d(v[0], v[1]);)
+DITTO_GRADCHECK("conv2d", ({gc_rand({2, 3, 4, 4}), gc_rand({2, 3, 1, 1}), gc_rand({2})}),
+                return F::conv2d(v[0], v[1], v[2]);)
+DITTO_GRADCHECK("conv2d", ({gc_rand({2, 3, 9}), gc_rand({4, 3, 3}), gc_rand({4})}),
+                return F::conv1d(v[0], v[1], v[2], 2, 1, 2);)
+}  // namespace

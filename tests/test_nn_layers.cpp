@@ -1,0 +1,350 @@
+// nn layers: GELU, Dropout, Embedding, LayerNorm, BatchNorm1d/2d. Known answers from PyTorch
+// 1.13 (tests/data/pytorch-nn.json, tools/gen_golden_nn.py), semantics, and bad input.
+//
+// Tolerances (in eps of the dtype, relative to the expected tensor's largest magnitude; see
+// nn_golden.h), and why the results are not bitwise:
+//   GELU        8 eps: ditto's erf/tanh/exp (dmath) differ from PyTorch's (Sleef/libm) by an ulp or two
+//   LayerNorm  16 eps: PyTorch's row moments use Welford updates, ditto's two-pass canonical sums
+//   BatchNorm  16 eps: PyTorch accumulates the statistics in double, ditto in the input dtype
+// Dropout and Embedding (init, forward and backward) are compared bit for bit.
+#include <gtest/gtest.h>
+
+#include "ditto/ditto.h"
+#include "gradcheck.h"
+#include "nn_golden.h"
+
+using namespace ditto;
+using namespace ditto::testing;
+namespace F = ditto::nn::functional;
+
+namespace {
+DITTO_GRADCHECK("gelu", ({gc_rand({3, 5}, -3, 3)}), auto x = v[0]; return gelu(x) + gelu(x * 0.7, "tanh");)
+
+constexpr double kGeluTol = 8, kNormTol = 16;
+
+Tensor leaf(const Tensor& t) { return t.defined() ? t.clone().requires_grad_() : Tensor(); }
+}  // namespace
+
+// --- known answers
+TEST(NNLayersGolden, GeluForwardAndBackward) {
+  for (const json& c : nn_section("gelu")) {
+    const std::string name = c["name"];
+    Tensor x = leaf(decode(c["x"]));
+    Tensor y = F::gelu(x, c["approximate"].get<std::string>());
+    y.backward(decode(c["grad_out"]));
+    EXPECT_TRUE(close(y, decode(c["out"]), kGeluTol, name + " out"));
+    EXPECT_TRUE(close(x.grad(), decode(c["grad_x"]), kGeluTol, name + " grad_x"));
+    EXPECT_EQ(y.grad_fn_name(), "GeluBackward0");
+  }
+}
+
+TEST(NNLayersGolden, DropoutMatchesPyTorchBits) {
+  for (const json& c : nn_section("dropout")) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    const double p = hex_double(c["p"]);
+    const Tensor x0 = decode(c["x"]);
+    Tensor x = leaf(x0);
+    manual_seed(c["seed"].get<uint64_t>());
+    Tensor y1, y2;
+    if (c["module"].get<bool>()) {
+      nn::Dropout d(p);
+      y1 = d(x);
+      y2 = d(x0);
+    } else {
+      y1 = F::dropout(x, p, true);
+      y2 = F::dropout(x0, p, true);
+    }
+    EXPECT_TRUE(same_bits(y1, decode(c["outs"][0])));
+    EXPECT_TRUE(same_bits(y2, decode(c["outs"][1])));
+    y1.backward(decode(c["grad_out"]));
+    EXPECT_TRUE(same_bits(x.grad(), decode(c["grad_x"])));
+  }
+}
+
+TEST(NNLayersGolden, EmbeddingInitBits) {
+  for (const json& c : nn_section("embedding_init")) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    manual_seed(c["seed"].get<uint64_t>());
+    std::optional<int64_t> pad;
+    if (!c["padding_idx"].is_null()) pad = c["padding_idx"].get<int64_t>();
+    nn::Embedding e(c["num"].get<int64_t>(), c["dim"].get<int64_t>(), pad);
+    EXPECT_TRUE(same_bits(e.weight(), decode(c["weight"])));
+  }
+}
+
+TEST(NNLayersGolden, EmbeddingForwardBackwardBits) {
+  for (const json& c : nn_section("embedding")) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    Tensor w = leaf(decode(c["weight"]));
+    std::optional<int64_t> pad;
+    if (!c["padding_idx"].is_null()) pad = c["padding_idx"].get<int64_t>();
+    Tensor y = F::embedding(decode(c["indices"]), w, pad);
+    EXPECT_TRUE(same_bits(y, decode(c["out"])));
+    y.backward(decode(c["grad_out"]));
+    // index_add in index order, as PyTorch's embedding_dense_backward_cpu: the same bits
+    EXPECT_TRUE(same_bits(w.grad(), decode(c["grad_weight"])));
+  }
+}
+
+TEST(NNLayersGolden, LayerNorm) {
+  for (const json& c : nn_section("layer_norm")) {
+    const std::string name = c["name"];
+    Tensor x = leaf(decode(c["x"])), w = leaf(decode(c["weight"])), b = leaf(decode(c["bias"]));
+    const Shape ns = c["normalized_shape"].get<Shape>();
+    Tensor y = F::layer_norm(x, ns, w, b, hex_double(c["eps"]));
+    y.backward(decode(c["grad_out"]));
+    EXPECT_TRUE(close(y, decode(c["out"]), kNormTol, name + " out"));
+    EXPECT_TRUE(close(x.grad(), decode(c["grad_x"]), kNormTol, name + " grad_x"));
+    EXPECT_TRUE(close(w.defined() ? w.grad() : Tensor(), decode(c["grad_weight"]), kNormTol, name + " grad_weight"));
+    EXPECT_TRUE(close(b.defined() ? b.grad() : Tensor(), decode(c["grad_bias"]), kNormTol, name + " grad_bias"));
+    // the module gives the same bits as the function
+    nn::LayerNorm m(ns, hex_double(c["eps"]), w.defined(), x.dtype());
+    if (w.defined()) {
+      NoGradGuard g;
+      m.weight().copy_(w);
+      m.bias().copy_(b);
+    }
+    EXPECT_TRUE(same_bits(m(x), y));
+  }
+}
+
+TEST(NNLayersGolden, BatchNorm) {
+  for (const json& c : nn_section("batch_norm")) {
+    const std::string name = c["name"];
+    const int64_t C = c["num_features"];
+    std::optional<double> momentum;
+    if (!c["momentum"].is_null()) momentum = hex_double(c["momentum"]);
+    const bool affine = c["affine"], track = c["track_running_stats"];
+    std::unique_ptr<nn::BatchNormBase> m;
+    if (c["module"] == "BatchNorm1d")
+      m = std::make_unique<nn::BatchNorm1d>(C, hex_double(c["eps"]), momentum, affine, track);
+    else
+      m = std::make_unique<nn::BatchNorm2d>(C, hex_double(c["eps"]), momentum, affine, track);
+    {
+      NoGradGuard g;
+      if (affine) {
+        m->weight().copy_(decode(c["weight"]));
+        m->bias().copy_(decode(c["bias"]));
+      }
+      if (track) {
+        m->running_mean().copy_(decode(c["running_mean"]));
+        m->running_var().copy_(decode(c["running_var"]));
+      }
+    }
+    m->train(c["training"].get<bool>());
+    Tensor x = leaf(decode(c["x"]));
+    Tensor y = (*m)(x);
+    y.backward(decode(c["grad_out"]));
+    EXPECT_TRUE(close(y, decode(c["out"]), kNormTol, name + " out"));
+    EXPECT_TRUE(close(x.grad(), decode(c["grad_x"]), kNormTol, name + " grad_x"));
+    if (affine) {
+      EXPECT_TRUE(close(m->weight().grad(), decode(c["grad_weight"]), kNormTol, name + " grad_weight"));
+      EXPECT_TRUE(close(m->bias().grad(), decode(c["grad_bias"]), kNormTol, name + " grad_bias"));
+    }
+    if (track) {
+      EXPECT_TRUE(close(m->running_mean(), decode(c["running_mean_after"]), kNormTol, name + " running_mean"));
+      EXPECT_TRUE(close(m->running_var(), decode(c["running_var_after"]), kNormTol, name + " running_var"));
+      EXPECT_EQ(m->num_batches_tracked().item<int64_t>(), c["num_batches_tracked_after"].get<int64_t>()) << name;
+    }
+  }
+}
+
+// --- semantics
+TEST(NNLayers, GeluModuleAndErrors) {
+  Tensor x = tensor({-2.0, -0.5, 0.0, 0.5, 2.0});
+  nn::GELU exact, approx("tanh");
+  EXPECT_TRUE(equal(exact(x), gelu(x)));
+  EXPECT_TRUE(equal(approx(x), gelu(x, "tanh")));
+  EXPECT_FALSE(equal(exact(x), approx(x)));
+  EXPECT_EQ(exact(x)[2].item<float>(), 0.0f);
+  EXPECT_NEAR(exact(x)[4].item<float>(), 1.9544997f, 1e-6);  // 2 * Phi(2)
+  EXPECT_DITTO_ERROR(nn::GELU("fast"), "[GELU]", "none or tanh");
+  EXPECT_DITTO_ERROR(gelu(x, "erf"), "[gelu]");
+  EXPECT_DITTO_ERROR(gelu(tensor({1, 2})), "[gelu]");
+}
+
+TEST(NNLayers, DropoutEvalZeroAndOne) {
+  manual_seed(0);
+  Tensor x = randn({4, 5});
+  nn::Dropout d(0.5);
+  d.eval();
+  EXPECT_TRUE(d(x).is_same(x));  // identity in eval mode, as PyTorch
+  EXPECT_TRUE(F::dropout(x, 0.0, true).is_same(x));
+  EXPECT_EQ(F::dropout(x, 1.0, true).abs().sum().item<float>(), 0.0f);  // x * 0
+  d.train();
+  const auto state = get_rng_state();
+  Tensor y = d(x);
+  EXPECT_NE(get_rng_state(), state);  // training draws
+  // kept elements are x / (1 - p) exactly, dropped ones 0
+  const std::vector<float> xv = to_vector<float>(x), yv = to_vector<float>(y);
+  int kept = 0;
+  for (std::size_t i = 0; i < xv.size(); ++i) {
+    if (yv[i] != 0) {
+      EXPECT_EQ(yv[i], xv[i] * 2.0f);
+      ++kept;
+    }
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_LT(kept, 20);
+}
+
+TEST(NNLayers, DropoutSameBitsForAnyThreadCount) {
+  const int saved = get_num_threads();
+  auto run = [] {
+    manual_seed(7);
+    Tensor x = randn({300, 301});
+    return F::dropout(x, 0.3, true);
+  };
+  set_num_threads(1);
+  const Tensor a = run();
+  set_num_threads(4);
+  const Tensor b = run();
+  set_num_threads(saved);
+  EXPECT_TRUE(equal(a, b));
+}
+
+TEST(NNLayers, DropoutGeneratorArgument) {
+  Generator g1(5), g2(5);
+  Tensor x = ones({50});
+  EXPECT_TRUE(equal(F::dropout(x, 0.4, true, &g1), F::dropout(x, 0.4, true, &g2)));
+  nn::Dropout d(0.4, &g1);
+  EXPECT_TRUE(equal(d(x), F::dropout(x, 0.4, true, &g2)));
+  EXPECT_FALSE(equal(d(x), d(x)));  // the stream moves on
+}
+
+TEST(NNLayers, EmbeddingPaddingRowGetsNoGradient) {
+  manual_seed(3);
+  nn::Embedding e(5, 3, /*padding_idx=*/-2);
+  EXPECT_EQ(e.padding_idx(), 3);
+  EXPECT_TRUE(equal(e.weight()[3], zeros({3})));
+  {
+    NoGradGuard g;
+    e.weight()[3].fill_(2.0);  // the forward still reads the row, as PyTorch's
+  }
+  Tensor idx = tensor({{3, 1}, {1, 3}});
+  Tensor y = e(idx);
+  EXPECT_EQ(y.sizes(), (Shape{2, 2, 3}));
+  EXPECT_TRUE(equal(y[0][0], full({3}, 2.0)));
+  (y * 3).sum().backward();
+  EXPECT_TRUE(equal(e.weight().grad()[3], zeros({3})));
+  EXPECT_TRUE(equal(e.weight().grad()[1], full({3}, 6.0)));
+  EXPECT_TRUE(equal(e.weight().grad()[0], zeros({3})));
+  // int32 indices work too
+  EXPECT_TRUE(equal(e(idx.to(kInt32)), y));
+}
+
+TEST(NNLayers, EmbeddingBackwardIsDeterministic) {
+  auto run = [](int threads) {
+    const int saved = get_num_threads();
+    set_num_threads(threads);
+    manual_seed(11);
+    nn::Embedding e(50, 64);
+    Tensor idx = randint(0, 50, {4000});
+    Tensor y = e(idx);
+    (y * randn(y.sizes())).sum().backward();
+    set_num_threads(saved);
+    return e.weight().grad().clone();
+  };
+  const Tensor a = run(1), b = run(4), c = run(4);
+  EXPECT_TRUE(equal(a, b));
+  EXPECT_TRUE(equal(b, c));
+}
+
+TEST(NNLayers, LayerNormModule) {
+  nn::LayerNorm ln({2, 3});
+  const auto np = ln.named_parameters();
+  ASSERT_EQ(np.size(), 2u);
+  EXPECT_EQ(np[0].first, "weight");
+  EXPECT_EQ(np[1].first, "bias");
+  EXPECT_TRUE(equal(ln.weight(), ones({2, 3})));
+  EXPECT_TRUE(equal(ln.bias(), zeros({2, 3})));
+  manual_seed(1);
+  Tensor x = randn({4, 2, 3}) * 5 + 3;
+  Tensor y = ln(x);
+  // each (2, 3) block has mean ~0 and biased variance ~1
+  const Tensor m = y.mean({1, 2}), v = y.var({1, 2}, false);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(m[i].item<float>(), 0.0f, 1e-6);
+    EXPECT_NEAR(v[i].item<float>(), 1.0f, 1e-4);
+  }
+  nn::LayerNorm plain({3}, 1e-5, false);
+  EXPECT_TRUE(plain.parameters().empty());
+  EXPECT_FALSE(plain.weight().defined());
+}
+
+TEST(NNLayers, BatchNormBuffersAndModes) {
+  nn::BatchNorm2d bn(3);
+  const auto nb = bn.named_buffers();
+  ASSERT_EQ(nb.size(), 3u);
+  EXPECT_EQ(nb[0].first, "running_mean");
+  EXPECT_EQ(nb[1].first, "running_var");
+  EXPECT_EQ(nb[2].first, "num_batches_tracked");
+  EXPECT_EQ(nb[2].second.dtype(), kInt64);
+  EXPECT_EQ(bn.parameters().size(), 2u);
+  manual_seed(2);
+  Tensor x = randn({4, 3, 2, 2}) * 2 + 1;
+  Tensor y = bn(x);
+  EXPECT_EQ(bn.num_batches_tracked().item<int64_t>(), 1);
+  // running_mean = 0.9 * 0 + 0.1 * batch mean; running_var uses the unbiased variance
+  const Tensor bm = x.mean({0, 2, 3}), bv = x.var({0, 2, 3}, true);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(bn.running_mean()[c].item<float>(), 0.1f * bm[c].item<float>(), 1e-6);
+    EXPECT_NEAR(bn.running_var()[c].item<float>(), 0.9f + 0.1f * bv[c].item<float>(), 1e-6);
+  }
+  // eval: normalised with the running statistics, which stay put
+  bn.eval();
+  const Tensor rm = bn.running_mean().clone();
+  Tensor ye = bn(x);
+  EXPECT_TRUE(equal(bn.running_mean(), rm));
+  EXPECT_EQ(bn.num_batches_tracked().item<int64_t>(), 1);
+  const Tensor expect = (x - rm.view({1, 3, 1, 1})) / (bn.running_var().view({1, 3, 1, 1}) + 1e-5).sqrt();
+  EXPECT_TRUE(close(ye, expect, 4, "eval"));
+  EXPECT_FALSE(equal(ye, y));
+}
+
+TEST(NNLayers, BatchNormCumulativeMomentumAndNoTracking) {
+  nn::BatchNorm1d bn(2, 1e-5, std::nullopt);
+  Tensor a = tensor({{1.0, 2.0}, {3.0, 6.0}}), b = tensor({{5.0, 0.0}, {7.0, 2.0}});
+  bn(a);
+  bn(b);
+  // momentum None: the running mean is the plain average of the batch means
+  EXPECT_TRUE(equal(bn.running_mean(), tensor({4.0, 2.5})));
+  EXPECT_EQ(bn.num_batches_tracked().item<int64_t>(), 2);
+  nn::BatchNorm1d free(2, 1e-5, 0.1, false, false);
+  EXPECT_TRUE(free.named_buffers().empty());
+  free.eval();  // without running stats, eval still uses the batch's
+  Tensor y = free(a);
+  EXPECT_NEAR(y[0][0].item<float>(), -1.0f, 1e-4);
+  EXPECT_NEAR(y[1][1].item<float>(), 1.0f, 1e-4);
+}
+
+// --- bad input
+TEST(NNLayers, BadInputNamesTheModule) {
+  Tensor x = randn({4, 3});
+  EXPECT_DITTO_ERROR(nn::Dropout(1.5), "[Dropout]", "between 0 and 1");
+  EXPECT_DITTO_ERROR(F::dropout(x, -0.1), "[dropout]");
+  EXPECT_DITTO_ERROR(F::dropout(tensor({1, 2}), 0.5), "[dropout]");
+
+  nn::Embedding e(4, 2);
+  EXPECT_DITTO_ERROR(e(tensor({0, 4})), "[Embedding]", "index 4", "4 embeddings");
+  EXPECT_DITTO_ERROR(e(tensor({-1})), "[Embedding]");
+  EXPECT_DITTO_ERROR(e(tensor({0.0, 1.0})), "[Embedding]", "int64");
+  EXPECT_DITTO_ERROR(nn::Embedding(4, 2, 4), "[Embedding]", "padding_idx");
+  EXPECT_DITTO_ERROR(F::embedding(tensor({7}), randn({3, 2})), "[embedding]", "out of range");
+  EXPECT_DITTO_ERROR(F::embedding(tensor({0}), randn({3})), "[embedding]", "2-D");
+
+  nn::LayerNorm ln({3});
+  EXPECT_DITTO_ERROR(ln(randn({3, 4})), "[LayerNorm]", "normalized_shape");
+  EXPECT_DITTO_ERROR(F::layer_norm(x, {3}, ones({4})), "[layer_norm]", "weight");
+  EXPECT_DITTO_ERROR(F::layer_norm(tensor({1, 2, 3}), {3}), "[layer_norm]", "floating");
+
+  nn::BatchNorm1d bn1(3);
+  EXPECT_DITTO_ERROR(bn1(randn({2, 3, 4, 5})), "[BatchNorm1d]", "2D or 3D");
+  EXPECT_DITTO_ERROR(bn1(randn({2, 4})), "[BatchNorm1d]", "3 features");
+  EXPECT_DITTO_ERROR(bn1(randn({1, 3})), "[BatchNorm1d]", "more than 1 value per channel");
+  nn::BatchNorm2d bn2(3);
+  EXPECT_DITTO_ERROR(bn2(randn({2, 3, 4})), "[BatchNorm2d]", "4D");
+  EXPECT_DITTO_ERROR(bn2(randn({2, 5, 4, 4})), "[BatchNorm2d]", "3 features");
+  EXPECT_DITTO_ERROR(F::batch_norm(x, zeros({4}), ones({3}), Tensor(), Tensor(), true), "[batch_norm]", "running_mean");
+  EXPECT_DITTO_ERROR(F::batch_norm(x, Tensor(), Tensor()), "[batch_norm]", "evaluation mode");
+}

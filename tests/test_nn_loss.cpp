@@ -1,0 +1,152 @@
+// Losses: L1Loss, NLLLoss, CrossEntropyLoss, BCEWithLogitsLoss. Known answers from PyTorch 1.13
+// (tests/data/pytorch-nn.json, tools/gen_golden_nn.py), semantics, and bad input.
+//
+// Bitwise where ditto does PyTorch's arithmetic in its order: L1 and NLL with reduction "none"
+// (values and gradients) and L1's gradients. Otherwise within a tolerance in eps of the dtype,
+// relative to the expected tensor's largest magnitude (nn_golden.h):
+//   sums (mean/sum reductions)       8 eps: canonical reduction order vs PyTorch's
+//   cross_entropy                   16 eps: dmath's exp/log in log_softmax vs PyTorch's
+//   bce_with_logits                 16 eps: likewise exp/log
+#include <gtest/gtest.h>
+
+#include "ditto/ditto.h"
+#include "nn_golden.h"
+
+using namespace ditto;
+using namespace ditto::testing;
+namespace F = ditto::nn::functional;
+
+namespace {
+nn::Reduction parse_reduction(const std::string& r) {
+  if (r == "none") return nn::Reduction::None;
+  if (r == "sum") return nn::Reduction::Sum;
+  return nn::Reduction::Mean;
+}
+}  // namespace
+
+TEST(NNLossGolden, AllLosses) {
+  int checked = 0;
+  for (const json& c : nn_section("loss")) {
+    const std::string name = c["name"], loss = c["loss"];
+    const nn::Reduction red = parse_reduction(c["reduction"]);
+    Tensor input = decode(c["input"]).requires_grad_();
+    const Tensor target = decode(c["target"]), weight = decode(c["weight"]), pos_weight = decode(c["pos_weight"]);
+    const int64_t ignore_index = c["ignore_index"];
+    const double smoothing = hex_double(c["label_smoothing"]);
+    Tensor out;
+    double tol_out = 8, tol_grad = 8;
+    bool bits_out = false, bits_grad = false;
+    if (loss == "l1") {
+      out = F::l1_loss(input, target, red);
+      bits_out = red == nn::Reduction::None;
+      bits_grad = true;
+    } else if (loss == "nll") {
+      out = F::nll_loss(input, target, weight, ignore_index, red);
+      bits_out = bits_grad = red == nn::Reduction::None;
+    } else if (loss == "cross_entropy") {
+      out = F::cross_entropy(input, target, weight, ignore_index, red, smoothing);
+      tol_out = tol_grad = 16;
+    } else if (loss == "bce_with_logits") {
+      out = F::binary_cross_entropy_with_logits(input, target, weight, red, pos_weight);
+      tol_out = tol_grad = 16;
+    } else {
+      ADD_FAILURE() << "unknown loss " << loss;
+      continue;
+    }
+    out.backward(decode(c["grad_out"]));
+    const Tensor eo = decode(c["out"]), eg = decode(c["grad_input"]);
+    if (bits_out) EXPECT_TRUE(same_bits(out, eo)) << name;
+    else EXPECT_TRUE(close(out, eo, tol_out, name + " out"));
+    if (bits_grad) EXPECT_TRUE(same_bits(input.grad(), eg)) << name;
+    else EXPECT_TRUE(close(input.grad(), eg, tol_grad, name + " grad"));
+    ++checked;
+  }
+  EXPECT_GE(checked, 60);
+}
+
+TEST(NNLoss, ModulesMatchFunctions) {
+  manual_seed(4);
+  Tensor x = randn({6, 4}), t = randint(0, 4, {6}), w = rand({4}) + 0.5;
+  nn::CrossEntropyLoss ce(w, 2, nn::Reduction::Sum, 0.1);
+  EXPECT_TRUE(equal(ce(x, t), F::cross_entropy(x, t, w, 2, nn::Reduction::Sum, 0.1)));
+  EXPECT_EQ(ce.named_buffers().size(), 1u);
+  nn::NLLLoss nll;
+  EXPECT_TRUE(equal(nll(x.log_softmax(1), t), F::nll_loss(x.log_softmax(1), t)));
+  nn::L1Loss l1(nn::Reduction::None);
+  Tensor y = randn({6, 4});
+  EXPECT_TRUE(equal(l1(x, y), (x - y).abs()));
+  nn::BCEWithLogitsLoss bce(Tensor(), nn::Reduction::Mean, ones({4}) * 2);
+  EXPECT_TRUE(equal(bce(x, rand({6, 4}) * 0 + 1), F::binary_cross_entropy_with_logits(x, ones({6, 4}), Tensor(),
+                                                                                    nn::Reduction::Mean, ones({4}) * 2)));
+}
+
+TEST(NNLoss, CrossEntropyIsLogSoftmaxPlusNll) {
+  manual_seed(5);
+  Tensor x = randn({5, 7});
+  Tensor t = tensor({0, 6, 3, 3, 1});
+  EXPECT_TRUE(equal(F::cross_entropy(x, t), F::nll_loss(x.log_softmax(1), t)));
+  // ignored targets contribute nothing and are not counted in the mean
+  Tensor ti = tensor({0, -100, 3, -100, 1});
+  const Tensor per = F::cross_entropy(x, ti, Tensor(), -100, nn::Reduction::None);
+  EXPECT_EQ(per[1].item<float>(), 0.0f);
+  EXPECT_EQ(per[3].item<float>(), 0.0f);
+  EXPECT_FLOAT_EQ(F::cross_entropy(x, ti).item<float>(), per.sum().item<float>() / 3);
+  // everything ignored: 0 / 0, as PyTorch
+  EXPECT_TRUE(std::isnan(F::cross_entropy(x, full({5}, int64_t(-100)), Tensor()).item<float>()));
+}
+
+TEST(NNLoss, BceWithLogitsIsStableForLargeLogits) {
+  Tensor z = tensor({100.0, -100.0, 0.0});
+  Tensor t = tensor({0.0, 1.0, 1.0});
+  const std::vector<float> l = to_vector<float>(F::binary_cross_entropy_with_logits(z, t, Tensor(), nn::Reduction::None));
+  EXPECT_FLOAT_EQ(l[0], 100.0f);
+  EXPECT_FLOAT_EQ(l[1], 100.0f);
+  EXPECT_FLOAT_EQ(l[2], std::log(2.0f));
+  Tensor zg = z.clone().requires_grad_();
+  F::binary_cross_entropy_with_logits(zg, t, Tensor(), nn::Reduction::Sum).backward();
+  const std::vector<float> g = to_vector<float>(zg.grad());  // sigmoid(z) - t
+  EXPECT_FLOAT_EQ(g[0], 1.0f);
+  EXPECT_FLOAT_EQ(g[1], -1.0f);
+  EXPECT_FLOAT_EQ(g[2], -0.5f);
+}
+
+TEST(NNLoss, SameBitsForAnyThreadCount) {
+  auto run = [](int threads) {
+    const int saved = get_num_threads();
+    set_num_threads(threads);
+    manual_seed(9);
+    Tensor x = randn({512, 300}).requires_grad_();
+    Tensor t = randint(0, 300, {512});
+    Tensor l = F::cross_entropy(x, t, rand({300}), -100, nn::Reduction::Mean, 0.05);
+    l.backward();
+    set_num_threads(saved);
+    return std::make_pair(l.detach(), x.grad());
+  };
+  const auto a = run(1), b = run(5);
+  EXPECT_TRUE(equal(a.first, b.first));
+  EXPECT_TRUE(equal(a.second, b.second));
+}
+
+TEST(NNLoss, BadInputNamesTheOp) {
+  Tensor x = randn({4, 3});
+  EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0.0, 1.0, 2.0, 1.0})), "[cross_entropy] expected target of dtype int64",
+                     "float32");
+  EXPECT_DITTO_ERROR(nn::CrossEntropyLoss()(x, tensor({0, 1, 2, 1}).to(kInt32)), "[cross_entropy]", "int64");
+  EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0, 1, 5, 1})), "[nll_loss] target 5 is out of bounds for 3 classes");
+  EXPECT_DITTO_ERROR(F::nll_loss(x, tensor({0, -1, 2, 1})), "[nll_loss] target -1 is out of bounds for 3 classes");
+  EXPECT_DITTO_ERROR(F::nll_loss(x, tensor({0, 1, 2})), "[nll_loss]", "batch_size");
+  EXPECT_DITTO_ERROR(F::nll_loss(randn({2, 3, 4}), tensor({{0, 1, 2}, {0, 1, 2}})), "[nll_loss]", "size mismatch");
+  EXPECT_DITTO_ERROR(F::nll_loss(x, tensor({0, 1, 2, 1}), ones({2})), "[nll_loss]", "weight");
+  EXPECT_DITTO_ERROR(F::nll_loss(tensor({1, 2}), tensor({0, 1})), "[nll_loss]", "floating");
+  EXPECT_DITTO_ERROR(F::nll_loss(randn({}), tensor(0)), "[nll_loss]");
+  EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0, 1, 2, 1}), Tensor(), -100, nn::Reduction::Mean, 1.5),
+                     "[cross_entropy]", "label_smoothing");
+  EXPECT_DITTO_ERROR(nn::CrossEntropyLoss(Tensor(), -100, nn::Reduction::Mean, -0.5), "[CrossEntropyLoss]");
+  EXPECT_DITTO_ERROR(F::l1_loss(x, randn({3, 4})), "[l1_loss]", "same shape");
+  EXPECT_DITTO_ERROR(F::binary_cross_entropy_with_logits(x, randn({4})), "[binary_cross_entropy_with_logits]",
+                     "same as input size");
+  EXPECT_DITTO_ERROR(F::binary_cross_entropy_with_logits(x, rand({4, 3}), Tensor(), nn::Reduction::Mean, ones({2})),
+                     "[binary_cross_entropy_with_logits]");
+  EXPECT_DITTO_ERROR(F::binary_cross_entropy_with_logits(x, tensor({{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}})),
+                     "[binary_cross_entropy_with_logits]", "floating");
+}
