@@ -5,6 +5,7 @@
 #include "ditto/dtype.h"
 #include "ditto/error.h"
 #include "ditto/factory.h"
+#include "ditto/fingerprint.h"
 #include "ditto/ops.h"
 #include "ditto/random.h"
 #include "ditto/scalar.h"

@@ -62,6 +62,27 @@ T ipow(T base, int64_t e) {
   return r;
 }
 
+// y = f(x) through dmath's array entry points (vectorised at the CPU's level, the same bits at
+// every level) when both are contiguous; otherwise elementwise with the scalar function.
+template <class F32, class F64, class S>
+void unary_dmath(const Tensor& out, const Tensor& in, F32 array_f32, F64 array_f64, S scalar) {
+  if (out.is_contiguous() && in.is_contiguous() && in.sizes() == out.sizes()) {
+    const int64_t n = out.numel();
+    constexpr int64_t kBlock = 16384;
+    dispatch_floating(out.dtype(), [&]<class T>() {
+      const T* x = static_cast<const T*>(in.raw_data());
+      T* y = static_cast<T*>(out.raw_data());
+      detail::parallel_for((n + kBlock - 1) / kBlock, kBlock * 8, [&](int64_t b, int64_t e) {
+        const int64_t lo = b * kBlock, hi = e * kBlock < n ? e * kBlock : n;
+        if constexpr (std::is_same_v<T, float>) array_f32(x + lo, y + lo, hi - lo);
+        else array_f64(x + lo, y + lo, hi - lo);
+      });
+    });
+    return;
+  }
+  unary_float(out, in, scalar);
+}
+
 }  // namespace
 
 void neg(const Tensor& out, const Tensor& in) {
@@ -77,16 +98,25 @@ void abs(const Tensor& out, const Tensor& in) {
     else return x < 0 ? wrap_sub(T(0), x) : x;
   });
 }
-void exp(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return dmath::exp(x); }); }
-void log(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return dmath::log(x); }); }
+void exp(const Tensor& out, const Tensor& in) {
+  unary_dmath(out, in, dmath::exp_f32, dmath::exp_f64, [](auto x) { return dmath::exp(x); });
+}
+void log(const Tensor& out, const Tensor& in) {
+  unary_dmath(out, in, dmath::log_f32, dmath::log_f64, [](auto x) { return dmath::log(x); });
+}
 void sqrt(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return std::sqrt(x); }); }
 void rsqrt(const Tensor& out, const Tensor& in) {
   unary_float(out, in, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
 }
 void sigmoid(const Tensor& out, const Tensor& in) {
-  unary_float(out, in, [](auto x) { return decltype(x)(1) / (decltype(x)(1) + dmath::exp(-x)); });
+  // 1 / (1 + exp(-x)): exp through the array path, the rest elementwise
+  neg(out, in);
+  exp(out, out);
+  unary_float(out, out, [](auto e) { return decltype(e)(1) / (decltype(e)(1) + e); });
 }
-void tanh(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return dmath::tanh(x); }); }
+void tanh(const Tensor& out, const Tensor& in) {
+  unary_dmath(out, in, dmath::tanh_f32, dmath::tanh_f64, [](auto x) { return dmath::tanh(x); });
+}
 void relu(const Tensor& out, const Tensor& in) {
   unary_same(out, in, []<class T>(T x) -> T { return (x > T(0) || x != x) ? x : T(0); });
 }

@@ -202,7 +202,9 @@ void softmax_rows(const Tensor& out, const Tensor& in) {
         T mx = -std::numeric_limits<T>::infinity();
         for (int64_t r = 0; r < R; ++r) mx = nan_max(mx, xr[r]);
         if (std::isinf(mx)) mx = mx > 0 ? mx : T(0);  // all -inf row: keep exp finite
-        for (int64_t r = 0; r < R; ++r) yr[r] = dmath::exp(xr[r] - mx);
+        for (int64_t r = 0; r < R; ++r) yr[r] = xr[r] - mx;
+        if constexpr (std::is_same_v<T, float>) dmath::exp_f32(yr, yr, R);
+        else dmath::exp_f64(yr, yr, R);
         const T s = canonical_sum(yr, R);
         if constexpr (Log) {
           const T ls = dmath::log(s);

@@ -1,0 +1,20 @@
+# The CNN example prints the same losses, accuracies and parameter fingerprint on every run,
+# whatever the thread count.
+set(outs "")
+foreach(threads 1 2 3)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env DITTO_NUM_THREADS=${threads} "${EXE}"
+                  OUTPUT_VARIABLE out RESULT_VARIABLE r)
+  if(r)
+    message(FATAL_ERROR "cnn_example failed with ${threads} threads")
+  endif()
+  if(NOT out MATCHES "epoch 3 .*parameters fingerprint: [0-9a-f]+")
+    message(FATAL_ERROR "unexpected output:\n${out}")
+  endif()
+  list(APPEND outs "${out}")
+endforeach()
+list(GET outs 0 first)
+foreach(o ${outs})
+  if(NOT o STREQUAL first)
+    message(FATAL_ERROR "outputs differ between thread counts:\n${first}\n---\n${o}")
+  endif()
+endforeach()
