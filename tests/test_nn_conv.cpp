@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/capability.h"
 #include "ditto/ditto.h"
 #include "gradcheck.h"
 #include "nn_conv_golden.h"
@@ -150,6 +151,18 @@ struct ThreadsGuard {
   ~ThreadsGuard() { set_num_threads(saved); }
 };
 
+// Runs fn at every kernel level this CPU has (the GEMM under conv has one per level).
+void for_each_level(const std::function<void(const char*)>& fn) {
+  struct Reset {
+    ~Reset() { reset_cpu_capability_for_testing(); }
+  } reset;
+  for (CpuCapability c : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512}) {
+    if (!cpu_supports(c)) continue;
+    set_cpu_capability_for_testing(c);
+    fn(capability_name(c));
+  }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------ PyTorch's answers
@@ -246,17 +259,19 @@ TEST(NNConvGolden, DefaultInitMatchesPyTorch) {
 // ------------------------------------------------------------------- the naive reference, bitwise
 
 TEST(NNConvReference, ForwardMatchesNaiveLoopBitForBit) {
-  for (ScalarType dt : {kFloat32, kFloat64}) {
-    int k = 0;
-    for (const RefCase& rc : ref_cases()) {
-      SCOPED_TRACE(std::string(dtype_name(dt)) + " case " + std::to_string(k++));
-      manual_seed(100 + k);
-      const Tensor x = spread(rc.x, dt), w = spread(rc.w, dt), b = rc.bias ? spread({rc.w[0]}, dt) : Tensor();
-      const Tensor got = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
-      const Tensor want = dt == kFloat32 ? naive_conv2d<float>(x, w, b, rc.a) : naive_conv2d<double>(x, w, b, rc.a);
-      cg::expect_bits(got, want, "conv2d vs naive");
+  for_each_level([](const char* level) {
+    for (ScalarType dt : {kFloat32, kFloat64}) {
+      int k = 0;
+      for (const RefCase& rc : ref_cases()) {
+        SCOPED_TRACE(std::string(level) + " " + dtype_name(dt) + " case " + std::to_string(k++));
+        manual_seed(100 + k);
+        const Tensor x = spread(rc.x, dt), w = spread(rc.w, dt), b = rc.bias ? spread({rc.w[0]}, dt) : Tensor();
+        const Tensor got = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+        const Tensor want = dt == kFloat32 ? naive_conv2d<float>(x, w, b, rc.a) : naive_conv2d<double>(x, w, b, rc.a);
+        cg::expect_bits(got, want, "conv2d vs naive");
+      }
     }
-  }
+  });
   // The comparison can fail: summing k in reverse order gives other bits somewhere.
   manual_seed(7);
   const RefCase rc = ref_cases()[5];
@@ -275,20 +290,22 @@ TEST(NNConvReference, Conv1dIsConv2dWithHeightOne) {
 }
 
 TEST(NNConvReference, GradientsMatchNaiveLoopsBitForBit) {
-  int k = 0;
-  for (const RefCase& rc : ref_cases()) {
-    SCOPED_TRACE("case " + std::to_string(k++));
-    manual_seed(200 + k);
-    Tensor x = spread(rc.x, kFloat32).requires_grad_(), w = spread(rc.w, kFloat32).requires_grad_();
-    Tensor b = rc.bias ? spread({rc.w[0]}, kFloat32).requires_grad_() : Tensor();
-    Tensor out = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
-    const Tensor gy = spread(out.sizes(), kFloat32);
-    out.backward(gy);
-    auto [gx, gw] = naive_conv2d_grads<float>(x.detach(), w.detach(), gy, rc.a);
-    cg::expect_bits(x.grad(), gx, "grad_input vs naive");
-    cg::expect_bits(w.grad(), gw, "grad_weight vs naive");
-    if (b.defined()) cg::expect_bits(b.grad(), gy.sum({0, 2, 3}), "grad_bias vs canonical sum");
-  }
+  for_each_level([](const char* level) {
+    int k = 0;
+    for (const RefCase& rc : ref_cases()) {
+      SCOPED_TRACE(std::string(level) + " case " + std::to_string(k++));
+      manual_seed(200 + k);
+      Tensor x = spread(rc.x, kFloat32).requires_grad_(), w = spread(rc.w, kFloat32).requires_grad_();
+      Tensor b = rc.bias ? spread({rc.w[0]}, kFloat32).requires_grad_() : Tensor();
+      Tensor out = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+      const Tensor gy = spread(out.sizes(), kFloat32);
+      out.backward(gy);
+      auto [gx, gw] = naive_conv2d_grads<float>(x.detach(), w.detach(), gy, rc.a);
+      cg::expect_bits(x.grad(), gx, "grad_input vs naive");
+      cg::expect_bits(w.grad(), gw, "grad_weight vs naive");
+      if (b.defined()) cg::expect_bits(b.grad(), gy.sum({0, 2, 3}), "grad_bias vs canonical sum");
+    }
+  });
 }
 
 // ------------------------------------------------------------------------------ invariance
@@ -315,29 +332,32 @@ TEST(NNConvInvariance, SampleIsTheSameAloneOrInAnyBatch) {
   }
 }
 
-TEST(NNConvInvariance, ForwardAndGradientsIndependentOfThreadCount) {
+TEST(NNConvInvariance, ForwardAndGradientsIndependentOfThreadCountAndKernelLevel) {
   ThreadsGuard keep;
   struct Shp {
     Shape x, w;
     int64_t groups;
   };
-  // (N * groups) >= threads: split over (n, group) blocks; N = 1: the GEMM splits its rows.
-  for (const Shp& s : {Shp{{4, 6, 20, 20}, {8, 3, 3, 3}, 2}, Shp{{1, 8, 20, 20}, {16, 8, 3, 3}, 1}}) {
+  // (N * groups) >= threads: split over (n, group) blocks; N = 1: the GEMM splits its blocks.
+  for (const Shp& s : {Shp{{4, 6, 20, 20}, {8, 3, 3, 3}, 2}, Shp{{1, 8, 40, 40}, {32, 8, 3, 3}, 1}}) {
     manual_seed(21);
     const Tensor x0 = spread(s.x, kFloat32), w0 = spread(s.w, kFloat32), b0 = spread({s.w[0]}, kFloat32);
     std::vector<Tensor> ref;
-    for (int t : {1, 2, 3, 8}) {
-      set_num_threads(t);
-      Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
-      Tensor out = F::conv2d(x, w, b, 1, 1, 1, s.groups);
-      (out * out).sum().backward();
-      const std::vector<Tensor> r{out.detach(), x.grad(), w.grad(), b.grad()};
-      if (ref.empty()) {
-        ref = r;
-        continue;
+    for_each_level([&](const char* level) {
+      for (int t : {1, 2, 3, 8}) {
+        SCOPED_TRACE(std::string(level) + ", " + std::to_string(t) + " threads");
+        set_num_threads(t);
+        Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
+        Tensor out = F::conv2d(x, w, b, 1, 1, 1, s.groups);
+        (out * out).sum().backward();
+        const std::vector<Tensor> r{out.detach(), x.grad(), w.grad(), b.grad()};
+        if (ref.empty()) {
+          ref = r;
+          continue;
+        }
+        for (std::size_t i = 0; i < r.size(); ++i) EXPECT_TRUE(equal(r[i], ref[i])) << "result " << i;
       }
-      for (std::size_t i = 0; i < r.size(); ++i) EXPECT_TRUE(equal(r[i], ref[i])) << t << " threads, result " << i;
-    }
+    });
   }
 }
 
@@ -379,7 +399,8 @@ TEST(NNConvModule, Conv2dParametersForwardAndErrors) {
     EXPECT_STREQ(e.what(), "[Conv2d] expected 3D (unbatched) or 4D (batched) input, got 2D");
   }
   expect_error([&] { m(randn({2, 4, 7, 6})); }, "[Conv2d]", "expected input with 3 channels");
-  expect_error([&] { m(randn({2, 3, 2, 1})); }, "[Conv2d]", "can't be greater than the padded input size");
+  expect_error([] { nn::Conv2d(3, 8, 3)(randn({1, 3, 2, 2})); }, "[Conv2d]",
+               "can't be greater than the padded input size");
   expect_error([] { nn::Conv2d(3, 8, 3, 1, 0, 1, 2); }, "[Conv2d]", "in_channels (3) must be divisible by groups");
   expect_error([] { nn::Conv2d(4, 6, 3, 1, 0, 1, 4); }, "[Conv2d]", "out_channels (6) must be divisible by groups");
   expect_error([] { nn::Conv2d(4, 6, 3, 0); }, "[Conv2d]", "stride");
@@ -400,7 +421,8 @@ TEST(NNConvModule, Conv1d) {
   EXPECT_EQ(m(x).sizes(), (Shape{3, 6, 10}));
   EXPECT_EQ(m(x[1]).sizes(), (Shape{6, 10}));
   expect_error([&] { m(randn({1, 4, 10, 2})); }, "[Conv1d]", "expected 2D (unbatched) or 3D (batched) input, got 4D");
-  expect_error([&] { m(randn({1, 5, 10})); }, "[Conv1d]", "expected input with 4 channels");
+  expect_error([&] { m(randn({1, 6, 10})); }, "[Conv1d]", "expected input with 4 channels");
+  expect_error([&] { m(randn({1, 5, 10})); }, "[Conv1d]", "input channels (5) must be divisible by groups (2)");
 }
 
 // ------------------------------------------------------------------------------ bad input

@@ -2,11 +2,10 @@
 // (tests/data/pytorch-nn.json, tools/gen_golden_nn.py), semantics, and bad input.
 //
 // Bitwise where ditto does PyTorch's arithmetic in its order: L1 and NLL with reduction "none"
-// (values and gradients) and L1's gradients. Otherwise within a tolerance in eps of the dtype,
-// relative to the expected tensor's largest magnitude (nn_golden.h):
-//   sums (mean/sum reductions)       8 eps: canonical reduction order vs PyTorch's
-//   cross_entropy                   16 eps: dmath's exp/log in log_softmax vs PyTorch's
-//   bce_with_logits                 16 eps: likewise exp/log
+// (values and gradients) and L1's gradients. Otherwise within 4 eps of the dtype, relative to the
+// expected tensor's largest magnitude (nn_golden.h); the largest errors measured against PyTorch
+// 1.13 were 1.7 eps for the nll_loss sums (canonical reduction order vs PyTorch's), 1.8 eps for
+// cross_entropy (also dmath's exp/log in log_softmax) and 0.9 eps for bce_with_logits (exp/log).
 #include <gtest/gtest.h>
 
 #include "ditto/ditto.h"
@@ -34,7 +33,7 @@ TEST(NNLossGolden, AllLosses) {
     const int64_t ignore_index = c["ignore_index"];
     const double smoothing = hex_double(c["label_smoothing"]);
     Tensor out;
-    double tol_out = 8, tol_grad = 8;
+    const double tol = 4;
     bool bits_out = false, bits_grad = false;
     if (loss == "l1") {
       out = F::l1_loss(input, target, red);
@@ -45,10 +44,8 @@ TEST(NNLossGolden, AllLosses) {
       bits_out = bits_grad = red == nn::Reduction::None;
     } else if (loss == "cross_entropy") {
       out = F::cross_entropy(input, target, weight, ignore_index, red, smoothing);
-      tol_out = tol_grad = 16;
     } else if (loss == "bce_with_logits") {
       out = F::binary_cross_entropy_with_logits(input, target, weight, red, pos_weight);
-      tol_out = tol_grad = 16;
     } else {
       ADD_FAILURE() << "unknown loss " << loss;
       continue;
@@ -56,12 +53,13 @@ TEST(NNLossGolden, AllLosses) {
     out.backward(decode(c["grad_out"]));
     const Tensor eo = decode(c["out"]), eg = decode(c["grad_input"]);
     if (bits_out) EXPECT_TRUE(same_bits(out, eo)) << name;
-    else EXPECT_TRUE(close(out, eo, tol_out, name + " out"));
+    else EXPECT_TRUE(close(out, eo, tol, name + " out"));
     if (bits_grad) EXPECT_TRUE(same_bits(input.grad(), eg)) << name;
-    else EXPECT_TRUE(close(input.grad(), eg, tol_grad, name + " grad"));
+    else EXPECT_TRUE(close(input.grad(), eg, tol, name + " grad"));
     ++checked;
   }
-  EXPECT_GE(checked, 60);
+  EXPECT_EQ(checked, static_cast<int>(nn_section("loss").size()));
+  EXPECT_GE(checked, 45);
 }
 
 TEST(NNLoss, ModulesMatchFunctions) {

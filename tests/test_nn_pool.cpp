@@ -242,7 +242,11 @@ TEST(NNPoolModule, MaxPoolAndUnpoolModules) {
 
   nn::MaxUnpool2d unpool(2);
   EXPECT_EQ(unpool.name(), "MaxUnpool2d");
-  EXPECT_EQ(unpool.unpool(v, i).sizes(), (Shape{2, 3, 6, 6}));
+  // The default size is 6x6 here, too small for indices into the 6x7 planes.
+  expect_error([&] { unpool.unpool(v, i); }, "[MaxUnpool2d]", "Found an invalid max index");
+  auto [v6, i6] = pool.forward_with_indices(x.narrow(3, 0, 6));  // a non-contiguous input
+  EXPECT_TRUE(equal(v6, F::max_pool2d(x.narrow(3, 0, 6).contiguous(), 2)));
+  EXPECT_EQ(unpool.unpool(v6, i6).sizes(), (Shape{2, 3, 6, 6}));
   const Tensor full = unpool(v, i, {2, 3, 6, 7});  // the full size, as PyTorch allows
   const Tensor spatial = unpool.unpool(v, i, {6, 7});
   EXPECT_EQ(full.sizes(), (Shape{2, 3, 6, 7}));
@@ -259,6 +263,8 @@ TEST(NNPoolModule, MaxPoolAndUnpoolModules) {
 
   nn::MaxPool2d rect({2, 3}, {1, 2});
   EXPECT_EQ(rect(x).sizes(), (Shape{2, 3, 5, 3}));
+  EXPECT_EQ(nn::MaxPool2d({2, 3})(x).sizes(), (Shape{2, 3, 3, 2}));  // stride defaults to the kernel
+  EXPECT_EQ(nn::AvgPool2d({2, 3})(x).sizes(), (Shape{2, 3, 3, 2}));
 }
 
 TEST(NNPoolModule, AvgAndAdaptiveModules) {

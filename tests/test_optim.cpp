@@ -4,11 +4,11 @@
 // What is compared how:
 //   optimizer steps on given gradients: bit for bit. SGD against torch.optim.SGD (1.13); Adam and
 //     AdamW against PyTorch 2.x's _single_tensor_adam run on 1.13's kernels ("params_v2"), and
-//     within 2e-6 (relative to the parameter's scale) of 1.13's torch.optim.Adam, which updates
-//     exp_avg with mul_/add_ where 2.x uses lerp_.
+//     within 2 float32 eps of the parameter's scale (measured: 0.35) against 1.13's
+//     torch.optim.Adam, which updates exp_avg with mul_/add_ where 2.x uses lerp_.
 //   training runs (20 full-batch steps of a Linear and an MLP): each step's loss within a relative
-//     1e-5 (SGD) and 1e-4 (Adam/AdamW) of PyTorch's: forward and backward differ from PyTorch's by
-//     rounding (sum and GEMM order, exp/log), and the steps carry it along.
+//     2e-6 of PyTorch's (measured: at most 2.6e-7): forward and backward differ from PyTorch's by
+//     rounding (sum and GEMM order, exp/log in cross_entropy), and the steps carry it along.
 //   LR schedulers: the exact doubles.
 #include <gtest/gtest.h>
 
@@ -79,7 +79,7 @@ TEST(OptimGolden, StepsOnGivenGradients) {
         const Tensor expect = decode(c[key][s]);
         const std::string what = name + " " + key + " step " + std::to_string(s + 1);
         if (kind == "sgd" || v2) EXPECT_TRUE(same_bits(p, expect)) << what;
-        else EXPECT_TRUE(close(p, expect, 2e-6 / dtype_eps(kFloat32), what));
+        else EXPECT_TRUE(close(p, expect, 2, what));
       }
     }
   }
@@ -100,7 +100,7 @@ TEST(OptimGolden, TrainingLossTraces) {
       manual_seed(c["seed"].get<uint64_t>());
       model = make_model(c["model"]);
       auto opt = make_optimizer(kind, c["options"], model->parameters());
-      const double rtol = kind == "sgd" ? 1e-5 : 1e-4;
+      const double rtol = 2e-6;
       double worst = 0;
       for (int s = 0; s < c["steps"].get<int>(); ++s) {
         opt->zero_grad();

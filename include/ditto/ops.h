@@ -48,6 +48,11 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 // GELU: approximate "none" (x * Phi(x), with erf) or "tanh"; gelu_backward is its vjp
 Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 Tensor gelu_backward(const Tensor& grad, const Tensor& x, std::string_view approximate = "none");
+// weight's rows at indices (int64/int32): shape indices.shape + (dim,). The backward sums rows in
+// index order (deterministic on every path); rows equal to padding_idx (-1: none) get no gradient.
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
+Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights,
+                                int64_t padding_idx = -1);
 // dtype of a op b under PyTorch's promotion (0-dim tensors and scalars count less)
 ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, const Scalar& b);

@@ -58,9 +58,10 @@ DITTO_FORMULA(max_pool2d);
 DITTO_FORMULA(avg_pool2d);
 DITTO_FORMULA(adaptive_avg_pool2d);
 DITTO_FORMULA(max_unpool);
-// formulas_nn.cpp: pointwise ops with several operands, GELU
+// formulas_nn.cpp: pointwise ops with several operands, GELU, embedding
 DITTO_FORMULA(lerp);
 DITTO_FORMULA(addcmul);
 DITTO_FORMULA(addcdiv);
 DITTO_FORMULA(gelu);
+DITTO_FORMULA(embedding);
 }  // namespace ditto::autograd::formulas

@@ -1,4 +1,4 @@
-// Backward formulas of the pointwise ops with several operands and of GELU (PyTorch's
+// Backward formulas of the pointwise ops with several operands, GELU and embedding (PyTorch's
 // derivatives.yaml entries).
 #include "autograd/formulas.h"
 
@@ -21,6 +21,10 @@ DITTO_FORMULA(addcdiv) {  // tensors: t1, t2; scalars: value
 }
 DITTO_FORMULA(gelu) {  // tensors: x; ints: {tanh_approx}
   return {gelu_backward(g[0], s.tensors[0], s.ints[0] ? "tanh" : "none")};
+}
+
+DITTO_FORMULA(embedding) {  // tensors: indices (flat int64); ints: {num_weights, padding_idx}
+  return {embedding_dense_backward(g[0], s.tensors[0], s.ints[0], s.ints[1])};
 }
 
 }  // namespace ditto::autograd::formulas

@@ -71,17 +71,17 @@ void set_warning_handler(WarningHandler handler) {
   w.handler = std::move(handler);
 }
 
-DeterministicGuard::DeterministicGuard(bool mode, bool warn_only, bool fill)
-    : mode_(are_deterministic_algorithms_enabled()),
-      warn_only_(is_deterministic_algorithms_warn_only_enabled()),
-      fill_(get_fill_uninitialized_memory()) {
-  use_deterministic_algorithms(mode, warn_only);
-  set_fill_uninitialized_memory(fill);
+// Save and set in one atomic exchange (and restore in one store): reading the flags one by one
+// could save a combination no thread ever set, while another thread changes them.
+DeterministicGuard::DeterministicGuard(bool mode, bool warn_only, bool fill) {
+  const unsigned old = g_state.exchange((mode ? kMode : 0) | (warn_only ? kWarnOnly : 0) | (fill ? kFill : 0));
+  mode_ = old & kMode;
+  warn_only_ = old & kWarnOnly;
+  fill_ = old & kFill;
 }
 
 DeterministicGuard::~DeterministicGuard() {
-  use_deterministic_algorithms(mode_, warn_only_);
-  set_fill_uninitialized_memory(fill_);
+  g_state.store((mode_ ? kMode : 0) | (warn_only_ ? kWarnOnly : 0) | (fill_ ? kFill : 0));
 }
 
 namespace detail {

@@ -82,49 +82,41 @@ Level<T> level() {
   else return {kF64Scalar, gemm_macro_f64_scalar};
 }
 
-// A block: a points at element (0, 0) of the mc x kc block; layout in cpu/gemm_kernels.h.
+// Packs n lanes x kc steps of a strided operand into panels of w lanes (layouts in
+// cpu/gemm_kernels.h): A blocks (lanes = rows, w = mr) and B blocks (lanes = columns, w = nr).
+// s points at (lane 0, step 0); lane l, step k is s[l * ls + k * ks]. The source is read in
+// memory order, a few rows ahead prefetched: its rows are often a page apart, which the
+// hardware prefetcher follows too late.
 template <class T>
-void pack_a(T* dst, const T* a, int64_t sam, int64_t sak, int64_t mc, int64_t kc, int mr) {
-  for (int64_t p = 0; p < mc; p += mr) {
-    const int rows = static_cast<int>(std::min<int64_t>(mr, mc - p));
-    T* d = dst + p * kc;
-    const T* s = a + p * sam;
-    if (sak == 1) {  // row-major A: read each row in order, scatter into the panel (in L1)
-      for (int r = 0; r < rows; ++r) {
-        const T* sr = s + r * sam;
-        for (int64_t k = 0; k < kc; ++k) d[k * mr + r] = sr[k];
-      }
-    } else {
-      for (int64_t k = 0; k < kc; ++k)
-        for (int r = 0; r < rows; ++r) d[k * mr + r] = s[r * sam + k * sak];
+void pack_panels(T* dst, const T* s, int64_t ls, int64_t ks, int64_t n, int64_t kc, int w) {
+  constexpr int64_t kLine = 64 / sizeof(T), kAhead = 8;
+  if (ks == 1 && ls != 1) {  // each lane contiguous over k (row-major A, column-major B)
+    for (int64_t l = 0; l < n; ++l) {
+      if (l + kAhead < n)
+        for (int64_t k = 0; k < kc; k += kLine) __builtin_prefetch(s + (l + kAhead) * ls + k);
+      T* d = dst + (l - l % w) * kc + l % w;
+      const T* sl = s + l * ls;
+      for (int64_t k = 0; k < kc; ++k) d[k * w] = sl[k];
     }
-    if (rows < mr)
-      for (int64_t k = 0; k < kc; ++k)
-        for (int r = rows; r < mr; ++r) d[k * mr + r] = T(0);
+  } else {  // each step contiguous over lanes (row-major B, column-major A), or general
+    for (int64_t k = 0; k < kc; ++k) {
+      const T* sk = s + k * ks;
+      if (ls == 1 && k + kAhead < kc)
+        for (int64_t l = 0; l < n; l += kLine) __builtin_prefetch(sk + kAhead * ks + l);
+      for (int64_t q = 0; q < n; q += w) {
+        const int64_t cols = std::min<int64_t>(w, n - q);
+        T* d = dst + q * kc + k * w;
+        if (ls == 1)
+          for (int64_t j = 0; j < cols; ++j) d[j] = sk[q + j];
+        else
+          for (int64_t j = 0; j < cols; ++j) d[j] = sk[(q + j) * ls];
+      }
+    }
   }
-}
-
-// B block: b points at element (0, 0) of the kc x nc block; layout in cpu/gemm_kernels.h.
-template <class T>
-void pack_b(T* dst, const T* b, int64_t sbk, int64_t sbn, int64_t kc, int64_t nc, int nr) {
-  for (int64_t q = 0; q < nc; q += nr) {
-    const int cols = static_cast<int>(std::min<int64_t>(nr, nc - q));
-    T* d = dst + q * kc;
-    const T* s = b + q * sbn;
-    if (sbn == 1) {
-      for (int64_t k = 0; k < kc; ++k) std::memcpy(d + k * nr, s + k * sbk, cols * sizeof(T));
-    } else if (sbk == 1) {  // transposed B: read each column in order
-      for (int j = 0; j < cols; ++j) {
-        const T* sj = s + j * sbn;
-        for (int64_t k = 0; k < kc; ++k) d[k * nr + j] = sj[k];
-      }
-    } else {
-      for (int64_t k = 0; k < kc; ++k)
-        for (int j = 0; j < cols; ++j) d[k * nr + j] = s[k * sbk + j * sbn];
-    }
-    if (cols < nr)
-      for (int64_t k = 0; k < kc; ++k)
-        for (int j = cols; j < nr; ++j) d[k * nr + j] = T(0);
+  if (const int64_t tail = n % w; tail != 0) {  // lanes past the edge are zero
+    T* d = dst + (n - tail) * kc;
+    for (int64_t k = 0; k < kc; ++k)
+      for (int64_t j = tail; j < w; ++j) d[k * w + j] = T(0);
   }
 }
 
@@ -164,6 +156,14 @@ Grid choose_grid(int64_t pm, int64_t pn, double fmas, int threads) {
   return best;
 }
 
+// The step that cuts n into the fewest blocks of at most (about) max, of nearly equal sizes that
+// are multiples of unit: no thin last block paying a whole pass for little work.
+int64_t even_step(int64_t n, int64_t max, int64_t unit) {
+  const int64_t blocks = (n + max - 1) / max;
+  const int64_t step = (n + blocks - 1) / blocks;
+  return (step + unit - 1) / unit * unit;
+}
+
 // C (M, N) with row stride ldc = A @ B (+ C with accumulate). Loops, outer to inner: the thread's
 // block of C; M by blk.mc (pack A); K by blk.kc, each element's chain carried through C from one
 // kc block to the next; N by blk.nc (pack B); then the macro kernel over micro-tiles.
@@ -188,20 +188,20 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
     const int64_t i0 = bm * pm / g.m * mr, i1 = std::min(M, (bm + 1) * pm / g.m * mr);
     const int64_t j0 = bn * pn / g.n * nr, j1 = std::min(N, (bn + 1) * pn / g.n * nr);
     if (i0 >= i1 || j0 >= j1) return;
-    const int64_t kc_max = std::min(blk.kc, K);
-    const int64_t mc_max = std::min(blk.mc, i1 - i0), nc_max = std::min(blk.nc, j1 - j0);
-    Buffer abuf(static_cast<std::size_t>((mc_max + mr - 1) / mr * mr * kc_max) * sizeof(T));
-    Buffer bbuf(static_cast<std::size_t>((nc_max + nr - 1) / nr * nr * kc_max) * sizeof(T));
+    const int64_t mc_step = even_step(i1 - i0, blk.mc, mr), nc_step = even_step(j1 - j0, blk.nc, nr),
+                  kc_step = even_step(K, blk.kc, 1);
+    Buffer abuf(static_cast<std::size_t>((mc_step + mr - 1) / mr * mr * kc_step) * sizeof(T));
+    Buffer bbuf(static_cast<std::size_t>((nc_step + nr - 1) / nr * nr * kc_step) * sizeof(T));
     T* ap = static_cast<T*>(abuf.p);
     T* bp = static_cast<T*>(bbuf.p);
-    for (int64_t ic = i0; ic < i1; ic += blk.mc) {
-      const int64_t mc = std::min(blk.mc, i1 - ic);
-      for (int64_t pc = 0; pc < K; pc += blk.kc) {
-        const int64_t kc = std::min(blk.kc, K - pc);
-        pack_a(ap, a + ic * sam + pc * sak, sam, sak, mc, kc, mr);
-        for (int64_t jc = j0; jc < j1; jc += blk.nc) {
-          const int64_t nc = std::min(blk.nc, j1 - jc);
-          pack_b(bp, b + pc * sbk + jc * sbn, sbk, sbn, kc, nc, nr);
+    for (int64_t ic = i0; ic < i1; ic += mc_step) {
+      const int64_t mc = std::min(mc_step, i1 - ic);
+      for (int64_t pc = 0; pc < K; pc += kc_step) {
+        const int64_t kc = std::min(kc_step, K - pc);
+        pack_panels(ap, a + ic * sam + pc * sak, sam, sak, mc, kc, mr);
+        for (int64_t jc = j0; jc < j1; jc += nc_step) {
+          const int64_t nc = std::min(nc_step, j1 - jc);
+          pack_panels(bp, b + pc * sbk + jc * sbn, sbn, sbk, nc, kc, nr);
           lv.macro(mc, nc, kc, ap, bp, c + ic * ldc + jc, ldc, accumulate || pc > 0, pc + kc == K);
         }
       }

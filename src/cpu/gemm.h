@@ -8,12 +8,22 @@
 // beta * self + alpha * acc (each product skipped when its factor is 1, so bias + acc is one
 // rounding). So a row of the result is the same whether its sample is alone or in a batch
 // (batch invariance), and no algorithm switches with the shape (no split-K, no GEMV path).
+// How the fast kernels keep it (cpu/gemm.cpp, cpu/gemm_impl.h):
+//  * A register tile holds mr x nr chains; each k step does one fma into each, in increasing k.
+//    Tails (rows or columns past a multiple of the tile) run the same steps on fewer lanes.
+//  * K is cut into blocks for the caches; between blocks a chain's value is stored to C and
+//    loaded back unchanged (a store is exact), so the chain simply continues.
+//  * Threads own disjoint blocks of C (owner computes); the grid only balances the work.
+//  * A NaN result is stored as the canonical quiet NaN: which NaN operand an x86 FMA propagates
+//    depends on the instruction form the compiler picks, so payloads and signs would differ
+//    between levels. Other results, inf and signed zeros included, are the chain's own bits.
+// Integer and bool products use a plain loop (exact, so any order gives the same result).
 #include <cstdint>
 
 namespace ditto::cpu {
 
 // C (M, N), row-major contiguous, = A (M, K) @ B (K, N), A and B strided, by the rule above;
-// rows of C are split over threads. With accumulate, each chain starts from C's current value
+// blocks of C are split over threads. With accumulate, each chain starts from C's current value
 // instead of 0, so one chain can continue over several calls (conv's weight gradient does).
 void gemm(float* c, const float* a, int64_t sam, int64_t sak, const float* b, int64_t sbk, int64_t sbn, int64_t M,
           int64_t N, int64_t K, bool accumulate = false);

@@ -86,6 +86,10 @@ void macro(int64_t mc, int64_t nc, int64_t kc, const typename V::Scalar* ap, con
     const int mr = mc - ir < MR ? int(mc - ir) : MR;
     for (int64_t jr = 0; jr < nc; jr += NR) {
       const int nr = nc - jr < NR ? int(nc - jr) : NR;
+      // Fetch the next tile of C while this one computes (it comes from L3 or memory).
+      const int64_t nir = jr + NR < nc ? ir : ir + MR, njr = jr + NR < nc ? jr + NR : 0;
+      for (int64_t r = nir; r < nir + MR && r < mc; ++r)
+        for (int v = 0; v < NR && njr + v < nc; v += 64 / int(sizeof(typename V::Scalar))) __builtin_prefetch(c + r * ldc + njr + v, 1);
       fns[(mr - 1) * NVS + (nr + W - 1) / W - 1](kc, ap + ir * kc, bp + jr * kc, c + ir * ldc + jr, ldc, nr, load_c,
                                                   final);
     }

@@ -1,4 +1,4 @@
-// Embedding: index_select forward; its backward (index_add in index order) is deterministic.
+// Embedding: the embedding op, whose backward sums rows in index order on every path.
 #include "ditto/nn/embedding.h"
 
 #include "ditto/autograd.h"
@@ -24,18 +24,12 @@ Tensor embedding_impl(const Tensor& indices, const Tensor& weight, std::optional
   DITTO_CHECK(weight.dim() == 2, op, "weight must be 2-D (num_embeddings, embedding_dim), got ", weight.dim(), "-D");
   const int64_t num = weight.size(0);
   const std::optional<int64_t> pad = wrap_padding(padding_idx, num, op);
+  // Checked here too, so the error names the module.
   const Tensor flat = indices.reshape({indices.numel()}).to(kInt64).contiguous();
   const int64_t* p = flat.data_ptr<int64_t>();
   for (int64_t i = 0; i < flat.numel(); ++i)
     DITTO_CHECK(p[i] >= 0 && p[i] < num, op, "index ", p[i], " is out of range for ", num, " embeddings");
-  Shape out_shape = indices.sizes();
-  out_shape.push_back(weight.size(1));
-  Tensor rows = weight.index_select(0, flat);
-  if (pad && rows.requires_grad()) {
-    // Same values, but the padding rows' gradient stops here (PyTorch skips them in backward).
-    rows = where(flat.eq(*pad).unsqueeze(1), rows.detach(), rows);
-  }
-  return rows.view(out_shape);
+  return ditto::embedding(weight, indices, pad.value_or(-1));
 }
 }  // namespace
 

@@ -2,6 +2,8 @@
 // ops, so they are deterministic and differentiable through the ops' own formulas.
 #include "ditto/nn/normalization.h"
 
+#include <string>
+
 #include "core/tensor_impl.h"
 #include "ditto/autograd.h"
 #include "ditto/factory.h"
@@ -24,8 +26,12 @@ Tensor layer_norm_impl(const Tensor& x, const Shape& shape, const Tensor& weight
   const int64_t k = static_cast<int64_t>(shape.size());
   bool ok = k >= 1 && x.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = x.size(x.dim() - k + i) == shape[i];
-  DITTO_CHECK(ok, op, "given normalized_shape=", detail::shape_str(shape), ", expected input with shape (*, ",
-              detail::shape_str(shape).substr(1), " but got input of size ", detail::shape_str(x.sizes()));
+  if (!ok) {
+    std::string want = "(*";
+    for (int64_t d : shape) want += ", " + std::to_string(d);
+    detail::fail(op, "given normalized_shape=", detail::shape_str(shape), ", expected input with shape ", want,
+                 "), but got input of size ", detail::shape_str(x.sizes()));
+  }
   DITTO_CHECK(!weight.defined() || weight.sizes() == shape, op, "expected weight of shape ", detail::shape_str(shape),
               ", got ", detail::shape_str(weight.sizes()));
   DITTO_CHECK(!bias.defined() || bias.sizes() == shape, op, "expected bias of shape ", detail::shape_str(shape),

@@ -86,6 +86,10 @@ using Lerp = void(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 using Addc = void(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 using Gelu = void(const Tensor& out, const Tensor& in, bool tanh_approx);
 using GeluBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
+// grad_weight (num, dim), zeroed, += grad (n, dim) rows at indices (n, int64) in index order,
+// skipping padding_idx (-1: none).
+using EmbeddingBackward = void(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices,
+                               int64_t padding_idx);
 // Views: metadata only, no data is touched.
 using View = Tensor(const Tensor& self, const Shape& shape);
 using Transpose = Tensor(const Tensor& self, int64_t d0, int64_t d1);
@@ -181,6 +185,8 @@ void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tens
 void addcdiv(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 void gelu(const Tensor& out, const Tensor& in, bool tanh_approx);
 void gelu_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
+// embedding.cpp
+void embedding_backward(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, int64_t padding_idx);
 }  // namespace cpu
 
 namespace views {

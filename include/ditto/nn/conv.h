@@ -1,6 +1,7 @@
 #pragma once
 // Convolution and pooling modules, as torch.nn's. The ops behind them are in ditto/nn/functional.h;
 // errors from a module carry its name: "[Conv2d] ...".
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -56,6 +57,9 @@ class Conv2d : public ConvNd {
       : ConvNd("Conv2d", 2, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, dtype) {}
 };
 
+// A kernel size alone may be a braced list, m({2, 3}): the pooling modules have an
+// initializer_list constructor for it (with SizeArg only, the copy constructor would compete).
+
 // MaxPool1d / MaxPool2d: forward gives the values; forward_with_indices also the int64 indices
 // (flat positions within each input plane), as return_indices=True does in PyTorch.
 class MaxPoolNd : public UnaryModule {
@@ -82,6 +86,7 @@ class MaxPool1d : public MaxPoolNd {
   explicit MaxPool1d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, SizeArg dilation = 1,
                      bool ceil_mode = false)
       : MaxPoolNd("MaxPool1d", 1, kernel_size, stride, padding, dilation, ceil_mode) {}
+  explicit MaxPool1d(std::initializer_list<int64_t> kernel_size) : MaxPool1d(SizeArg(kernel_size)) {}
 };
 
 class MaxPool2d : public MaxPoolNd {
@@ -89,6 +94,7 @@ class MaxPool2d : public MaxPoolNd {
   explicit MaxPool2d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, SizeArg dilation = 1,
                      bool ceil_mode = false)
       : MaxPoolNd("MaxPool2d", 2, kernel_size, stride, padding, dilation, ceil_mode) {}
+  explicit MaxPool2d(std::initializer_list<int64_t> kernel_size) : MaxPool2d(SizeArg(kernel_size)) {}
 };
 
 // MaxUnpool1d / 2d / 3d take the values and indices of a max pool, so they have no one-tensor
@@ -118,16 +124,19 @@ class MaxUnpool1d : public MaxUnpoolNd {
  public:
   explicit MaxUnpool1d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0)
       : MaxUnpoolNd("MaxUnpool1d", 1, kernel_size, stride, padding) {}
+  explicit MaxUnpool1d(std::initializer_list<int64_t> kernel_size) : MaxUnpool1d(SizeArg(kernel_size)) {}
 };
 class MaxUnpool2d : public MaxUnpoolNd {
  public:
   explicit MaxUnpool2d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0)
       : MaxUnpoolNd("MaxUnpool2d", 2, kernel_size, stride, padding) {}
+  explicit MaxUnpool2d(std::initializer_list<int64_t> kernel_size) : MaxUnpool2d(SizeArg(kernel_size)) {}
 };
 class MaxUnpool3d : public MaxUnpoolNd {
  public:
   explicit MaxUnpool3d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0)
       : MaxUnpoolNd("MaxUnpool3d", 3, kernel_size, stride, padding) {}
+  explicit MaxUnpool3d(std::initializer_list<int64_t> kernel_size) : MaxUnpool3d(SizeArg(kernel_size)) {}
 };
 
 class AvgPool2d : public UnaryModule {
@@ -136,6 +145,7 @@ class AvgPool2d : public UnaryModule {
                      bool count_include_pad = true, std::optional<int64_t> divisor_override = std::nullopt)
       : kernel_(std::move(kernel_size)), stride_(std::move(stride)), padding_(std::move(padding)),
         ceil_mode_(ceil_mode), count_include_pad_(count_include_pad), divisor_override_(divisor_override) {}
+  explicit AvgPool2d(std::initializer_list<int64_t> kernel_size) : AvgPool2d(SizeArg(kernel_size)) {}
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "AvgPool2d"; }
 

@@ -1,0 +1,837 @@
+// Deterministic mode (spec: shared/spec/pytorch-determinism.md): the state and its guard, the
+// refusal and warn_only alerts (PyTorch's test_nondeterministic_alert_* pattern), the switch to
+// deterministic kernels (bit-identical over runs and thread counts, equal to a sequential
+// reference), and fill_uninitialized_memory.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "ditto/ditto.h"
+#include "gradcheck.h"
+#include "ops/op_table.h"
+
+using namespace ditto;
+
+namespace {
+
+// Restores mode, warn_only, fill, the thread count and the warning handler after a test.
+struct StateGuard {
+  DeterministicGuard det{are_deterministic_algorithms_enabled(), is_deterministic_algorithms_warn_only_enabled(),
+                         get_fill_uninitialized_memory()};
+  int threads = get_num_threads();
+  ~StateGuard() {
+    set_num_threads(threads);
+    set_warning_handler(nullptr);
+  }
+};
+
+// Installs a handler that records every warning.
+struct WarningLog {
+  std::vector<Warning> seen;
+  WarningLog() {
+    set_warning_handler([this](const Warning& w) { seen.push_back(w); });
+  }
+  ~WarningLog() { set_warning_handler(nullptr); }
+};
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string refusal(const std::string& op) {
+  return op + " does not have a deterministic implementation, but you set 'ditto::use_deterministic_algorithms(true)'.";
+}
+
+// PyTorch's check_nondeterministic_alert: an error under the mode, a warning naming the op under
+// warn_only (with the op's result checked by check), nothing with the mode off.
+void check_alert(const std::function<Tensor()>& fn, const std::string& op,
+                 const std::function<void(const Tensor&)>& check) {
+  StateGuard state;
+  {
+    DeterministicGuard g(true);
+    try {
+      fn();
+      ADD_FAILURE() << op << ": expected NondeterministicError";
+    } catch (const NondeterministicError& e) {
+      EXPECT_TRUE(starts_with(e.what(), refusal(op))) << e.what();
+      EXPECT_NE(std::string(e.what()).find("warn_only"), std::string::npos) << e.what();
+    }
+  }
+  {
+    DeterministicGuard g(true, /*warn_only=*/true);
+    WarningLog log;
+    const Tensor r = fn();
+    check(r);
+    ASSERT_EQ(log.seen.size(), 1u) << op;
+    EXPECT_EQ(log.seen[0].op, op);
+    EXPECT_TRUE(starts_with(log.seen[0].message, op + " does not have a deterministic implementation")) << log.seen[0].message;
+  }
+  {
+    DeterministicGuard g(false);
+    WarningLog log;
+    check(fn());
+    EXPECT_TRUE(log.seen.empty()) << op;
+  }
+}
+
+// --- data for the alternatives: many duplicate indices, enough updates for the fast kernels to
+// run in parallel (detail::parallel_for splits from 32768 work items).
+constexpr int64_t kUpdates = 240000;
+
+std::vector<int64_t> random_index(int64_t n, int64_t lo, int64_t hi, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_int_distribution<int64_t> d(lo, hi - 1);
+  std::vector<int64_t> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+std::vector<float> random_values(int64_t n, uint64_t seed, float scale = 1000.0f) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = d(g) * scale;
+  return v;
+}
+
+Tensor idx_tensor(const std::vector<int64_t>& v, const Shape& shape) { return from_vector(v, shape); }
+
+// A sequential reference and a per-element bound on float rounding (sum of magnitudes).
+struct Reference {
+  std::vector<float> value;
+  std::vector<double> bound;
+};
+
+Reference init_ref(const std::vector<float>& self) {
+  Reference r{self, std::vector<double>(self.size())};
+  for (std::size_t i = 0; i < self.size(); ++i) r.bound[i] = std::fabs(self[i]);
+  return r;
+}
+
+// The mode on: every thread count, twice, gives ref's bits. The mode off, 8 threads (the fast
+// kernel): ref within rounding (or, for copies, a value the check accepts).
+void expect_switches(const std::string& what, const std::function<Tensor()>& fn, const Tensor& ref,
+                     const std::function<void(const Tensor&)>& check_fast) {
+  StateGuard state;
+  {
+    DeterministicGuard g(true);
+    WarningLog log;
+    for (int t : {1, 2, 3, 8}) {
+      set_num_threads(t);
+      for (int rep = 0; rep < 2; ++rep) {
+        const Tensor out = fn();
+        ASSERT_TRUE(equal(out, ref)) << what << ": threads " << t << ", run " << rep
+                                     << " differs from the sequential reference";
+      }
+    }
+    EXPECT_TRUE(log.seen.empty()) << what << " warned although it has a deterministic kernel";
+  }
+  DeterministicGuard g(false);
+  set_num_threads(8);
+  for (int rep = 0; rep < 2; ++rep) check_fast(fn());
+}
+
+std::function<void(const Tensor&)> close_to(const Reference& r) {
+  return [r](const Tensor& out) {
+    const std::vector<float> v = to_vector<float>(out.contiguous());
+    ASSERT_EQ(v.size(), r.value.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+      ASSERT_LE(std::fabs(static_cast<double>(v[i]) - r.value[i]), 1e-5 * r.bound[i] + 1e-6) << "element " << i;
+  };
+}
+
+// Copies with duplicates: each element is its original value (nothing written) or one of the
+// values written to it.
+std::function<void(const Tensor&)> one_of(const std::vector<float>& original, const std::vector<std::set<float>>& cands) {
+  return [original, cands](const Tensor& out) {
+    const std::vector<float> v = to_vector<float>(out.contiguous());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (cands[i].empty()) ASSERT_EQ(v[i], original[i]) << "element " << i;
+      else ASSERT_TRUE(cands[i].count(v[i])) << "element " << i << " = " << v[i] << " was never written there";
+    }
+  };
+}
+
+// Ops whose switch a DeterminismAlternatives test checks (registered beside the test).
+std::set<std::string>& covered_alternatives() {
+  static std::set<std::string> v;
+  return v;
+}
+#define DITTO_COVERS(op) \
+  static const bool DITTO_GC_CAT(ditto_covers_, __LINE__) = covered_alternatives().insert(op).second;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// State, debug mode, guard, thread safety
+
+TEST(DeterminismApi, FlagsAndDebugModeMapping) {
+  StateGuard state;
+  use_deterministic_algorithms(true);
+  EXPECT_TRUE(are_deterministic_algorithms_enabled());
+  EXPECT_FALSE(is_deterministic_algorithms_warn_only_enabled());
+  EXPECT_EQ(get_deterministic_debug_mode(), 2);
+  use_deterministic_algorithms(true, true);
+  EXPECT_TRUE(is_deterministic_algorithms_warn_only_enabled());
+  EXPECT_EQ(get_deterministic_debug_mode(), 1);
+  // warn_only is stored with the mode off, and the debug mode is then 0 (as PyTorch)
+  use_deterministic_algorithms(false, true);
+  EXPECT_FALSE(are_deterministic_algorithms_enabled());
+  EXPECT_TRUE(is_deterministic_algorithms_warn_only_enabled());
+  EXPECT_EQ(get_deterministic_debug_mode(), 0);
+
+  struct Case {
+    int num;
+    const char* name;
+    bool mode, warn_only;
+  };
+  for (const Case& c : {Case{0, "default", false, false}, Case{1, "warn", true, true}, Case{2, "error", true, false}}) {
+    use_deterministic_algorithms(!c.mode, !c.warn_only);
+    set_deterministic_debug_mode(c.num);
+    EXPECT_EQ(are_deterministic_algorithms_enabled(), c.mode) << c.num;
+    EXPECT_EQ(is_deterministic_algorithms_warn_only_enabled(), c.warn_only) << c.num;
+    EXPECT_EQ(get_deterministic_debug_mode(), c.num);
+    use_deterministic_algorithms(!c.mode, !c.warn_only);
+    set_deterministic_debug_mode(std::string_view(c.name));
+    EXPECT_EQ(are_deterministic_algorithms_enabled(), c.mode) << c.name;
+    EXPECT_EQ(is_deterministic_algorithms_warn_only_enabled(), c.warn_only) << c.name;
+    EXPECT_EQ(get_deterministic_debug_mode(), c.num);
+  }
+}
+
+TEST(DeterminismApi, InvalidDebugModesAreRejected) {
+  StateGuard state;
+  set_deterministic_debug_mode(1);
+  for (int bad : {3, -1, 100}) {
+    try {
+      set_deterministic_debug_mode(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("expected 0, 1, or 2, but got " + std::to_string(bad)), std::string::npos)
+          << e.what();
+    }
+  }
+  for (const char* bad : {"WARN", "Default", "", "errors"}) {
+    try {
+      set_deterministic_debug_mode(std::string_view(bad));
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("expected one of `default`, `warn`, `error`, but got " + std::string(bad)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(get_deterministic_debug_mode(), 1);  // unchanged by the rejected values
+}
+
+TEST(DeterminismApi, GuardRestoresOnExitAndOnException) {
+  StateGuard state;
+  use_deterministic_algorithms(false, true);
+  set_fill_uninitialized_memory(false);
+  {
+    DeterministicGuard g(true, false, true);
+    EXPECT_TRUE(are_deterministic_algorithms_enabled());
+    EXPECT_FALSE(is_deterministic_algorithms_warn_only_enabled());
+    EXPECT_TRUE(get_fill_uninitialized_memory());
+    {
+      DeterministicGuard inner(true, true, false);
+      EXPECT_EQ(get_deterministic_debug_mode(), 1);
+      EXPECT_FALSE(get_fill_uninitialized_memory());
+    }
+    EXPECT_EQ(get_deterministic_debug_mode(), 2);
+    EXPECT_TRUE(get_fill_uninitialized_memory());
+  }
+  EXPECT_FALSE(are_deterministic_algorithms_enabled());
+  EXPECT_TRUE(is_deterministic_algorithms_warn_only_enabled());
+  EXPECT_FALSE(get_fill_uninitialized_memory());
+  try {
+    DeterministicGuard g(true);
+    zeros({4}).put_(tensor({0, 0}), tensor({1.0f, 2.0f}));  // refused: throws through the guard
+    ADD_FAILURE() << "put_ was not refused";
+  } catch (const NondeterministicError&) {
+  }
+  EXPECT_FALSE(are_deterministic_algorithms_enabled());
+  EXPECT_TRUE(is_deterministic_algorithms_warn_only_enabled());
+  EXPECT_FALSE(get_fill_uninitialized_memory());
+}
+
+// Writers only ever store (mode, warn_only) = (on, on) or (off, off); a reader that saw debug
+// mode 2 (on, off) would have read a torn state. Run it under -DDITTO_SANITIZE=ON too.
+TEST(DeterminismApi, StateIsSafeToShareBetweenThreads) {
+  StateGuard state;
+  std::atomic<bool> stop{false};
+  std::atomic<int> torn{0}, bad{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 3; ++w)
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < 20000; ++i) {
+        if ((i + w) % 3 == 0) {
+          DeterministicGuard g(true, true, i % 2 == 0);
+        } else {
+          set_deterministic_debug_mode((i + w) % 2 == 0 ? 0 : 1);
+          set_fill_uninitialized_memory(i % 2 == 0);
+        }
+      }
+    });
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&] {
+      while (!stop.load()) {
+        const int m = get_deterministic_debug_mode();
+        if (m == 2) ++torn;
+        if (m < 0 || m > 2) ++bad;
+        (void)are_deterministic_algorithms_enabled();
+        (void)is_deterministic_algorithms_warn_only_enabled();
+        (void)get_fill_uninitialized_memory();
+      }
+    });
+  for (int w = 0; w < 3; ++w) threads[static_cast<std::size_t>(w)].join();
+  stop = true;
+  for (std::size_t i = 3; i < threads.size(); ++i) threads[i].join();
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_EQ(bad.load(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refused ops (no deterministic kernel)
+
+TEST(DeterminismRefusal, PutWithoutAccumulate) {
+  // PyTorch's test_nondeterministic_alert_put: both the in-place and the out-of-place form.
+  const Tensor idx = tensor({0, 0});
+  const Tensor src = tensor({0.0f, 1.0f});
+  auto zero_or_one = [](const Tensor& r) {
+    ASSERT_EQ(r.sizes(), Shape({10}));
+    const float v = r[0].item<float>();
+    EXPECT_TRUE(v == 0.0f || v == 1.0f) << v;
+  };
+  check_alert([&] { return zeros({10}).put_(idx, src); }, "put_", zero_or_one);
+  check_alert([&] { return put(zeros({10}), idx, src); }, "put_", zero_or_one);
+  check_alert([&] { return zeros({4}).put_(tensor({0, 0}), tensor({5.0f, 5.0f})); }, "put_",
+              [](const Tensor& r) { EXPECT_TRUE(equal(r, tensor({5.0f, 0.0f, 0.0f, 0.0f}))); });
+}
+
+TEST(DeterminismRefusal, RefusedOpLeavesSelfUnchanged) {
+  StateGuard state;
+  DeterministicGuard g(true);
+  Tensor a = arange(6, kFloat32);
+  EXPECT_THROW(a.put_(tensor({1, 1}), tensor({7.0f, 8.0f})), NondeterministicError);
+  EXPECT_TRUE(equal(a, arange(6, kFloat32)));
+}
+
+TEST(DeterminismRefusal, PutWithAccumulateIsNotRefused) {
+  // test_nondeterministic_alert_put_accumulate: CPU has a deterministic kernel.
+  StateGuard state;
+  for (bool warn_only : {false, true}) {
+    DeterministicGuard g(true, warn_only);
+    WarningLog log;
+    Tensor r = zeros({10}).put_(tensor({0, 0}), tensor({0.0f, 1.0f}), true);
+    EXPECT_EQ(r[0].item<float>(), 1.0f);
+    EXPECT_TRUE(log.seen.empty());
+  }
+}
+
+TEST(DeterminismRefusal, MaxUnpool) {
+  // test_nondeterministic_alert_MaxUnpool1d/2d/3d: kernel 3, stride 1, all-zero indices, so every
+  // input races for output position 0.
+  manual_seed(0);
+  struct Case {
+    Shape in;
+    std::string op;
+    std::function<Tensor(const Tensor&, const Tensor&)> f;
+  };
+  const std::vector<Case> cases = {
+      {{1, 1, 7}, "max_unpooling2d_forward_out",
+       [](const Tensor& x, const Tensor& i) { return nn::functional::max_unpool1d(x, i, 3, 1); }},
+      {{1, 1, 7, 7}, "max_unpooling2d_forward_out",
+       [](const Tensor& x, const Tensor& i) { return nn::functional::max_unpool2d(x, i, 3, 1); }},
+      {{1, 1, 7, 7, 7}, "max_unpooling3d_forward_out",
+       [](const Tensor& x, const Tensor& i) { return nn::functional::max_unpool3d(x, i, 3, 1); }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    const Tensor x = randn(c.in);
+    const Tensor i = zeros(c.in, kInt64);
+    const std::vector<float> xs = to_vector<float>(x);
+    check_alert([&] { return c.f(x, i); }, c.op, [&](const Tensor& r) {
+      Shape expect = c.in;
+      for (std::size_t d = 2; d < expect.size(); ++d) expect[d] = 9;
+      ASSERT_EQ(r.sizes(), expect);
+      const std::vector<float> v = to_vector<float>(r);
+      EXPECT_NE(std::find(xs.begin(), xs.end(), v[0]), xs.end()) << "position 0 holds no input value";
+      for (std::size_t k = 1; k < v.size(); ++k) ASSERT_EQ(v[k], 0.0f) << k;
+    });
+  }
+}
+
+// The default handler prints a warning once per op per process; an installed handler sees all.
+// (This is the only test that lets put_ warn through the default handler.)
+TEST(DeterminismRefusal, DefaultHandlerWarnsOncePerOp) {
+  StateGuard state;
+  set_warning_handler(nullptr);
+  DeterministicGuard g(true, true);
+  ::testing::internal::CaptureStderr();
+  for (int i = 0; i < 3; ++i) zeros({4}).put_(tensor({1, 1}), tensor({2.0f, 2.0f}));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string msg = "put_ does not have a deterministic implementation";
+  std::size_t count = 0;
+  for (std::size_t p = err.find(msg); p != std::string::npos; p = err.find(msg, p + 1)) ++count;
+  EXPECT_EQ(count, 1u) << err;
+  WarningLog log;
+  for (int i = 0; i < 3; ++i) zeros({4}).put_(tensor({1, 1}), tensor({2.0f, 2.0f}));
+  EXPECT_EQ(log.seen.size(), 3u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ops with a deterministic alternative: the mode on gives the sequential reference's bits on
+// 1, 2, 3 and 8 threads; the mode off (fast kernel) is right within rounding.
+
+DITTO_COVERS("put_.accumulate")
+TEST(DeterminismAlternatives, PutAccumulate) {
+  const int64_t m = 1000;
+  const auto idx = random_index(kUpdates, -m, m, 1);
+  const auto val = random_values(kUpdates, 2);
+  const auto self = random_values(m, 3, 10.0f);
+  Reference r = init_ref(self);
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const std::size_t j = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + m : idx[k]);
+    r.value[j] += val[k];
+    r.bound[j] += std::fabs(val[k]);
+  }
+  const Tensor s = from_vector(self, {20, 50}), i = idx_tensor(idx, {kUpdates / 4, 4}), v = from_vector(val, {kUpdates});
+  expect_switches("put_(accumulate=true)", [&] { return s.clone().put_(i, v, true); }, from_vector(r.value, {20, 50}),
+                  close_to(r));
+}
+
+DITTO_COVERS("index_put_.accumulate")
+TEST(DeterminismAlternatives, IndexPutAccumulate) {
+  const int64_t m = 500, b = 4;
+  const auto idx = random_index(kUpdates / b, -m, m, 4);
+  const auto val = random_values(kUpdates, 5);
+  const auto self = random_values(m * b, 6, 10.0f);
+  Reference r = init_ref(self);
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const std::size_t j = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + m : idx[k]);
+    for (std::size_t c = 0; c < b; ++c) {
+      r.value[j * b + c] += val[k * b + c];
+      r.bound[j * b + c] += std::fabs(val[k * b + c]);
+    }
+  }
+  const Tensor s = from_vector(self, {m, b}), i = idx_tensor(idx, {kUpdates / b}), v = from_vector(val, {kUpdates / b, b});
+  expect_switches("index_put_(accumulate=true)", [&] { return s.clone().index_put_({i}, v, true); },
+                  from_vector(r.value, {m, b}), close_to(r));
+}
+
+DITTO_COVERS("index_put_")
+TEST(DeterminismAlternatives, IndexPutLastWriteWins) {
+  const int64_t m = 500, b = 4;
+  const auto idx = random_index(kUpdates / b, -m, m, 7);
+  const auto val = random_values(kUpdates, 8);
+  const auto self = random_values(m * b, 9);
+  std::vector<float> ref = self;
+  std::vector<std::set<float>> cands(self.size());
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const std::size_t j = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + m : idx[k]);
+    for (std::size_t c = 0; c < b; ++c) {
+      ref[j * b + c] = val[k * b + c];  // the last write wins, as PyTorch's serial path
+      cands[j * b + c].insert(val[k * b + c]);
+    }
+  }
+  const Tensor s = from_vector(self, {m, b}), i = idx_tensor(idx, {kUpdates / b}), v = from_vector(val, {kUpdates / b, b});
+  expect_switches("index_put_", [&] { return s.clone().index_put_({i}, v); }, from_vector(ref, {m, b}),
+                  one_of(self, cands));
+}
+
+DITTO_COVERS("index_add_")
+TEST(DeterminismAlternatives, IndexAdd) {
+  // along dim 1, so the kernels see (A, N, B) = (3, m, 1)
+  const int64_t m = 700, rows = 3, n = kUpdates / rows;
+  const auto idx = random_index(n, 0, m, 10);
+  const auto val = random_values(rows * n, 11);
+  const auto self = random_values(rows * m, 12, 10.0f);
+  Reference r = init_ref(self);
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    for (std::size_t a = 0; a < rows; ++a) {
+      const std::size_t o = a * m + static_cast<std::size_t>(idx[k]);
+      r.value[o] += val[a * n + k];
+      r.bound[o] += std::fabs(val[a * n + k]);
+    }
+  const Tensor s = from_vector(self, {rows, m}), i = idx_tensor(idx, {n}), v = from_vector(val, {rows, n});
+  expect_switches("index_add_", [&] { return s.clone().index_add_(1, i, v); }, from_vector(r.value, {rows, m}),
+                  close_to(r));
+}
+
+DITTO_COVERS("index_copy_")
+TEST(DeterminismAlternatives, IndexCopy) {
+  const int64_t m = 400, b = 5, n = kUpdates / b;
+  const auto idx = random_index(n, 0, m, 13);
+  const auto val = random_values(n * b, 14);
+  const auto self = random_values(m * b, 15);
+  std::vector<float> ref = self;
+  std::vector<std::set<float>> cands(self.size());
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    for (std::size_t c = 0; c < b; ++c) {
+      const std::size_t o = static_cast<std::size_t>(idx[k]) * b + c;
+      ref[o] = val[k * b + c];
+      cands[o].insert(val[k * b + c]);
+    }
+  const Tensor s = from_vector(self, {m, b}), i = idx_tensor(idx, {n}), v = from_vector(val, {n, b});
+  expect_switches("index_copy_", [&] { return s.clone().index_copy_(0, i, v); }, from_vector(ref, {m, b}),
+                  one_of(self, cands));
+  expect_switches("index_copy", [&] { return s.index_copy(0, i, v); }, from_vector(ref, {m, b}), one_of(self, cands));
+}
+
+namespace {
+// scatter along dim 1 of (rows, m) with an index and src of (rows, n): sequential reference.
+struct ScatterCase {
+  int64_t rows = 3, m = 600, n = kUpdates / 3;
+  std::vector<int64_t> idx;
+  std::vector<float> src, self;
+  explicit ScatterCase(uint64_t seed)
+      : idx(random_index(rows * n, 0, m, seed)), src(random_values(rows * n, seed + 1)),
+        self(random_values(rows * m, seed + 2, 10.0f)) {}
+  Tensor self_t() const { return from_vector(self, {rows, m}); }
+  Tensor idx_t() const { return idx_tensor(idx, {rows, n}); }
+  Tensor src_t() const { return from_vector(src, {rows, n}); }
+
+  Reference reduce(const std::string& how, bool include_self) const {
+    Reference r = init_ref(self);
+    std::vector<int64_t> count(self.size(), include_self ? 1 : 0);
+    const float init = how == "amax" ? -INFINITY : how == "amin" ? INFINITY : 0.0f;
+    if (!include_self)
+      for (int64_t p = 0; p < rows * n; ++p) {
+        const std::size_t o = static_cast<std::size_t>((p / n) * m + idx[static_cast<std::size_t>(p)]);
+        r.value[o] = init;
+        r.bound[o] = 0;
+      }
+    for (int64_t p = 0; p < rows * n; ++p) {  // row-major order of the index
+      const std::size_t o = static_cast<std::size_t>((p / n) * m + idx[static_cast<std::size_t>(p)]);
+      const float v = src[static_cast<std::size_t>(p)];
+      if (how == "amax") r.value[o] = std::max(r.value[o], v);
+      else if (how == "amin") r.value[o] = std::min(r.value[o], v);
+      else r.value[o] += v;
+      r.bound[o] += std::fabs(v);
+      ++count[o];
+    }
+    if (how == "mean")
+      for (std::size_t o = 0; o < count.size(); ++o)
+        if (count[o] > 0) {
+          r.value[o] /= static_cast<float>(count[o]);
+          r.bound[o] /= static_cast<double>(count[o]);
+        }
+    return r;
+  }
+};
+}  // namespace
+
+DITTO_COVERS("scatter_add_")
+TEST(DeterminismAlternatives, ScatterAdd) {
+  const ScatterCase c(20);
+  const Reference r = c.reduce("sum", true);
+  const Tensor s = c.self_t(), i = c.idx_t(), v = c.src_t();
+  expect_switches("scatter_add_", [&] { return s.clone().scatter_add_(1, i, v); }, from_vector(r.value, {c.rows, c.m}),
+                  close_to(r));
+  expect_switches("scatter_add", [&] { return scatter_add(s, 1, i, v); }, from_vector(r.value, {c.rows, c.m}),
+                  close_to(r));
+}
+
+DITTO_COVERS("scatter_reduce")
+TEST(DeterminismAlternatives, ScatterReduce) {
+  const ScatterCase c(30);
+  const Tensor s = c.self_t(), i = c.idx_t(), v = c.src_t();
+  for (const char* how : {"sum", "mean", "amax", "amin"})
+    for (bool include_self : {true, false}) {
+      const Reference r = c.reduce(how, include_self);
+      expect_switches(std::string("scatter_reduce ") + how + (include_self ? "" : " include_self=false"),
+                      [&] { return s.scatter_reduce(1, i, v, how, include_self); },
+                      from_vector(r.value, {c.rows, c.m}), close_to(r));
+    }
+}
+
+// Backward passes that run scatter_add_ / index_add_ switch with them (no extra code).
+TEST(DeterminismAlternatives, GatherBackward) {
+  // test_gather_backward_one_dim: the gradient equals a sequential accumulation.
+  const int64_t m = 2500;
+  const auto idx = random_index(kUpdates, 0, m, 40);
+  const auto w = random_values(kUpdates, 41, 1e6f);
+  Reference r = init_ref(std::vector<float>(m, 0.0f));
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    r.value[static_cast<std::size_t>(idx[k])] += w[k];
+    r.bound[static_cast<std::size_t>(idx[k])] += std::fabs(w[k]);
+  }
+  const Tensor i = idx_tensor(idx, {kUpdates}), wt = from_vector(w, {kUpdates});
+  auto grad = [&] {
+    Tensor x = zeros({m}).requires_grad_();
+    x.gather(0, i).backward(wt);
+    return x.grad();
+  };
+  expect_switches("gather backward", grad, from_vector(r.value, {m}), close_to(r));
+}
+
+TEST(DeterminismAlternatives, IndexSelectBackward) {
+  const int64_t m = 800, b = 3, n = kUpdates / b;
+  const auto idx = random_index(n, 0, m, 50);
+  const auto w = random_values(n * b, 51);
+  Reference r = init_ref(std::vector<float>(m * b, 0.0f));
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    for (std::size_t c = 0; c < b; ++c) {
+      r.value[static_cast<std::size_t>(idx[k]) * b + c] += w[k * b + c];
+      r.bound[static_cast<std::size_t>(idx[k]) * b + c] += std::fabs(w[k * b + c]);
+    }
+  const Tensor i = idx_tensor(idx, {n}), wt = from_vector(w, {n, b});
+  auto grad = [&] {
+    Tensor x = zeros({m, b}).requires_grad_();
+    x.index_select(0, i).backward(wt);
+    return x.grad();
+  };
+  expect_switches("index_select backward", grad, from_vector(r.value, {m, b}), close_to(r));
+}
+
+TEST(DeterminismAlternatives, EmbeddingBackward) {
+  // Its backward kernel is deterministic on every path, so both modes give the reference bits.
+  const int64_t m = 300, d = 4, n = kUpdates / d;
+  const auto idx = random_index(n, 0, m, 60);
+  const auto w = random_values(n * d, 61);
+  std::vector<float> ref(m * d, 0.0f);
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    for (std::size_t c = 0; c < d; ++c) ref[static_cast<std::size_t>(idx[k]) * d + c] += w[k * d + c];
+  const Tensor i = idx_tensor(idx, {n}), wt = from_vector(w, {n, d});
+  auto grad = [&] {
+    Tensor weight = zeros({m, d}).requires_grad_();
+    nn::functional::embedding(i, weight).backward(wt);
+    return weight.grad();
+  };
+  const Tensor expect = from_vector(ref, {m, d});
+  expect_switches("embedding backward", grad, expect, [&](const Tensor& g) { EXPECT_TRUE(equal(g, expect)); });
+}
+
+// Every op the table declares with a fast nondeterministic kernel is covered above, and every op
+// it refuses is covered by DeterminismRefusal.
+TEST(DeterminismAlternatives, EveryDeclaredSwitchIsTested) {
+  const std::set<std::string> refused_tested = {"put_", "max_unpooling2d_forward_out", "max_unpooling3d_forward_out"};
+  const std::set<std::string>& alt_tested = covered_alternatives();
+  for (const ops::OpEntry& op : ops::all_ops()) {
+    bool nondet = false, det = false;
+    for (const ops::KernelEntry& k : op.kernels) {
+      if (k.device != Device::CPU) continue;
+      (k.determinism == ops::Determinism::Deterministic ? det : nondet) = true;
+    }
+    if (!nondet) continue;
+    if (det) EXPECT_TRUE(alt_tested.count(op.name)) << op.name << " switches kernels but has no DeterminismAlternatives test";
+    else EXPECT_TRUE(refused_tested.count(op.name)) << op.name << " is refused but has no DeterminismRefusal test";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Correctness of the new ops on small inputs (either kernel), argument checks.
+
+TEST(DeterminismIndexOps, SmallResultsOnBothKernels) {
+  StateGuard state;
+  for (bool mode : {false, true}) {
+    DeterministicGuard g(mode);
+    SCOPED_TRACE(mode);
+    // index_put_ with duplicates [0,0,0,1] and values [1,2,3,4] gives [3,4,0] (spec §3(c))
+    EXPECT_TRUE(equal(zeros({3}).index_put_({tensor({0, 0, 0, 1})}, tensor({1.0f, 2.0f, 3.0f, 4.0f})),
+                      tensor({3.0f, 4.0f, 0.0f})));
+    EXPECT_TRUE(equal(zeros({3}).index_put_({tensor({0, 0, -1})}, tensor({1.0f, 2.0f, 4.0f}), true),
+                      tensor({3.0f, 0.0f, 4.0f})));
+    // bool mask over the leading dims; values broadcast
+    Tensor a = zeros({2, 3});
+    a.index_put_({tensor({{true, false, true}, {false, true, false}})}, tensor({1.0f, 2.0f, 3.0f}));
+    EXPECT_TRUE(equal(a, tensor({{1.0f, 0.0f, 2.0f}, {0.0f, 3.0f, 0.0f}})));
+    Tensor b = ones({3, 2}, kInt64);
+    b.index_put_({tensor({true, false, true})}, tensor({5, 6}));
+    EXPECT_TRUE(equal(b, tensor({{5, 6}, {1, 1}, {5, 6}})));
+    EXPECT_TRUE(equal(zeros({2, 2}).index_put({tensor({1})}, tensor({7.0f})), tensor({{0.0f, 0.0f}, {7.0f, 7.0f}})));
+    // put_ on a 2-D tensor, negative index, accumulate
+    EXPECT_TRUE(equal(zeros({2, 2}).put_(tensor({-1, 0, 3}), tensor({1.0f, 2.0f, 3.0f}), true),
+                      tensor({{2.0f, 0.0f}, {0.0f, 4.0f}})));
+    // index_copy_ along dim 1, last duplicate wins in deterministic mode
+    Tensor c = zeros({2, 3}).index_copy(1, tensor({2, 0}), tensor({{1.0f, 2.0f}, {3.0f, 4.0f}}));
+    EXPECT_TRUE(equal(c, tensor({{2.0f, 0.0f, 1.0f}, {4.0f, 0.0f, 3.0f}})));
+    // index_add_ into a 0-dim tensor
+    EXPECT_EQ(index_add(scalar_tensor(1.0f), 0, tensor({0}), tensor({2.0f})).item<float>(), 3.0f);
+    // scatter_reduce, PyTorch's documented example
+    const Tensor src = tensor({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f});
+    const Tensor idx = tensor({0, 1, 0, 1, 2, 1});
+    const Tensor in = tensor({1.0f, 2.0f, 3.0f, 4.0f});
+    EXPECT_TRUE(equal(in.scatter_reduce(0, idx, src, "sum"), tensor({5.0f, 14.0f, 8.0f, 4.0f})));
+    EXPECT_TRUE(equal(in.scatter_reduce(0, idx, src, "sum", false), tensor({4.0f, 12.0f, 5.0f, 4.0f})));
+    EXPECT_TRUE(equal(in.scatter_reduce(0, idx, src, "amax"), tensor({3.0f, 6.0f, 5.0f, 4.0f})));
+    EXPECT_TRUE(equal(in.scatter_reduce(0, idx, src, "amax", false), tensor({3.0f, 6.0f, 5.0f, 4.0f})));
+    EXPECT_TRUE(equal(in.scatter_reduce(0, idx, src, "amin", false), tensor({1.0f, 2.0f, 5.0f, 4.0f})));
+    EXPECT_TRUE(equal(in.scatter_reduce(0, idx, src, "mean"), tensor({5.0f / 3, 14.0f / 4, 4.0f, 4.0f})));
+    EXPECT_TRUE(equal(in.scatter_reduce(0, idx, src, "mean", false), tensor({2.0f, 4.0f, 5.0f, 4.0f})));
+    // integer mean floors; a NaN in src wins amax
+    EXPECT_TRUE(equal(tensor({-3, 0}).scatter_reduce(0, tensor({0, 0}), tensor({0, 0}), "mean"), tensor({-1, 0})));
+    const Tensor nan_max = tensor({0.0f, 1.0f}).scatter_reduce(0, tensor({0, 0}), tensor({NAN, 5.0f}), "amax");
+    EXPECT_TRUE(std::isnan(nan_max[0].item<float>()));
+  }
+}
+
+TEST(DeterminismIndexOps, ArgumentChecksNameTheOp) {
+  auto msg = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const Tensor x = zeros({4, 3});
+  EXPECT_EQ(msg([&] { x.put(tensor({0, 1}), tensor({1.0f})); }),
+            "[put_] Expected source and index to have the same number of elements, but got source.numel() = 1, "
+            "index.numel() = 2");
+  EXPECT_EQ(msg([&] { x.put(tensor({12}), tensor({1.0f})); }),
+            "[put_] out of range: tried to access index 12 on a tensor of 12 elements.");
+  EXPECT_EQ(msg([&] { x.put(tensor({1}), tensor({1.0}, kFloat64)); }).rfind("[put_] self and source expected to have the same dtype", 0),
+            0u);
+  EXPECT_EQ(msg([&] { x.index_put({tensor({4})}, tensor({1.0f})); }),
+            "[index_put_] index 4 is out of bounds for dimension 0 with size 4");
+  EXPECT_EQ(msg([&] { x.index_put({tensor({0, 1})}, zeros({3, 3})); }),
+            "[index_put_] shape mismatch: value tensor of shape (3, 3) cannot be broadcast to indexing result of shape (2, 3)");
+  EXPECT_EQ(msg([&] { x.index_put({tensor({true, false})}, tensor({1.0f})); }).rfind("[index_put_] The shape of the mask", 0), 0u);
+  EXPECT_EQ(msg([&] { x.index_put({tensor({0.0f})}, tensor({1.0f})); }).rfind("[index_put_] tensors used as indices must be", 0), 0u);
+  EXPECT_EQ(msg([&] { scalar_tensor(1.0f).index_put({tensor({0})}, tensor({1.0f})); }),
+            "[index_put_] too many indices for tensor of dimension 0 (got 1)");
+  EXPECT_EQ(msg([&] { x.index_copy(0, tensor({{0}}), zeros({1, 3})); }),
+            "[index_copy_] Index should have dimension 1 or 0 (got 2)");
+  EXPECT_EQ(msg([&] { x.index_copy(0, tensor({0, 1}), zeros({3, 3})); }),
+            "[index_copy_] Number of indices (2) should be equal to source.size(dim) (3)");
+  EXPECT_EQ(msg([&] { x.index_copy(0, tensor({4}), zeros({1, 3})); }),
+            "[index_copy_] index 4 is out of bounds for dimension 0 with size 4");
+  EXPECT_EQ(msg([&] { x.index_copy(1, tensor({0}), zeros({3, 1})); }).rfind("[index_copy_] Source/destination tensor must have same slice shapes", 0), 0u);
+  EXPECT_EQ(msg([&] { x.scatter_reduce(0, zeros({1, 3}, kInt64), zeros({1, 3}), "max"); }),
+            "[scatter_reduce] reduce argument must be either sum, prod, mean, amax or amin, got max");
+  EXPECT_EQ(msg([&] { x.scatter_reduce(0, full({1, 3}, 4, kInt64), zeros({1, 3}), "sum"); }),
+            "[scatter_reduce] index 4 is out of bounds for dimension 0 with size 4");
+  EXPECT_EQ(msg([&] { x.scatter_reduce(0, zeros({1, 4}, kInt64), zeros({1, 4}), "sum"); }).rfind("[scatter_reduce] Expected index", 0), 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// fill_uninitialized_memory
+
+namespace {
+template <class T>
+void expect_filled(const Tensor& t, const char* what) {
+  const T* p = static_cast<const T*>(t.storage()->data());
+  const std::size_t n = t.storage()->nbytes() / sizeof(T);
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point_v<T>) ASSERT_TRUE(std::isnan(p[i])) << what << " element " << i;
+    else ASSERT_EQ(p[i], std::numeric_limits<T>::max()) << what << " element " << i;
+  }
+}
+
+template <class T>
+void check_fill_dtype(ScalarType dt) {
+  SCOPED_TRACE(dtype_name(dt));
+  expect_filled<T>(empty({10, 9}, dt), "empty");
+  expect_filled<T>(empty_like(zeros({10, 9}, dt)), "empty_like");
+  expect_filled<T>(empty_strided({10, 9}, {1, 10}, dt), "empty_strided");
+  // resize_: only the grown part of the storage is filled
+  Tensor r = zeros({4}, dt);
+  r.resize_({10});
+  const std::vector<T> v = to_vector<T>(r);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(v[static_cast<std::size_t>(i)], T(0)) << i;
+  for (int i = 4; i < 10; ++i) {
+    if constexpr (std::is_floating_point_v<T>) EXPECT_TRUE(std::isnan(v[static_cast<std::size_t>(i)])) << i;
+    else EXPECT_EQ(v[static_cast<std::size_t>(i)], std::numeric_limits<T>::max()) << i;
+  }
+  // shrinking then growing inside the old storage writes nothing
+  Tensor s = zeros({10}, dt);
+  s.resize_({4});
+  s.resize_({8});
+  for (T x : to_vector<T>(s)) EXPECT_EQ(x, T(0));
+}
+
+// With fill off or the mode off: empty() hands back a cached block untouched. The allocator
+// reuses the last freed block of a size, so a block painted with 7 shows through unless filled.
+int no_fill_checks = 0;
+
+template <class T>
+void check_no_fill(ScalarType dt) {
+  SCOPED_TRACE(dtype_name(dt));
+  Tensor painted = full({37}, 1, dt);
+  const void* p = painted.raw_data();
+  painted = Tensor();
+  Tensor e = empty({37}, dt);
+  if (e.raw_data() == p) {  // only when the allocator reused the block (not under ASan)
+    ++no_fill_checks;
+    for (T x : to_vector<T>(e)) EXPECT_EQ(x, T(1));
+  }
+  Tensor r = zeros({4}, dt);
+  Tensor painted2 = full({10}, 1, dt);
+  const void* p2 = painted2.raw_data();
+  painted2 = Tensor();
+  r.resize_({10});
+  if (r.raw_data() == p2) {
+    ++no_fill_checks;
+    const std::vector<T> v = to_vector<T>(r);
+    for (int i = 4; i < 10; ++i) EXPECT_EQ(v[static_cast<std::size_t>(i)], T(1)) << i;
+  }
+}
+}  // namespace
+
+TEST(DeterminismFill, EmptyAndResizeAreFilledPerDtype) {
+  StateGuard state;
+  DeterministicGuard g(true, false, true);
+  check_fill_dtype<float>(kFloat32);
+  check_fill_dtype<double>(kFloat64);
+  check_fill_dtype<int32_t>(kInt32);
+  check_fill_dtype<int64_t>(kInt64);
+  check_fill_dtype<bool>(kBool);
+}
+
+TEST(DeterminismFill, WarnOnlyStillFills) {
+  StateGuard state;
+  DeterministicGuard g(true, true, true);
+  expect_filled<float>(empty({5}), "empty");
+}
+
+TEST(DeterminismFill, NothingIsFilledWithFillOffOrModeOff) {
+  StateGuard state;
+  for (auto [mode, fill] : {std::pair{true, false}, std::pair{false, true}, std::pair{false, false}}) {
+    DeterministicGuard g(mode, false, fill);
+    check_no_fill<float>(kFloat32);
+    check_no_fill<double>(kFloat64);
+    check_no_fill<int32_t>(kInt32);
+    check_no_fill<int64_t>(kInt64);
+    check_no_fill<bool>(kBool);
+  }
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(no_fill_checks, 30) << "the allocator no longer reuses blocks; this test checks nothing";
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gradient-check samples (tests/gradcheck.h) of the new ops' backward formulas.
+namespace {
+DITTO_GRADCHECK("index_copy_", ({gc_rand({4, 3}), gc_rand({2, 3})}), return index_copy(v[0], 0, tensor({3, 1}), v[1]);)
+DITTO_GRADCHECK("index_copy_", ({gc_rand({3, 4}), gc_rand({3, 2})}), return v[0].index_copy(1, tensor({0, 2}), v[1]);)
+DITTO_GRADCHECK("index_put_", ({gc_rand({5, 3}), gc_rand({2, 3})}), return v[0].index_put({tensor({4, -5})}, v[1]);)
+DITTO_GRADCHECK("index_put_", ({gc_rand({5, 3}), gc_rand({3})}), return v[0].index_put({tensor({1, 3})}, v[1]);)
+DITTO_GRADCHECK("index_put_", ({gc_rand({2, 3}), gc_rand({3})}),
+                return v[0].index_put({tensor({{true, false, true}, {false, true, false}})}, v[1]);)
+DITTO_GRADCHECK("index_put_.accumulate", ({gc_rand({4, 3}), gc_rand({3, 3})}),
+                return v[0].index_put({tensor({1, 1, -1})}, v[1], true);)
+DITTO_GRADCHECK("put_", ({gc_rand({3, 4}), gc_rand({3})}), return v[0].put(tensor({11, 0, -2}), v[1]);)
+DITTO_GRADCHECK("put_.accumulate", ({gc_rand({3, 4}), gc_rand({2, 2})}),
+                return v[0].put(tensor({{1, 1}, {5, 1}}), v[1], true);)
+DITTO_GRADCHECK("scatter_reduce", ({gc_rand({3, 4}), gc_rand({3, 3})}),
+                return v[0].scatter_reduce(1, tensor({{0, 0, 3}, {1, 1, 1}, {2, 0, 2}}), v[1], "sum");)
+DITTO_GRADCHECK("scatter_reduce", ({gc_rand({3, 4}), gc_rand({3, 3})}),
+                return v[0].scatter_reduce(1, tensor({{0, 0, 3}, {1, 1, 1}, {2, 0, 2}}), v[1], "sum", false);)
+DITTO_GRADCHECK("scatter_reduce", ({gc_rand({3, 4}), gc_rand({3, 3})}),
+                return v[0].scatter_reduce(1, tensor({{0, 0, 3}, {1, 1, 1}, {2, 0, 2}}), v[1], "mean");)
+DITTO_GRADCHECK("scatter_reduce", ({gc_rand({3, 4}), gc_rand({4, 3})}),
+                return v[0].scatter_reduce(0, tensor({{0, 0, 2}, {1, 1, 1}, {2, 0, 2}}), v[1], "mean", false);)
+DITTO_GRADCHECK("scatter_reduce", ({gc_rand({3, 4}), gc_rand({3, 3})}),
+                return v[0].scatter_reduce(1, tensor({{0, 0, 3}, {1, 1, 1}, {2, 0, 2}}), v[1], "amax");)
+DITTO_GRADCHECK("scatter_reduce", ({gc_rand({3, 4}), gc_rand({3, 3})}),
+                return v[0].scatter_reduce(1, tensor({{0, 0, 3}, {1, 1, 1}, {2, 0, 2}}), v[1], "amin", false);)
+}  // namespace
