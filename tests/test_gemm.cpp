@@ -156,10 +156,10 @@ TEST(GemmLevels, TailsFloat64) { tails_at_every_level<double>(); }
 
 // accumulate: the chain continues from C's value (one chain split over calls).
 template <class T>
-void accumulate_continues_the_chain() {
+void accumulate_continues_the_chain(int64_t M, int64_t N) {
   LevelGuard lg;
   std::mt19937 g(5);
-  const int64_t M = 33, N = 40, K = 300, K1 = 123;
+  const int64_t K = 300, K1 = 123;
   const Operand<T> a = make_operand<T>(M, K, Layout::RowMajor, g);
   const Operand<T> b = make_operand<T>(K, N, Layout::ColMajor, g);
   const std::vector<T> want = reference(a, b, M, N, K);
@@ -178,8 +178,14 @@ void accumulate_continues_the_chain() {
   }
 }
 
-TEST(GemmLevels, AccumulateFloat32) { accumulate_continues_the_chain<float>(); }
-TEST(GemmLevels, AccumulateFloat64) { accumulate_continues_the_chain<double>(); }
+TEST(GemmLevels, AccumulateFloat32) {
+  accumulate_continues_the_chain<float>(33, 40);
+  accumulate_continues_the_chain<float>(300, 2);  // run transposed
+}
+TEST(GemmLevels, AccumulateFloat64) {
+  accumulate_continues_the_chain<double>(33, 40);
+  accumulate_continues_the_chain<double>(300, 1);
+}
 
 // Shapes large enough to be split over threads, each thread count giving the reference bits.
 template <class T>
@@ -214,13 +220,14 @@ void any_thread_count() {
 TEST(GemmThreads, AnyThreadCountFloat32) { any_thread_count<float>(); }
 TEST(GemmThreads, AnyThreadCountFloat64) { any_thread_count<double>(); }
 
-// Row i of A @ B is the same whether A has one row or 1000 (no path chosen by shape).
+// Row i of A @ B is the same whether A has one row or 1000 (no order chosen by shape). With few
+// columns (A @ vector) the full product runs transposed, lanes over rows: the same chains.
 template <class T>
-void batch_invariance() {
+void batch_invariance(int64_t N) {
   ThreadGuard tg;
   LevelGuard lg;
   std::mt19937 g(9);
-  const int64_t M = 1000, N = 65, K = 257;
+  const int64_t M = 1000, K = 257;
   const Operand<T> a = make_operand<T>(M, K, Layout::RowMajor, g);
   const Operand<T> b = make_operand<T>(K, N, Layout::RowMajor, g);
   for (CpuCapability level : supported_levels()) {
@@ -234,8 +241,8 @@ void batch_invariance() {
         row.data.assign(a.data.begin() + i * a.s0, a.data.begin() + i * a.s0 + K);
         const std::vector<T> one = run_gemm(row, b, 1, N, K);
         const std::vector<T> want(full.begin() + i * N, full.begin() + (i + 1) * N);
-        EXPECT_EQ(count_mismatches(one, want, N, std::string(ditto::capability_name(level)) + " row " + std::to_string(i)),
-                  0);
+        const std::string what = std::string(ditto::capability_name(level)) + " row " + std::to_string(i);
+        EXPECT_EQ(count_mismatches(one, want, N, what), 0);
       }
       // And a block of rows from the middle.
       Operand<T> mid;
@@ -248,8 +255,13 @@ void batch_invariance() {
   }
 }
 
-TEST(GemmBatchInvariance, SingleRowFloat32) { batch_invariance<float>(); }
-TEST(GemmBatchInvariance, SingleRowFloat64) { batch_invariance<double>(); }
+TEST(GemmBatchInvariance, SingleRowFloat32) { batch_invariance<float>(65); }
+TEST(GemmBatchInvariance, SingleRowFloat64) { batch_invariance<double>(65); }
+TEST(GemmBatchInvariance, MatrixVectorFloat32) {
+  batch_invariance<float>(1);
+  batch_invariance<float>(3);
+}
+TEST(GemmBatchInvariance, MatrixVectorFloat64) { batch_invariance<double>(2); }
 
 // inf, NaN, signed zeros, overflow and subnormals go through the chain as in the reference.
 template <class T>
@@ -325,7 +337,8 @@ TEST(GemmApi, MmBmmAddmmFollowTheRule) {
           << ditto::capability_name(level) << " threads " << t;
       const ditto::Tensor bm = ditto::bmm(batch_a, batch_b).contiguous();
       for (int64_t p = 0; p < 9; ++p) {
-        const std::vector<float> want = reference(operand(batch_a.select(0, p)), operand(batch_b.select(0, p)), 17, 5, 31);
+        const std::vector<float> want =
+            reference(operand(batch_a.select(0, p)), operand(batch_b.select(0, p)), 17, 5, 31);
         EXPECT_EQ(std::memcmp(bm.data_ptr<float>() + p * 17 * 5, want.data(), want.size() * sizeof(float)), 0)
             << ditto::capability_name(level) << " threads " << t << " product " << p;
       }

@@ -19,6 +19,7 @@
 namespace ditto::cpu {
 
 namespace gemm_detail {
+static_assert(kF32Scalar.lanes == 1 && kF64Scalar.lanes == 1);
 void gemm_macro_f32_scalar(int64_t mc, int64_t nc, int64_t kc, const float* ap, const float* bp, float* c,
                            int64_t ldc, bool load_c, bool final) {
   gemm_impl::macro<simd::F32x1, kF32Scalar.mr, kF32Scalar.nr>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
@@ -64,6 +65,7 @@ template <class T>
 struct Level {
   Blocking blk;
   MacroKernel<T> macro;
+  PackLanes<T> pack_lanes;  // null: the portable loop
 };
 
 template <class T>
@@ -71,32 +73,39 @@ Level<T> level() {
   constexpr bool f32 = std::is_same_v<T, float>;
   switch (cpu_capability()) {
     case CpuCapability::AVX512:
-      if constexpr (f32) return {kF32Avx512, gemm_macro_f32_avx512};
-      else return {kF64Avx512, gemm_macro_f64_avx512};
+      if constexpr (f32) return {kF32Avx512, gemm_macro_f32_avx512, gemm_pack_lanes_f32_avx2};
+      else return {kF64Avx512, gemm_macro_f64_avx512, gemm_pack_lanes_f64_avx2};
     case CpuCapability::AVX2:
-      if constexpr (f32) return {kF32Avx2, gemm_macro_f32_avx2};
-      else return {kF64Avx2, gemm_macro_f64_avx2};
+      if constexpr (f32) return {kF32Avx2, gemm_macro_f32_avx2, gemm_pack_lanes_f32_avx2};
+      else return {kF64Avx2, gemm_macro_f64_avx2, gemm_pack_lanes_f64_avx2};
     case CpuCapability::Scalar: break;
   }
-  if constexpr (f32) return {kF32Scalar, gemm_macro_f32_scalar};
-  else return {kF64Scalar, gemm_macro_f64_scalar};
+  if constexpr (f32) return {kF32Scalar, gemm_macro_f32_scalar, nullptr};
+  else return {kF64Scalar, gemm_macro_f64_scalar, nullptr};
 }
 
 // Packs n lanes x kc steps of a strided operand into panels of w lanes (layouts in
 // cpu/gemm_kernels.h): A blocks (lanes = rows, w = mr) and B blocks (lanes = columns, w = nr).
-// s points at (lane 0, step 0); lane l, step k is s[l * ls + k * ks]. The source is read in
-// memory order, a few rows ahead prefetched: its rows are often a page apart, which the
-// hardware prefetcher follows too late.
+// s points at (lane 0, step 0); lane l, step k is s[l * ls + k * ks]. Source rows are often a
+// page apart, which the hardware prefetcher follows too late, so they are prefetched ahead.
 template <class T>
-void pack_panels(T* dst, const T* s, int64_t ls, int64_t ks, int64_t n, int64_t kc, int w) {
+void pack_panels(T* dst, const T* s, int64_t ls, int64_t ks, int64_t n, int64_t kc, int w, PackLanes<T> pack_lanes) {
   constexpr int64_t kLine = 64 / sizeof(T), kAhead = 8;
-  if (ks == 1 && ls != 1) {  // each lane contiguous over k (row-major A, column-major B)
-    for (int64_t l = 0; l < n; ++l) {
-      if (l + kAhead < n)
-        for (int64_t k = 0; k < kc; k += kLine) __builtin_prefetch(s + (l + kAhead) * ls + k);
-      T* d = dst + (l - l % w) * kc + l % w;
-      const T* sl = s + l * ls;
-      for (int64_t k = 0; k < kc; ++k) d[k * w] = sl[k];
+  if (ks == 1 && ls != 1 && pack_lanes) {
+    pack_lanes(dst, s, ls, n, kc, w);
+  } else if (ks == 1 && ls != 1) {  // each lane contiguous over k (row-major A, column-major B)
+    // A cache line of each lane of a panel at a time, so the lines written stay in L1.
+    for (int64_t q = 0; q < n; q += w) {
+      const int64_t lanes = std::min<int64_t>(w, n - q);
+      for (int64_t k0 = 0; k0 < kc; k0 += kLine) {
+        const int64_t steps = std::min(kLine, kc - k0);
+        for (int64_t l = 0; l < lanes; ++l) {
+          const T* sl = s + (q + l) * ls + k0;
+          if (k0 + 4 * kLine < kc) __builtin_prefetch(sl + 4 * kLine);
+          T* d = dst + q * kc + k0 * w + l;
+          for (int64_t k = 0; k < steps; ++k) d[k * w] = sl[k];
+        }
+      }
     }
   } else {  // each step contiguous over lanes (row-major B, column-major A), or general
     for (int64_t k = 0; k < kc; ++k) {
@@ -169,7 +178,7 @@ int64_t even_step(int64_t n, int64_t max, int64_t unit) {
 // kc block to the next; N by blk.nc (pack B); then the macro kernel over micro-tiles.
 template <class T>
 void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const T* b, int64_t sbk, int64_t sbn,
-                 int64_t M, int64_t N, int64_t K, bool accumulate, bool allow_threads) {
+                 int64_t M, int64_t N, int64_t K, bool accumulate, bool allow_threads, bool may_transpose = true) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     if (!accumulate)
@@ -178,6 +187,21 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
   }
   const Level<T> lv = level<T>();
   const Blocking& blk = lv.blk;
+  // Few columns and many rows (A @ vector): vector lanes would be mostly idle, so compute
+  // C^T = B^T @ A^T into a buffer instead, lanes running over rows. Each element's chain is the
+  // same sequence of fmas (fma(a, b, c) == fma(b, a, c) exactly), so the bits are too.
+  const int64_t w = blk.lanes;
+  if (may_transpose && 2 * N * ((M + w - 1) / w) < M * ((N + w - 1) / w)) {
+    Buffer buf(static_cast<std::size_t>(M * N) * sizeof(T));
+    T* ct = static_cast<T*>(buf.p);  // (N, M)
+    if (accumulate)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) ct[j * M + i] = c[i * ldc + j];
+    gemm_packed<T>(ct, M, b, sbn, sbk, a, sak, sam, N, M, K, accumulate, allow_threads, false);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) c[i * ldc + j] = ct[j * M + i];
+    return;
+  }
   const int mr = blk.mr, nr = blk.nr;
   const int64_t pm = (M + mr - 1) / mr, pn = (N + nr - 1) / nr;
   const double fmas = double(M) * double(N) * double(K);
@@ -198,10 +222,10 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
       const int64_t mc = std::min(mc_step, i1 - ic);
       for (int64_t pc = 0; pc < K; pc += kc_step) {
         const int64_t kc = std::min(kc_step, K - pc);
-        pack_panels(ap, a + ic * sam + pc * sak, sam, sak, mc, kc, mr);
+        pack_panels(ap, a + ic * sam + pc * sak, sam, sak, mc, kc, mr, lv.pack_lanes);
         for (int64_t jc = j0; jc < j1; jc += nc_step) {
           const int64_t nc = std::min(nc_step, j1 - jc);
-          pack_panels(bp, b + pc * sbk + jc * sbn, sbn, sbk, nc, kc, nr);
+          pack_panels(bp, b + pc * sbk + jc * sbn, sbn, sbk, nc, kc, nr, lv.pack_lanes);
           lv.macro(mc, nc, kc, ap, bp, c + ic * ldc + jc, ldc, accumulate || pc > 0, pc + kc == K);
         }
       }

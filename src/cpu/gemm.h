@@ -7,13 +7,15 @@
 // computed together, never how one element's k terms are combined. addmm then forms
 // beta * self + alpha * acc (each product skipped when its factor is 1, so bias + acc is one
 // rounding). So a row of the result is the same whether its sample is alone or in a batch
-// (batch invariance), and no algorithm switches with the shape (no split-K, no GEMV path).
+// (batch invariance), and no shape selects another order (no split-K, no GEMV reduction).
 // How the fast kernels keep it (cpu/gemm.cpp, cpu/gemm_impl.h):
 //  * A register tile holds mr x nr chains; each k step does one fma into each, in increasing k.
 //    Tails (rows or columns past a multiple of the tile) run the same steps on fewer lanes.
 //  * K is cut into blocks for the caches; between blocks a chain's value is stored to C and
 //    loaded back unchanged (a store is exact), so the chain simply continues.
 //  * Threads own disjoint blocks of C (owner computes); the grid only balances the work.
+//  * With few columns (A @ vector) C^T = B^T @ A^T is computed instead, so vector lanes run
+//    over rows: the same chains, as fma(a, b, c) == fma(b, a, c) exactly.
 //  * A NaN result is stored as the canonical quiet NaN: which NaN operand an x86 FMA propagates
 //    depends on the instruction form the compiler picks, so payloads and signs would differ
 //    between levels. Other results, inf and signed zeros included, are the chain's own bits.

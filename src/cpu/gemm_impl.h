@@ -29,7 +29,8 @@ void micro(int64_t kc, const typename V::Scalar* ap, const typename V::Scalar* b
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = (v < NV - 1 || last == W) ? V::load(c + r * ldc + v * W) : V::load_partial(c + r * ldc + v * W, last);
+        acc[r][v] = (v < NV - 1 || last == W) ? V::load(c + r * ldc + v * W)
+                                              : V::load_partial(c + r * ldc + v * W, last);
   } else {
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
@@ -87,9 +88,10 @@ void macro(int64_t mc, int64_t nc, int64_t kc, const typename V::Scalar* ap, con
     for (int64_t jr = 0; jr < nc; jr += NR) {
       const int nr = nc - jr < NR ? int(nc - jr) : NR;
       // Fetch the next tile of C while this one computes (it comes from L3 or memory).
+      constexpr int kLine = 64 / int(sizeof(typename V::Scalar));
       const int64_t nir = jr + NR < nc ? ir : ir + MR, njr = jr + NR < nc ? jr + NR : 0;
       for (int64_t r = nir; r < nir + MR && r < mc; ++r)
-        for (int v = 0; v < NR && njr + v < nc; v += 64 / int(sizeof(typename V::Scalar))) __builtin_prefetch(c + r * ldc + njr + v, 1);
+        for (int v = 0; v < NR && njr + v < nc; v += kLine) __builtin_prefetch(c + r * ldc + njr + v, 1);
       fns[(mr - 1) * NVS + (nr + W - 1) / W - 1](kc, ap + ir * kc, bp + jr * kc, c + ir * ldc + jr, ldc, nr, load_c,
                                                   final);
     }

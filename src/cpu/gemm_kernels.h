@@ -16,6 +16,7 @@ namespace ditto::cpu::gemm_detail {
 
 struct Blocking {
   int mr, nr;          // micro-tile: registers hold mr x nr accumulators
+  int lanes;           // of a vector register; nr is a multiple
   // K block; A block of mc x kc (its mr x kc micro-panel stays in L1 while B panels stream);
   // B block of kc x nc (L2). Each is cut into near-equal blocks of at most about this size.
   int64_t kc, mc, nc;
@@ -26,17 +27,24 @@ using MacroKernel = void (*)(int64_t mc, int64_t nc, int64_t kc, const T* ap, co
                              bool load_c, bool final);
 
 // Scalar: std::fma, so the register tile only needs to keep a few chains in flight.
-inline constexpr Blocking kF32Scalar{4, 4, 256, 2048, 256};
-inline constexpr Blocking kF64Scalar{4, 4, 256, 2048, 256};
+inline constexpr Blocking kF32Scalar{4, 4, 1, 256, 2048, 256};
+inline constexpr Blocking kF64Scalar{4, 4, 1, 256, 2048, 256};
 // AVX2: 16 ymm = 12 accumulators (6 rows x 2 vectors) + 2 B vectors + 1 broadcast. B block of
 // kc x nc kept within a 256 KiB L2.
-inline constexpr Blocking kF32Avx2{6, 16, 256, 2040, 192};
-inline constexpr Blocking kF64Avx2{6, 8, 256, 2040, 96};
+inline constexpr Blocking kF32Avx2{6, 16, 8, 256, 2040, 192};
+inline constexpr Blocking kF64Avx2{6, 8, 4, 256, 2040, 96};
 // AVX-512: 32 zmm = 28 accumulators (14 rows x 2 vectors) + 2 B vectors + 1 broadcast; the A
 // micro-panel (14 x kc) stays in L1 while B panels stream from L2. A B block of ~192 KiB was
 // faster than 512 KiB on Zen 4 (1 MiB L2), whose L2 the other processes on a core also use.
-inline constexpr Blocking kF32Avx512{14, 32, 256, 2044, 192};
-inline constexpr Blocking kF64Avx512{14, 16, 256, 2044, 96};
+inline constexpr Blocking kF32Avx512{14, 32, 16, 256, 2044, 192};
+inline constexpr Blocking kF64Avx512{14, 16, 8, 256, 2044, 96};
+
+// Lane-major packing (each lane contiguous over k), as cpu/gemm.cpp's pack_panels does it;
+// AVX2 code, used by the AVX2 and AVX-512 levels.
+template <class T>
+using PackLanes = void (*)(T* dst, const T* s, int64_t ls, int64_t n, int64_t kc, int w);
+void gemm_pack_lanes_f32_avx2(float* dst, const float* s, int64_t ls, int64_t n, int64_t kc, int w);
+void gemm_pack_lanes_f64_avx2(double* dst, const double* s, int64_t ls, int64_t n, int64_t kc, int w);
 
 void gemm_macro_f32_scalar(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);
 void gemm_macro_f64_scalar(int64_t, int64_t, int64_t, const double*, const double*, double*, int64_t, bool, bool);
