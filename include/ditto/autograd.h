@@ -26,6 +26,8 @@ void set_grad_enabled(bool enabled);
 namespace autograd {
 // Backpropagates from several roots at once (grads may be undefined for scalar roots).
 void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads = {}, bool retain_graph = false);
+// Clears (set_to_none) or zeroes the gradients of params; shared by Module and Optimizer.
+void zero_grad(std::vector<Tensor>& params, bool set_to_none = true);
 }  // namespace autograd
 
 }  // namespace ditto

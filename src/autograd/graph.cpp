@@ -130,6 +130,19 @@ void record(ops::OpId id, const std::vector<Tensor>& inputs, const std::vector<T
   }
 }
 
+void zero_grad(std::vector<Tensor>& params, bool set_to_none) {
+  for (Tensor& p : params) {
+    Tensor& g = p.mutable_grad();
+    if (!g.defined()) continue;
+    if (set_to_none) {
+      g = Tensor();
+    } else {
+      NoGradGuard no_grad;
+      g.zero_();
+    }
+  }
+}
+
 void check_inplace(const Tensor& self, const char* op) {
   const AutogradMeta* m = meta(self);
   if (t_grad_enabled && m && m->requires_grad && !m->grad_fn)

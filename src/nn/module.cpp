@@ -39,16 +39,8 @@ void Module::train(bool on) {
 }
 
 void Module::zero_grad(bool set_to_none) {
-  for (Tensor& p : parameters()) {
-    Tensor& g = p.mutable_grad();
-    if (!g.defined()) continue;
-    if (set_to_none) {
-      g = Tensor();
-    } else {
-      NoGradGuard no_grad;
-      g.zero_();
-    }
-  }
+  std::vector<Tensor> params = parameters();
+  autograd::zero_grad(params, set_to_none);
 }
 
 Tensor& Module::register_parameter(std::string name, Tensor t, bool requires_grad) {

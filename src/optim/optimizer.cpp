@@ -13,18 +13,7 @@ Optimizer::Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {
   state_.per_param.resize(params_.size());
 }
 
-void Optimizer::zero_grad(bool set_to_none) {
-  for (Tensor& p : params_) {
-    Tensor& g = p.mutable_grad();
-    if (!g.defined()) continue;
-    if (set_to_none) {
-      g = Tensor();
-    } else {
-      NoGradGuard no_grad;
-      g.zero_();
-    }
-  }
-}
+void Optimizer::zero_grad(bool set_to_none) { autograd::zero_grad(params_, set_to_none); }
 
 OptimizerState Optimizer::state_dict() const {
   OptimizerState s;
