@@ -16,14 +16,6 @@ void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim) {
   }
 }
 
-namespace {
-template <class F>
-void with_index(const Tensor& index, F f) {
-  if (index.dtype() == kInt32) f.template operator()<int32_t>();
-  else f.template operator()<int64_t>();
-}
-}  // namespace
-
 void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
   const int64_t n = index.numel();
   with_index(index, [&]<class I>() {
@@ -78,36 +70,6 @@ void index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
     for (int64_t k = 0; k < n; ++k) {
       const Tensor dst = views::select(self, dim, ip[k]);
       add(dst, dst, views::select(source, dim, k));
-    }
-  });
-}
-
-// Deterministic: one thread walks the index in row-major order.
-void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  dispatch_dtype(self.dtype(), [&]<class T>() {
-    const int64_t nd = index.dim();
-    const int64_t n = index.numel();
-    const Shape& sz = index.sizes();
-    T* dst = static_cast<T*>(self.raw_data());
-    const T* sp = static_cast<const T*>(src.raw_data());
-    const int64_t* ip = static_cast<const int64_t*>(index.raw_data());
-    Shape pos(nd, 0);
-    for (int64_t flat = 0; flat < n; ++flat) {
-      int64_t io = 0, so = 0, doff = 0;
-      for (int64_t d = 0; d < nd; ++d) {
-        io += pos[d] * index.stride(d);
-        so += pos[d] * src.stride(d);
-      }
-      const int64_t j = ip[io];
-      for (int64_t d = 0; d < nd; ++d) doff += (d == dim ? j : pos[d]) * self.stride(d);
-      if constexpr (std::is_same_v<T, bool>) dst[doff] = dst[doff] || sp[so];
-      else if constexpr (std::is_integral_v<T>)  // wraps like the other integer ops, no UB
-        dst[doff] = static_cast<T>(std::make_unsigned_t<T>(dst[doff]) + std::make_unsigned_t<T>(sp[so]));
-      else dst[doff] = dst[doff] + sp[so];
-      for (int64_t d = nd - 1; d >= 0; --d) {
-        if (++pos[d] < sz[d]) break;
-        pos[d] = 0;
-      }
     }
   });
 }

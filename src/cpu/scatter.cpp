@@ -37,12 +37,6 @@ inline void racing_store(T& dst, T v) {
   std::atomic_ref<T>(dst).store(v, std::memory_order_relaxed);
 }
 
-template <class F>
-void with_index(const Tensor& index, F f) {
-  if (index.dtype() == kInt32) f.template operator()<int32_t>();
-  else f.template operator()<int64_t>();
-}
-
 // Runs f on a contiguous tensor holding self's values, then writes them back if it was a copy.
 template <class F>
 void on_contiguous(const Tensor& self, F f) {
@@ -266,6 +260,16 @@ void index_copy_racing(const Tensor& self, int64_t dim, const Tensor& index, con
 // Deterministic: owner computes in increasing k, so the last duplicate wins (PyTorch's serial path).
 void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   rows_ordered<RowOp::Store>(self, dim, index, source);
+}
+
+// Deterministic: one thread walks the index in row-major order.
+void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  dispatch_dtype(self.dtype(), [&]<class T>() {
+    T* dst = static_cast<T*>(self.raw_data());
+    const T* sp = static_cast<const T*>(src.raw_data());
+    walk_scatter(self, dim, index, src, 0, index.numel(),
+                 [&](int64_t d, int64_t s) { dst[d] = plain_add(dst[d], sp[s]); });
+  });
 }
 
 // Nondeterministic: parallel over index positions with atomic adds.
