@@ -6,6 +6,7 @@
 
 #include "cpu/dmath.h"
 #include "cpu/loops.h"
+#include "cpu/reduce_kernels.h"
 #include "ops/kernels.h"
 
 namespace ditto::cpu {
@@ -65,12 +66,29 @@ void rows(const Tensor& out, const Tensor& in, Fn fn) {
   });
 }
 
+// Contiguous float chunks go to the vectorised kernels of cpu/reduce_kernels.h, which fold in
+// the same order as reduce_chunk; anything else (strided, integer, converting) to reduce_chunk.
+template <class T, class Simd, class Op>
+auto chunk_fold(T identity, Simd simd, Op op) {
+  return [=](const T* p, int64_t len, int64_t stride) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (stride == 1) return simd(p, len);
+    }
+    return reduce_chunk<T>(p, len, stride, identity, op, [](T v) { return v; });
+  };
+}
+
 }  // namespace
 
 void sum(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
-    reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, [](T v) { return convert<A>(v); },
-                   [o](int64_t m, A v) { o[m] = v; });
+    if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A>) {
+      reduce_rows_by<A>(x, M, R, sm, sr, chunk_fold<A>(A(0), [](const auto* p, int64_t n) { return sum_chunk(p, n); }, WrappingAdd<A>{}),
+                        WrappingAdd<A>{}, [o](int64_t m, A v) { o[m] = v; });
+    } else {
+      reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, [](T v) { return convert<A>(v); },
+                     [o](int64_t m, A v) { o[m] = v; });
+    }
   });
 }
 
@@ -78,8 +96,13 @@ void mean(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
     if constexpr (std::is_floating_point_v<A>) {  // the public op allows floating mean only
       const A n = static_cast<A>(R);
-      reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, [](T v) { return static_cast<A>(v); },
-                     [o, n](int64_t m, A v) { o[m] = v / n; });
+      if constexpr (std::is_same_v<T, A>) {
+        reduce_rows_by<A>(x, M, R, sm, sr, chunk_fold<A>(A(0), [](const auto* p, int64_t c) { return sum_chunk(p, c); }, WrappingAdd<A>{}),
+                          WrappingAdd<A>{}, [o, n](int64_t m, A v) { o[m] = v / n; });
+      } else {
+        reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, [](T v) { return static_cast<A>(v); },
+                       [o, n](int64_t m, A v) { o[m] = v / n; });
+      }
     }
   });
 }
@@ -94,18 +117,18 @@ void prod(const Tensor& out, const Tensor& in) {
 void amax(const Tensor& out, const Tensor& in) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     T* o = out.data_ptr<T>();
-    reduce_rows<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
-                   std::numeric_limits<T>::lowest(), NanMax<T>{}, [](T v) { return v; },
-                   [o](int64_t m, T v) { o[m] = v; });
+    reduce_rows_by<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
+                      chunk_fold<T>(std::numeric_limits<T>::lowest(), [](const auto* p, int64_t n) { return max_chunk(p, n); }, NanMax<T>{}),
+                      NanMax<T>{}, [o](int64_t m, T v) { o[m] = v; });
   });
 }
 
 void amin(const Tensor& out, const Tensor& in) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     T* o = out.data_ptr<T>();
-    reduce_rows<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
-                   std::numeric_limits<T>::max(), NanMin<T>{}, [](T v) { return v; },
-                   [o](int64_t m, T v) { o[m] = v; });
+    reduce_rows_by<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
+                      chunk_fold<T>(std::numeric_limits<T>::max(), [](const auto* p, int64_t n) { return min_chunk(p, n); }, NanMin<T>{}),
+                      NanMin<T>{}, [o](int64_t m, T v) { o[m] = v; });
   });
 }
 
@@ -196,23 +219,7 @@ void softmax_rows(const Tensor& out, const Tensor& in) {
     T* y = out.data_ptr<T>();
     const int64_t M = in.size(0), R = in.size(1);
     detail::parallel_for(M, 4 * R, [&](int64_t b, int64_t e) {
-      for (int64_t m = b; m < e; ++m) {
-        const T* xr = x + m * R;
-        T* yr = y + m * R;
-        T mx = -std::numeric_limits<T>::infinity();
-        for (int64_t r = 0; r < R; ++r) mx = nan_max(mx, xr[r]);
-        if (std::isinf(mx)) mx = mx > 0 ? mx : T(0);  // all -inf row: keep exp finite
-        for (int64_t r = 0; r < R; ++r) yr[r] = xr[r] - mx;
-        if constexpr (std::is_same_v<T, float>) dmath::exp_f32(yr, yr, R);
-        else dmath::exp_f64(yr, yr, R);
-        const T s = canonical_sum(yr, R);
-        if constexpr (Log) {
-          const T ls = dmath::log(s);
-          for (int64_t r = 0; r < R; ++r) yr[r] = (xr[r] - mx) - ls;
-        } else {
-          for (int64_t r = 0; r < R; ++r) yr[r] = yr[r] / s;
-        }
-      }
+      for (int64_t m = b; m < e; ++m) softmax_row(x + m * R, y + m * R, R, Log);
     });
   });
 }

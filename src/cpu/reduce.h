@@ -41,33 +41,17 @@ A reduce_chunk(const T* x, int64_t n, int64_t stride, A identity, Op op, Load lo
   return lane[0];
 }
 
-inline int64_t num_chunks(int64_t n);
-
-// Canonical sum of a contiguous sequence on the calling thread.
-template <class A>
-A canonical_sum(const A* x, int64_t n) {
-  const int64_t C = (n + detail::kReduceChunk - 1) / detail::kReduceChunk;
-  if (C <= 1) return reduce_chunk<A>(x, n, 1, A(0), [](A a, A b) { return a + b; }, [](A v) { return v; });
-  std::vector<A> partial(static_cast<std::size_t>(C));
-  for (int64_t c = 0; c < C; ++c) {
-    const int64_t start = c * detail::kReduceChunk;
-    const int64_t len = start + detail::kReduceChunk <= n ? detail::kReduceChunk : n - start;
-    partial[c] = reduce_chunk<A>(x + start, len, 1, A(0), [](A a, A b) { return a + b; }, [](A v) { return v; });
-  }
-  return fold_pairwise(partial.data(), C, [](A a, A b) { return a + b; });
-}
-
 inline int64_t num_chunks(int64_t n) { return n == 0 ? 1 : (n + detail::kReduceChunk - 1) / detail::kReduceChunk; }
 
-// Reduces every row m of a strided (M, R) block: out(m) = canonical fold of row m. Work is
-// split over (row, chunk) pairs, so the thread count never changes a partial or the tree.
-template <class A, class T, class Op, class Load, class Store>
-void reduce_rows(const T* base, int64_t M, int64_t R, int64_t sm, int64_t sr, A identity, Op op, Load load,
-                 Store store) {
+// Reduces every row m of a strided (M, R) block: out(m) = canonical fold of row m, where
+// chunk(p, len, stride) folds one chunk (lanes and halving tree) and op folds the chunk results.
+// Work is split over (row, chunk) pairs, so the thread count never changes a partial or the tree.
+template <class A, class T, class Chunk, class Op, class Store>
+void reduce_rows_by(const T* base, int64_t M, int64_t R, int64_t sm, int64_t sr, Chunk chunk, Op op, Store store) {
   const int64_t C = num_chunks(R);
   if (C == 1) {
     detail::parallel_for(M, R, [&](int64_t b, int64_t e) {
-      for (int64_t m = b; m < e; ++m) store(m, reduce_chunk<A>(base + m * sm, R, sr, identity, op, load));
+      for (int64_t m = b; m < e; ++m) store(m, chunk(base + m * sm, R, sr));
     });
     return;
   }
@@ -77,10 +61,19 @@ void reduce_rows(const T* base, int64_t M, int64_t R, int64_t sm, int64_t sr, A 
       const int64_t m = w / C, c = w % C;
       const int64_t start = c * detail::kReduceChunk;
       const int64_t len = start + detail::kReduceChunk <= R ? detail::kReduceChunk : R - start;
-      partial[w] = reduce_chunk<A>(base + m * sm + start * sr, len, sr, identity, op, load);
+      partial[w] = chunk(base + m * sm + start * sr, len, sr);
     }
   });
   for (int64_t m = 0; m < M; ++m) store(m, fold_pairwise(partial.get() + m * C, C, op));
+}
+
+// reduce_rows_by with the generic chunk fold: identity, op, and load (T -> A) for each element.
+template <class A, class T, class Op, class Load, class Store>
+void reduce_rows(const T* base, int64_t M, int64_t R, int64_t sm, int64_t sr, A identity, Op op, Load load,
+                 Store store) {
+  reduce_rows_by<A>(base, M, R, sm, sr,
+                    [&](const T* p, int64_t len, int64_t stride) { return reduce_chunk<A>(p, len, stride, identity, op, load); },
+                    op, store);
 }
 
 }  // namespace ditto::cpu

@@ -1,0 +1,150 @@
+#pragma once
+// Contiguous float reductions and softmax rows, written once over the SIMD abstraction in
+// cpu/simd.h and instantiated per kernel level (cpu/reduce_kernels.cpp, *_avx2.cpp,
+// *_avx512.cpp). Include only from those files.
+//
+// Each level implements Note [Canonical reduction order] (core/parallel.h) literally: the 32
+// lanes are kReduceLanes / V::N vector registers holding consecutive lanes, so register k lane j
+// is lane k*N + j; the halving tree first combines whole registers (h >= N), then the lanes of
+// register 0 one by one. Lanes past the end of a chunk are left untouched (select), exactly as
+// the scalar description never touches them. The arithmetic is therefore the same at every
+// level, and so are the bits.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/parallel.h"
+#include "cpu/reduce.h"
+#include "cpu/dmath_impl.h"
+#include "cpu/simd.h"
+
+namespace ditto::cpu::reduce_impl {
+inline namespace DITTO_SIMD_ISA {
+
+using namespace ::ditto::simd;
+template <class V> using S = typename V::Scalar;
+
+// Lanes [0, count) of a register.
+template <class V> inline typename V::M first_lanes(int count) {
+  alignas(64) static constexpr S<V> iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  return V::load(iota) < V(S<V>(count));
+}
+
+// The operations of the folds, as in cpu/reduce.cpp: a NaN wins max and min (the first operand's
+// if both are NaN), and a tie keeps the first operand (so max(-0, +0) is -0).
+struct Add {
+  template <class V> V operator()(V a, V b) const { return a + b; }
+};
+struct NanMax {
+  template <class V> V operator()(V a, V b) const { return select(a != a, a, select(b != b, b, select(a < b, b, a))); }
+};
+struct NanMin {
+  template <class V> V operator()(V a, V b) const { return select(a != a, a, select(b != b, b, select(b < a, b, a))); }
+};
+
+// One chunk of n <= kReduceChunk elements. get(i, count) returns the register of elements
+// [i, i + V::N) of which the first count are real (count == V::N but at the end).
+template <class V, class Op, class Get>
+inline S<V> fold_chunk(int64_t n, S<V> identity, Op op, Get get) {
+  constexpr int N = V::N;
+  constexpr int K = int(detail::kReduceLanes) / N;
+  static_assert(K * N == detail::kReduceLanes);
+  V acc[K];
+  for (int k = 0; k < K; ++k) acc[k] = V(identity);
+  int64_t i = 0;
+  for (; i + detail::kReduceLanes <= n; i += detail::kReduceLanes)
+    for (int k = 0; k < K; ++k) acc[k] = op(acc[k], get(i + k * N, N));
+  for (int k = 0; k < K && i + k * N < n; ++k) {
+    const int count = n - (i + k * N) < N ? int(n - (i + k * N)) : N;
+    const V v = get(i + k * N, count);
+    acc[k] = count == N ? op(acc[k], v) : select(first_lanes<V>(count), op(acc[k], v), acc[k]);
+  }
+  for (int h = K / 2; h >= 1; h /= 2)
+    for (int k = 0; k < h; ++k) acc[k] = op(acc[k], acc[k + h]);
+  alignas(64) S<V> lane[N];
+  store(lane, acc[0]);
+  using V1 = Vec1<S<V>>;
+  for (int h = N / 2; h >= 1; h /= 2)
+    for (int l = 0; l < h; ++l) lane[l] = op(V1(lane[l]), V1(lane[l + h])).v;
+  return lane[0];
+}
+
+// A whole contiguous sequence: chunks, then the pairwise tree over the chunk results.
+template <class V, class Op, class Get>
+inline S<V> fold(int64_t n, S<V> identity, Op op, Get get) {
+  const int64_t C = (n + detail::kReduceChunk - 1) / detail::kReduceChunk;
+  if (C <= 1) return fold_chunk<V>(n, identity, op, get);
+  std::vector<S<V>> p(static_cast<std::size_t>(C));
+  for (int64_t c = 0; c < C; ++c) {
+    const int64_t start = c * detail::kReduceChunk;
+    const int64_t len = n - start < detail::kReduceChunk ? n - start : detail::kReduceChunk;
+    p[c] = fold_chunk<V>(len, identity, op, [&](int64_t i, int count) { return get(start + i, count); });
+  }
+  using V1 = Vec1<S<V>>;
+  return fold_pairwise(p.data(), C, [op](S<V> a, S<V> b) { return op(V1(a), V1(b)).v; });
+}
+
+template <class V> inline V load_n(const S<V>* p, int count) {
+  return count == V::N ? V::load(p) : V::load_partial(p, count);
+}
+template <class V> inline void store_n(S<V>* p, V v, int count) {
+  if (count == V::N) store(p, v);
+  else store_partial(p, v, count);
+}
+
+template <class V> inline S<V> sum_chunk(const S<V>* x, int64_t n) {
+  return fold_chunk<V>(n, S<V>(0), Add{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
+}
+template <class V> inline S<V> max_chunk(const S<V>* x, int64_t n) {
+  return fold_chunk<V>(n, std::numeric_limits<S<V>>::lowest(), NanMax{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
+}
+template <class V> inline S<V> min_chunk(const S<V>* x, int64_t n) {
+  return fold_chunk<V>(n, std::numeric_limits<S<V>>::max(), NanMin{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
+}
+
+// softmax: y = exp(x - m) / s; log_softmax: y = (x - m) - log(s); m = max(x) (0 if infinite,
+// so an all -inf row gives NaN/-inf as PyTorch does), s = canonical sum of exp(x - m).
+template <class V, bool Log> inline void softmax_row(const S<V>* x, S<V>* y, int64_t n) {
+  using T = S<V>;
+  T m = fold<V>(n, -std::numeric_limits<T>::infinity(), NanMax{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
+  if (std::isinf(m)) m = m > 0 ? m : T(0);
+  const V vm(m);
+  if constexpr (Log) {
+    const T s = fold<V>(n, T(0), Add{}, [&](int64_t i, int c) { return dmath::impl::exp(load_n<V>(x + i, c) - vm); });
+    const V ls(dmath::impl::log(Vec1<T>(s)).v);
+    int64_t i = 0;
+    for (; i + V::N <= n; i += V::N) store(y + i, (V::load(x + i) - vm) - ls);
+    if (i < n) store_partial(y + i, (V::load_partial(x + i, int(n - i)) - vm) - ls, int(n - i));
+  } else {
+    const T s = fold<V>(n, T(0), Add{}, [&](int64_t i, int c) {
+      const V e = dmath::impl::exp(load_n<V>(x + i, c) - vm);
+      store_n(y + i, e, c);
+      return e;
+    });
+    const V vs(s);
+    int64_t i = 0;
+    for (; i + V::N <= n; i += V::N) store(y + i, V::load(y + i) / vs);
+    if (i < n) store_partial(y + i, V::load_partial(y + i, int(n - i)) / vs, int(n - i));
+  }
+}
+
+}  // namespace DITTO_SIMD_ISA
+}  // namespace ditto::cpu::reduce_impl
+
+// The entry points of one level (see cpu/reduce_kernels.h): DITTO_REDUCE_LEVEL(avx512, F32x16, F64x8).
+#define DITTO_REDUCE_LEVEL(level, VF, VD)                                                                    \
+  namespace ditto::cpu::reduce_kernels {                                                                     \
+  float sum_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::sum_chunk<simd::VF>(x, n); }   \
+  double sum_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::sum_chunk<simd::VD>(x, n); } \
+  float max_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::max_chunk<simd::VF>(x, n); }   \
+  double max_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::max_chunk<simd::VD>(x, n); } \
+  float min_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::min_chunk<simd::VF>(x, n); }   \
+  double min_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::min_chunk<simd::VD>(x, n); } \
+  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log) {                              \
+    log ? reduce_impl::softmax_row<simd::VF, true>(x, y, n) : reduce_impl::softmax_row<simd::VF, false>(x, y, n); \
+  }                                                                                                          \
+  void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log) {                            \
+    log ? reduce_impl::softmax_row<simd::VD, true>(x, y, n) : reduce_impl::softmax_row<simd::VD, false>(x, y, n); \
+  }                                                                                                          \
+  }

@@ -1,0 +1,30 @@
+// The scalar level of the contiguous reduction kernels, and the dispatchers.
+#include "cpu/reduce_kernels.h"
+
+#include "cpu/capability.h"
+#include "cpu/reduce_impl.h"
+
+DITTO_REDUCE_LEVEL(scalar, F32x1, F64x1)
+
+namespace ditto::cpu {
+
+#define DITTO_REDUCE_DISPATCH(ret, name, suffix, params, args)            \
+  ret name params {                                                      \
+    switch (cpu_capability()) {                                          \
+      case CpuCapability::AVX512: return reduce_kernels::name##_##suffix##_avx512 args; \
+      case CpuCapability::AVX2: return reduce_kernels::name##_##suffix##_avx2 args;     \
+      case CpuCapability::Scalar: break;                                 \
+    }                                                                    \
+    return reduce_kernels::name##_##suffix##_scalar args;                \
+  }
+DITTO_REDUCE_DISPATCH(float, sum_chunk, f32, (const float* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(double, sum_chunk, f64, (const double* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(float, max_chunk, f32, (const float* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(double, max_chunk, f64, (const double* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(float, min_chunk, f32, (const float* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(double, min_chunk, f64, (const double* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(void, softmax_row, f32, (const float* x, float* y, int64_t n, bool log), (x, y, n, log))
+DITTO_REDUCE_DISPATCH(void, softmax_row, f64, (const double* x, double* y, int64_t n, bool log), (x, y, n, log))
+#undef DITTO_REDUCE_DISPATCH
+
+}  // namespace ditto::cpu

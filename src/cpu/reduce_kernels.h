@@ -1,0 +1,39 @@
+#pragma once
+// Contiguous float reduction kernels per level (cpu/reduce_impl.h) and their dispatchers, which
+// pick the level from cpu_capability(). Every level gives the same bits.
+#include <cstdint>
+
+namespace ditto::cpu::reduce_kernels {
+
+#define DITTO_REDUCE_DECLARE(level)                                             \
+  float sum_chunk_f32_##level(const float* x, int64_t n);                       \
+  double sum_chunk_f64_##level(const double* x, int64_t n);                     \
+  float max_chunk_f32_##level(const float* x, int64_t n);                       \
+  double max_chunk_f64_##level(const double* x, int64_t n);                     \
+  float min_chunk_f32_##level(const float* x, int64_t n);                       \
+  double min_chunk_f64_##level(const double* x, int64_t n);                     \
+  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);  \
+  void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log);
+DITTO_REDUCE_DECLARE(scalar)
+DITTO_REDUCE_DECLARE(avx2)
+DITTO_REDUCE_DECLARE(avx512)
+#undef DITTO_REDUCE_DECLARE
+
+}  // namespace ditto::cpu::reduce_kernels
+
+namespace ditto::cpu {
+
+// One chunk (n <= kReduceChunk) of contiguous elements, folded by the lanes and halving tree of
+// Note [Canonical reduction order]: the sum, and max/min where NaN wins.
+float sum_chunk(const float* x, int64_t n);
+double sum_chunk(const double* x, int64_t n);
+float max_chunk(const float* x, int64_t n);
+double max_chunk(const double* x, int64_t n);
+float min_chunk(const float* x, int64_t n);
+double min_chunk(const double* x, int64_t n);
+
+// One contiguous row of softmax (log = false) or log_softmax (log = true).
+void softmax_row(const float* x, float* y, int64_t n, bool log);
+void softmax_row(const double* x, double* y, int64_t n, bool log);
+
+}  // namespace ditto::cpu
