@@ -14,6 +14,7 @@
 // Work is split only over whole outputs ((n, group) blocks or GEMM rows), never inside a chain,
 // so the bits do not depend on the thread count; a sample's forward never reads another
 // sample, so it is the same alone or in any batch.
+#include <algorithm>
 #include <vector>
 
 #include "core/parallel.h"
@@ -41,14 +42,28 @@ Geom geom(const Shape& in, const Shape& w, const Shape& out, const Conv2dArgs& a
   return g;
 }
 
+// The output columns ow whose tap iw = ow * sW + off lies inside [0, W): [lo, hi).
+struct Span {
+  int64_t lo, hi;
+};
+Span valid_span(int64_t off, int64_t sW, int64_t W, int64_t oW) {
+  int64_t lo = off >= 0 ? 0 : (-off + sW - 1) / sW;
+  int64_t hi = off > W - 1 ? 0 : (W - 1 - off) / sW + 1;
+  hi = hi < oW ? hi : oW;
+  lo = lo < hi ? lo : hi;
+  return {lo, hi};
+}
+
 // col[k * ldk + p * ldp] = the zero-padded input tap of (k, p), for one sample's group (x points
-// at its first channel).
+// at its first channel). Pure copies: no arithmetic, so the layout never changes a bit.
 template <class T>
 void im2col(const T* x, const Geom& g, T* col, int64_t ldk, int64_t ldp) {
   for (int64_t c = 0; c < g.Cg; ++c)
     for (int64_t kh = 0; kh < g.kH; ++kh)
       for (int64_t kw = 0; kw < g.kW; ++kw) {
         const int64_t k = (c * g.kH + kh) * g.kW + kw;
+        const int64_t off = kw * g.dW - g.pW;
+        const Span s = valid_span(off, g.sW, g.W, g.oW);
         for (int64_t oh = 0; oh < g.oH; ++oh) {
           const int64_t ih = oh * g.sH - g.pH + kh * g.dH;
           T* dst = col + k * ldk + oh * g.oW * ldp;
@@ -57,15 +72,23 @@ void im2col(const T* x, const Geom& g, T* col, int64_t ldk, int64_t ldp) {
             continue;
           }
           const T* row = x + (c * g.H + ih) * g.W;
-          for (int64_t ow = 0; ow < g.oW; ++ow) {
-            const int64_t iw = ow * g.sW - g.pW + kw * g.dW;
-            dst[ow * ldp] = iw >= 0 && iw < g.W ? row[iw] : T(0);
+          if (ldp == 1) {
+            for (int64_t ow = 0; ow < s.lo; ++ow) dst[ow] = T(0);
+            if (g.sW == 1) std::copy(row + s.lo + off, row + s.hi + off, dst + s.lo);
+            else
+              for (int64_t ow = s.lo; ow < s.hi; ++ow) dst[ow] = row[ow * g.sW + off];
+            for (int64_t ow = s.hi; ow < g.oW; ++ow) dst[ow] = T(0);
+          } else {
+            for (int64_t ow = 0; ow < s.lo; ++ow) dst[ow * ldp] = T(0);
+            for (int64_t ow = s.lo; ow < s.hi; ++ow) dst[ow * ldp] = row[ow * g.sW + off];
+            for (int64_t ow = s.hi; ow < g.oW; ++ow) dst[ow * ldp] = T(0);
           }
         }
       }
 }
 
-// gx (one sample's group, zeroed here) += dcol, in (c, kh, kw, oh, ow) order.
+// gx (one sample's group, zeroed here) += dcol, in (c, kh, kw, oh, ow) order: each gx element
+// receives its terms in that order (one (kh, kw, oh) row touches distinct elements).
 template <class T>
 void col2im(const T* dcol, const Geom& g, T* gx) {
   for (int64_t i = 0; i < g.Cg * g.H * g.W; ++i) gx[i] = T(0);
@@ -73,14 +96,17 @@ void col2im(const T* dcol, const Geom& g, T* gx) {
     for (int64_t kh = 0; kh < g.kH; ++kh)
       for (int64_t kw = 0; kw < g.kW; ++kw) {
         const T* src = dcol + ((c * g.kH + kh) * g.kW + kw) * g.P;
+        const int64_t off = kw * g.dW - g.pW;
+        const Span s = valid_span(off, g.sW, g.W, g.oW);
         for (int64_t oh = 0; oh < g.oH; ++oh) {
           const int64_t ih = oh * g.sH - g.pH + kh * g.dH;
           if (ih < 0 || ih >= g.H) continue;
           T* row = gx + (c * g.H + ih) * g.W;
-          for (int64_t ow = 0; ow < g.oW; ++ow) {
-            const int64_t iw = ow * g.sW - g.pW + kw * g.dW;
-            if (iw >= 0 && iw < g.W) row[iw] = row[iw] + src[oh * g.oW + ow];
-          }
+          const T* sr = src + oh * g.oW;
+          if (g.sW == 1)
+            for (int64_t ow = s.lo; ow < s.hi; ++ow) row[ow + off] = row[ow + off] + sr[ow];
+          else
+            for (int64_t ow = s.lo; ow < s.hi; ++ow) row[ow * g.sW + off] = row[ow * g.sW + off] + sr[ow];
         }
       }
 }
@@ -151,11 +177,11 @@ void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, c
     for (int64_t i = 0; i < g.O * g.K; ++i) pgw[i] = T(0);
     // One chain per gw element over (n, p): the GEMM continues it sample after sample.
     for_items(g.G, g.N * g.Og * g.P * g.K, [&](int64_t g0, int64_t g1) {
-      std::vector<T> colt(static_cast<std::size_t>(g.P * g.K));  // (P, K): B of the GEMM, unit stride
+      std::vector<T> col(static_cast<std::size_t>(g.K * g.P));  // (K, P); B of the GEMM is its transpose
       for (int64_t gi = g0; gi < g1; ++gi)
         for (int64_t n = 0; n < g.N; ++n) {
-          im2col(px + (n * g.C + gi * g.Cg) * g.H * g.W, g, colt.data(), 1, g.K);
-          gemm(pgw + gi * g.Og * g.K, pgy + (n * g.O + gi * g.Og) * g.P, g.P, 1, colt.data(), g.K, 1, g.Og, g.K, g.P,
+          im2col(px + (n * g.C + gi * g.Cg) * g.H * g.W, g, col.data(), g.P, 1);
+          gemm(pgw + gi * g.Og * g.K, pgy + (n * g.O + gi * g.Og) * g.P, g.P, 1, col.data(), 1, g.P, g.Og, g.K, g.P,
                /*accumulate=*/true);
         }
     });
