@@ -152,14 +152,31 @@ DITTO_FORMULA(log_softmax) {
   const Tensor& y = s.tensors[0];
   return {g[0] - exp(y) * sum(g[0], {s.ints[0]}, true)};
 }
-DITTO_FORMULA(mm) { return {g[0].mm(s.tensors[1].t()), s.tensors[0].t().mm(g[0])}; }
+namespace {
+// Gradients of a (M, K) and b (K, N) in c = a @ b, laid out like a and b: a transposed view
+// (a weight used as w.t()) gets its gradient computed transposed, so the transpose's backward
+// hands a contiguous tensor to the leaf and nothing is copied. Each element is the same fma
+// chain either way (the two factors of a product are only swapped), so the bits are the same.
+bool transposed(const Tensor& t) { return t.dim() == 2 && t.stride(0) == 1 && t.stride(1) != 1; }
+Tensor mm_grad_a(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return transposed(a) ? b.mm(g.t()).t() : g.mm(b.t());
+}
+Tensor mm_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return transposed(b) ? g.t().mm(a).t() : a.t().mm(g);
+}
+}  // namespace
+
+DITTO_FORMULA(mm) {
+  const Tensor &a = s.tensors[0], &b = s.tensors[1];
+  return {mm_grad_a(g[0], a, b), mm_grad_b(g[0], a, b)};
+}
 DITTO_FORMULA(bmm) {
   return {g[0].bmm(s.tensors[1].transpose(1, 2)), s.tensors[0].transpose(1, 2).bmm(g[0])};
 }
 DITTO_FORMULA(addmm) {  // tensors: a, b; scalars: beta, alpha
   const Scalar &beta = s.scalars[0], &alpha = s.scalars[1];
   Tensor gs = beta.to_double() == 1.0 ? g[0] : g[0] * beta;
-  Tensor ga = g[0].mm(s.tensors[1].t()), gb = s.tensors[0].t().mm(g[0]);
+  Tensor ga = mm_grad_a(g[0], s.tensors[0], s.tensors[1]), gb = mm_grad_b(g[0], s.tensors[0], s.tensors[1]);
   if (alpha.to_double() != 1.0) {
     ga = ga * alpha;
     gb = gb * alpha;
