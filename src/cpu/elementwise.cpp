@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cpu/dmath.h"
+#include "cpu/fma_kernels.h"
 #include "cpu/loops.h"
 #include "ops/kernels.h"
 
@@ -66,14 +67,11 @@ T ipow(T base, int64_t e) {
 // every level) when both are contiguous; otherwise elementwise with the scalar function.
 template <class F32, class F64, class S>
 void unary_dmath(const Tensor& out, const Tensor& in, F32 array_f32, F64 array_f64, S scalar) {
-  if (out.is_contiguous() && in.is_contiguous() && in.sizes() == out.sizes()) {
-    const int64_t n = out.numel();
-    constexpr int64_t kBlock = 16384;
+  if (flat(out, in)) {
     dispatch_floating(out.dtype(), [&]<class T>() {
       const T* x = static_cast<const T*>(in.raw_data());
       T* y = static_cast<T*>(out.raw_data());
-      detail::parallel_for((n + kBlock - 1) / kBlock, kBlock * 8, [&](int64_t b, int64_t e) {
-        const int64_t lo = b * kBlock, hi = e * kBlock < n ? e * kBlock : n;
+      flat_blocks(out.numel(), 8, [&](int64_t lo, int64_t hi) {
         if constexpr (std::is_same_v<T, float>) array_f32(x + lo, y + lo, hi - lo);
         else array_f64(x + lo, y + lo, hi - lo);
       });
@@ -176,7 +174,13 @@ void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, const Scala
   dispatch_dtype(out.dtype(), [&]<class T>() {
     const T al = alpha.to<T>();
     if constexpr (std::is_floating_point_v<T>) {
-      map<T, T, T>(out, [al](T x, T y) { return std::fma(y, al, x); }, a, b);
+      if (flat(out, a, b)) {
+        const T *x = a.data_ptr<T>(), *y = b.data_ptr<T>();
+        T* o = out.data_ptr<T>();
+        flat_blocks(out.numel(), 1, [&](int64_t lo, int64_t hi) { add_scaled_contiguous(x + lo, y + lo, al, o + lo, hi - lo); });
+      } else {
+        map<T, T, T>(out, [al](T x, T y) { return std::fma(y, al, x); }, a, b);
+      }
     } else if constexpr (std::is_same_v<T, bool>) {
       map<T, T, T>(out, [al](T x, T y) { return x || (y && al); }, a, b);
     } else {

@@ -119,6 +119,23 @@ void for_each_run(const Shape& sizes, const std::array<char*, N>& base, const st
     run(0, outer);
 }
 
+// True when out and every input are contiguous and of out's shape, so one flat index walks them
+// all (the vectorised array kernels take this path).
+template <class... Ts>
+bool flat(const Tensor& out, const Ts&... in) {
+  return out.is_contiguous() && ((in.is_contiguous() && in.sizes() == out.sizes()) && ...);
+}
+
+// fn(lo, hi) over [0, n) in fixed blocks, possibly in parallel; each element is written by one
+// call, so the split never changes a result.
+template <class F>
+void flat_blocks(int64_t n, int64_t cost_per_item, F fn) {
+  constexpr int64_t kBlock = 16384;
+  detail::parallel_for((n + kBlock - 1) / kBlock, kBlock * cost_per_item, [&](int64_t b, int64_t e) {
+    fn(b * kBlock, e * kBlock < n ? e * kBlock : n);
+  });
+}
+
 // Applies f elementwise: out[i] = f(in[i]...) with out of type O and inputs of types In.
 template <class O, class... In, class F>
 void map(const Tensor& out, F&& f, const std::conditional_t<true, Tensor, In>&... in) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cpu/dmath.h"
+#include "cpu/fma_kernels.h"
 #include "cpu/loops.h"
 #include "ops/kernels.h"
 
@@ -50,7 +51,11 @@ void gelu_backward(const Tensor& out, const Tensor& grad, const Tensor& in, bool
 void lerp(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& weight) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const T w = weight.to<T>();
-    if (std::fabs(w) < T(0.5))
+    if (flat(out, a, b)) {
+      const T *x = a.data_ptr<T>(), *y = b.data_ptr<T>();
+      T* o = out.data_ptr<T>();
+      flat_blocks(out.numel(), 1, [&](int64_t lo, int64_t hi) { lerp_contiguous(x + lo, y + lo, w, o + lo, hi - lo); });
+    } else if (std::fabs(w) < T(0.5))
       map<T, T, T>(out, [w](T x, T y) { return std::fma(w, y - x, x); }, a, b);
     else
       map<T, T, T>(out, [w](T x, T y) { return std::fma(w - T(1), y - x, y); }, a, b);
@@ -61,7 +66,13 @@ void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tens
   dispatch_dtype(out.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<T>) {
       const T v = value.to<T>();
-      map<T, T, T, T>(out, [v](T s, T x, T y) { return std::fma(v * x, y, s); }, self, t1, t2);
+      if (flat(out, self, t1, t2)) {
+        const T *s = self.data_ptr<T>(), *x = t1.data_ptr<T>(), *y = t2.data_ptr<T>();
+        T* o = out.data_ptr<T>();
+        flat_blocks(out.numel(), 1, [&](int64_t lo, int64_t hi) { addcmul_contiguous(s + lo, x + lo, y + lo, v, o + lo, hi - lo); });
+      } else {
+        map<T, T, T, T>(out, [v](T s, T x, T y) { return std::fma(v * x, y, s); }, self, t1, t2);
+      }
     } else if constexpr (!std::is_same_v<T, bool>) {
       using U = std::make_unsigned_t<T>;  // wraps, without UB
       const U v = static_cast<U>(value.to<T>());
