@@ -209,14 +209,14 @@ void ge(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
-    map<T, bool, T, T>(out, [](bool c, T x, T y) { return c ? x : y; }, cond, a, b);
+    map<T, bool, T, T>(out, [](bool c, T x, T y) { return select_bits(c, x, y); }, cond, a, b);
   });
 }
 
 void masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   dispatch_dtype(self.dtype(), [&]<class T>() {
     const T v = value.to<T>();
-    map<T, T, bool>(self, [v](T x, bool m) { return m ? v : x; }, self, mask);
+    map<T, T, bool>(self, [v](T x, bool m) { return select_bits(m, v, x); }, self, mask);
   });
 }
 

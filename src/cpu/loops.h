@@ -1,6 +1,7 @@
 #pragma once
 // Strided loops over tensors of one shape, and dtype dispatch, for CPU kernels.
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -117,6 +118,17 @@ void for_each_run(const Shape& sizes, const std::array<char*, N>& base, const st
     detail::parallel_for(outer, inner_n, run);
   else
     run(0, outer);
+}
+
+// take ? a : b, computed with bit operations so that the compiler emits no branch (and can
+// vectorise the loop around it): for data-dependent choices, which a branch mispredicts.
+template <class T>
+T select_bits(bool take, T a, T b) {
+  using U = std::conditional_t<sizeof(T) == 1, uint8_t,
+                               std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(T) == sizeof(U));
+  const U mask = static_cast<U>(U(0) - U(take));
+  return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & static_cast<U>(~mask))));
 }
 
 // True when out and every input are contiguous and of out's shape, so one flat index walks them

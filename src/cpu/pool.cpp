@@ -3,6 +3,8 @@
 // (so values and gradients match it bit for bit); planes are split over threads, never a window.
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 
@@ -48,16 +50,26 @@ void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& input
     T* pv = values.data_ptr<T>();
     int64_t* pi = indices.data_ptr<int64_t>();
     const int64_t kH = a.kernel[0], kW = a.kernel[1], dH = a.dilation[0], dW = a.dilation[1];
+    const int64_t sH = a.stride[0], sW = a.stride[1], pH = a.padding[0], pW = a.padding[1];
+    // Output columns whose window lies inside the row: [in_lo, in_hi).
+    const int64_t in_lo = std::min<int64_t>((pW + sW - 1) / sW, p.oW);
+    const int64_t in_hi = std::max<int64_t>(in_lo, std::min<int64_t>(p.oW, p.W - 1 - (kW - 1) * dW + pW >= 0
+                                                                          ? (p.W - 1 - (kW - 1) * dW + pW) / sW + 1
+                                                                          : 0));
     detail::parallel_for(p.planes, p.oH * p.oW * kH * kW, [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         const T* x = px + c * p.H * p.W;
-        for (int64_t oh = 0; oh < p.oH; ++oh)
-          for (int64_t ow = 0; ow < p.oW; ++ow) {
-            int64_t h0 = oh * a.stride[0] - a.padding[0], w0 = ow * a.stride[1] - a.padding[1];
-            const int64_t h1 = std::min(h0 + (kH - 1) * dH + 1, p.H), w1 = std::min(w0 + (kW - 1) * dW + 1, p.W);
-            while (h0 < 0) h0 += dH;
+        for (int64_t oh = 0; oh < p.oH; ++oh) {
+          int64_t h0 = oh * sH - pH;
+          const int64_t h1 = std::min(h0 + (kH - 1) * dH + 1, p.H);
+          while (h0 < 0) h0 += dH;
+          T* vrow = pv + (c * p.oH + oh) * p.oW;
+          int64_t* irow = pi + (c * p.oH + oh) * p.oW;
+          // PyTorch's scan: strictly greater replaces (ties keep the first), any NaN replaces.
+          auto window = [&](int64_t ow) {
+            int64_t w0 = ow * sW - pW;
+            const int64_t w1 = std::min(w0 + (kW - 1) * dW + 1, p.W);
             while (w0 < 0) w0 += dW;
-            // PyTorch's scan: strictly greater replaces (ties keep the first), any NaN replaces.
             int64_t best = h0 * p.W + w0;
             T m = -std::numeric_limits<T>::infinity();
             for (int64_t h = h0; h < h1; h += dH)
@@ -68,9 +80,29 @@ void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& input
                   best = h * p.W + w;
                 }
               }
-            pv[(c * p.oH + oh) * p.oW + ow] = m;
-            pi[(c * p.oH + oh) * p.oW + ow] = best;
+            vrow[ow] = m;
+            irow[ow] = best;
+          };
+          for (int64_t ow = 0; ow < in_lo; ++ow) window(ow);
+          // Inside windows: the same scan without branches (whether a tap beats the running
+          // maximum is data-dependent, so a branch mispredicts about half the time).
+          for (int64_t ow = in_lo; ow < in_hi; ++ow) {
+            const int64_t w0 = ow * sW - pW;
+            int64_t best = h0 * p.W + w0;
+            T m = -std::numeric_limits<T>::infinity();
+            for (int64_t h = h0; h < h1; h += dH)
+              for (int64_t kw = 0; kw < kW; ++kw) {
+                const int64_t idx = h * p.W + w0 + kw * dW;
+                const T v = x[idx];
+                const bool take = (v > m) | (v != v);
+                m = select_bits(take, v, m);
+                best = select_bits(take, idx, best);
+              }
+            vrow[ow] = m;
+            irow[ow] = best;
           }
+          for (int64_t ow = in_hi; ow < p.oW; ++ow) window(ow);
+        }
       }
     });
   });
