@@ -48,13 +48,16 @@ namespace {
 struct AccumulateGrad : Node {
   explicit AccumulateGrad(std::shared_ptr<TensorImpl> v) : Node("AccumulateGrad", 1), variable(std::move(v)) {}
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    Tensor g = grads[0];
+    Tensor g = std::move(grads[0]);
     if (!g.defined()) return {};
     AutogradMeta& m = *variable->autograd;
     if (!m.grad.defined()) {
-      m.grad = g.is_contiguous() ? g : g.contiguous();
-      // never alias a tensor someone else holds: the gradient is owned by the leaf
-      m.grad = m.grad.clone();
+      // The gradient is owned by the leaf: never alias a tensor someone else holds. A contiguous
+      // gradient that nothing else references (the usual result of a backward formula) is taken
+      // as it is; anything else is copied.
+      const bool sole = g.impl_ptr().use_count() == 1 && g.impl()->storage.use_count() == 1 && !g.impl()->autograd;
+      if (!(sole && g.is_contiguous())) g = g.is_contiguous() ? g.clone() : g.contiguous();
+      m.grad = std::move(g);
     } else {
       m.grad = m.grad + g;
     }

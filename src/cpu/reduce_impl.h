@@ -103,6 +103,25 @@ template <class V> inline S<V> min_chunk(const S<V>* x, int64_t n) {
   return fold_chunk<V>(n, std::numeric_limits<S<V>>::max(), NanMin{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
 }
 
+// Columns: out[m] = the chunk fold (sum) over r in [0, len) of x[r * sr + m], for m in [0, M).
+// A register holds one lane of V::N neighbouring outputs, so every output gets exactly the
+// lanes and tree of the rows case.
+template <class V> inline void sum_cols_chunk(const S<V>* x, int64_t M, int64_t len, int64_t sr, S<V>* out) {
+  constexpr int L = int(detail::kReduceLanes);
+  for (int64_t m0 = 0; m0 < M; m0 += V::N) {
+    const int count = M - m0 < V::N ? int(M - m0) : V::N;
+    V lane[L];
+    for (int l = 0; l < L; ++l) lane[l] = V(S<V>(0));
+    int64_t r = 0;
+    for (; r + L <= len; r += L)
+      for (int l = 0; l < L; ++l) lane[l] = lane[l] + load_n<V>(x + (r + l) * sr + m0, count);
+    for (int l = 0; r + l < len; ++l) lane[l] = lane[l] + load_n<V>(x + (r + l) * sr + m0, count);
+    for (int h = L / 2; h >= 1; h /= 2)
+      for (int l = 0; l < h; ++l) lane[l] = lane[l] + lane[l + h];
+    store_n(out + m0, lane[0], count);
+  }
+}
+
 // softmax: y = exp(x - m) / s; log_softmax: y = (x - m) - log(s); m = max(x) (0 if infinite,
 // so an all -inf row gives NaN/-inf as PyTorch does), s = canonical sum of exp(x - m).
 template <class V, bool Log> inline void softmax_row(const S<V>* x, S<V>* y, int64_t n) {
@@ -141,6 +160,12 @@ template <class V, bool Log> inline void softmax_row(const S<V>* x, S<V>* y, int
   double max_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::max_chunk<simd::VD>(x, n); } \
   float min_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::min_chunk<simd::VF>(x, n); }   \
   double min_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::min_chunk<simd::VD>(x, n); } \
+  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out) {         \
+    reduce_impl::sum_cols_chunk<simd::VF>(x, M, len, sr, out);                                               \
+  }                                                                                                          \
+  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out) {      \
+    reduce_impl::sum_cols_chunk<simd::VD>(x, M, len, sr, out);                                               \
+  }                                                                                                          \
   void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log) {                              \
     log ? reduce_impl::softmax_row<simd::VF, true>(x, y, n) : reduce_impl::softmax_row<simd::VF, false>(x, y, n); \
   }                                                                                                          \

@@ -23,6 +23,10 @@ DITTO_REDUCE_DISPATCH(float, max_chunk, f32, (const float* x, int64_t n), (x, n)
 DITTO_REDUCE_DISPATCH(double, max_chunk, f64, (const double* x, int64_t n), (x, n))
 DITTO_REDUCE_DISPATCH(float, min_chunk, f32, (const float* x, int64_t n), (x, n))
 DITTO_REDUCE_DISPATCH(double, min_chunk, f64, (const double* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(void, sum_cols_chunk, f32, (const float* x, int64_t M, int64_t len, int64_t sr, float* out),
+                      (x, M, len, sr, out))
+DITTO_REDUCE_DISPATCH(void, sum_cols_chunk, f64, (const double* x, int64_t M, int64_t len, int64_t sr, double* out),
+                      (x, M, len, sr, out))
 DITTO_REDUCE_DISPATCH(void, softmax_row, f32, (const float* x, float* y, int64_t n, bool log), (x, y, n, log))
 DITTO_REDUCE_DISPATCH(void, softmax_row, f64, (const double* x, double* y, int64_t n, bool log), (x, y, n, log))
 #undef DITTO_REDUCE_DISPATCH

@@ -12,6 +12,8 @@ namespace ditto::cpu::reduce_kernels {
   double max_chunk_f64_##level(const double* x, int64_t n);                     \
   float min_chunk_f32_##level(const float* x, int64_t n);                       \
   double min_chunk_f64_##level(const double* x, int64_t n);                     \
+  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out);    \
+  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out);  \
   void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);  \
   void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log);
 DITTO_REDUCE_DECLARE(scalar)
@@ -31,6 +33,11 @@ float max_chunk(const float* x, int64_t n);
 double max_chunk(const double* x, int64_t n);
 float min_chunk(const float* x, int64_t n);
 double min_chunk(const double* x, int64_t n);
+
+// out[m] = the chunk sum over r in [0, len) (len <= kReduceChunk) of x[r * sr + m], m in [0, M):
+// M neighbouring outputs at once, each folded exactly as sum_chunk folds one row.
+void sum_cols_chunk(const float* x, int64_t M, int64_t len, int64_t sr, float* out);
+void sum_cols_chunk(const double* x, int64_t M, int64_t len, int64_t sr, double* out);
 
 // One contiguous row of softmax (log = false) or log_softmax (log = true).
 void softmax_row(const float* x, float* y, int64_t n, bool log);
