@@ -195,3 +195,21 @@ TEST(GradCheck, BackwardMatchesFiniteDifferences) {
     }
   }
 }
+
+// relu's backward is PyTorch's threshold_backward: the gradient passes where the output is above
+// 0, and also where it is NaN (NaN <= 0 is false); 0 and -0 outputs block it.
+TEST(Autograd, ReluBackwardIsThresholdBackward) {
+  const float nan = std::nanf("");
+  Tensor x = ditto::tensor({-1.0f, 0.0f, 2.0f, nan, -0.0f}).requires_grad_(true);
+  ditto::relu(x).backward(ditto::tensor({1.0f, 2.0f, 3.0f, 4.0f, 5.0f}));
+  const Tensor want = ditto::tensor({0.0f, 0.0f, 3.0f, 4.0f, 0.0f});
+  EXPECT_EQ(ditto::fingerprint(x.grad()), ditto::fingerprint(want)) << x.grad();
+  EXPECT_TRUE(ditto::equal(ditto::threshold_backward(ditto::tensor({1.0f, 2.0f, 3.0f}), ditto::tensor({0.5f, 1.0f, 1.5f}), 1.0),
+                           ditto::tensor({0.0f, 0.0f, 3.0f})));
+  try {
+    ditto::threshold_backward(ditto::ones({2}), ditto::ones({3}), 0);
+    FAIL() << "expected a shape error";
+  } catch (const ditto::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[threshold_backward]"), std::string::npos) << e.what();
+  }
+}

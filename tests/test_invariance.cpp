@@ -321,7 +321,7 @@ std::vector<Entry> corpus() {
   });
   add("sigmoid", {"sigmoid"}, [](Run& r) { unary_sweep(r, [](const Tensor& x) { return ditto::sigmoid(x * 4.0); }); });
   add("tanh", {"tanh"}, [](Run& r) { unary_sweep(r, [](const Tensor& x) { return ditto::tanh(x * 2.0); }); });
-  add("relu", {"relu"}, [](Run& r) {
+  add("relu", {"relu", "threshold_backward"}, [](Run& r) {
     unary_sweep(
         r, [](const Tensor& x) { return ditto::relu(x); }, Dist::Ties);
   });

@@ -48,6 +48,8 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 // GELU: approximate "none" (x * Phi(x), with erf) or "tanh"; gelu_backward is its vjp
 Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 Tensor gelu_backward(const Tensor& grad, const Tensor& x, std::string_view approximate = "none");
+// relu's vjp, as PyTorch's: grad where self > threshold, else 0 (a NaN self passes grad through)
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
 // weight's rows at indices (int64/int32): shape indices.shape + (dim,). The backward sums rows in
 // index order (deterministic on every path); rows equal to padding_idx (-1: none) get no gradient.
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);

@@ -54,7 +54,7 @@ DITTO_FORMULA(tanh) {
   const Tensor& y = s.tensors[0];
   return {g[0] * (1 - y * y)};
 }
-DITTO_FORMULA(relu) { return {where(s.tensors[0] > 0, g[0], zeros_like(g[0]))}; }  // tensors: out
+DITTO_FORMULA(relu) { return {threshold_backward(g[0], s.tensors[0], 0)}; }  // tensors: out
 DITTO_FORMULA(pow_scalar) {
   const Scalar& e = s.scalars[0];
   if (e.to_double() == 0.0) return {zeros_like(g[0])};

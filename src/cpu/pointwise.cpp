@@ -48,6 +48,15 @@ void gelu_backward(const Tensor& out, const Tensor& grad, const Tensor& in, bool
   });
 }
 
+void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T th = threshold.to<T>();
+      map<T, T, T>(out, [th](T g, T x) { return select_bits(x <= th, T(0), g); }, grad, self);
+    }
+  });
+}
+
 void lerp(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& weight) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const T w = weight.to<T>();

@@ -86,6 +86,7 @@ using Lerp = void(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 using Addc = void(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 using Gelu = void(const Tensor& out, const Tensor& in, bool tanh_approx);
 using GeluBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
+using ThresholdBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& self, const Scalar& threshold);
 // grad_weight (num, dim), zeroed, += grad (n, dim) rows at indices (n, int64) in index order,
 // skipping padding_idx (-1: none).
 using EmbeddingBackward = void(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices,
@@ -185,6 +186,7 @@ void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tens
 void addcdiv(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 void gelu(const Tensor& out, const Tensor& in, bool tanh_approx);
 void gelu_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
+void threshold_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& self, const Scalar& threshold);
 // embedding.cpp
 void embedding_backward(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, int64_t padding_idx);
 }  // namespace cpu

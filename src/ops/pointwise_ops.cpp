@@ -97,4 +97,18 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& x, std::string_view appro
   return out;
 }
 
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+  detail::check_defined(grad, "threshold_backward", "grad_output");
+  detail::check_defined(self, "threshold_backward", "self");
+  if (grad.dtype() != self.dtype() || grad.dtype() == kBool)
+    fail("threshold_backward", "expected grad_output and self of one numeric dtype, got ", dtype_name(grad.dtype()),
+         " and ", dtype_name(self.dtype()));
+  if (grad.sizes() != self.sizes())
+    fail("threshold_backward", "grad_output of shape ", detail::shape_str(grad.sizes()), " does not match self's shape ",
+         detail::shape_str(self.sizes()));
+  Tensor out = detail::new_tensor(self.sizes(), self.dtype(), "threshold_backward");
+  ops::call<OpId::threshold_backward>(self.device(), out, grad, self, threshold);
+  return out;
+}
+
 }  // namespace ditto
