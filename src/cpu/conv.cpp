@@ -11,12 +11,14 @@
 //   grad input     dcol[k, p] = one sequential fma chain over the group's o ascending; then
 //                  gx = 0 + dcol terms added in (c, kh, kw, oh, ow) order (col2im).
 //   grad bias      the canonical sum over (n, oh, ow) (the public sum op).
-// Work is split only over whole outputs ((n, group) blocks or GEMM rows), never inside a chain,
-// so the bits do not depend on the thread count; a sample's forward never reads another
-// sample, so it is the same alone or in any batch.
+// Samples are taken in blocks whose columns sit side by side in one GEMM (samples_per_block);
+// work is split only over whole outputs (samples for the copies, GEMM blocks of C), never inside
+// a chain, so the bits depend neither on the thread count nor on the block size; a sample's
+// forward never reads another sample, so it is the same alone or in any batch.
 #include <algorithm>
 #include <vector>
 
+#include "core/allocator.h"
 #include "core/parallel.h"
 #include "cpu/gemm.h"
 #include "cpu/loops.h"
@@ -54,6 +56,18 @@ Span valid_span(int64_t off, int64_t sW, int64_t W, int64_t oW) {
   return {lo, hi};
 }
 
+// std::copy in pieces of at most 1 KiB: glibc copies longer blocks with `rep movsb`, which is
+// slow on AMD Zen when source and destination are differently aligned, as im2col's are.
+template <class T>
+void copy_short(const T* first, const T* last, T* out) {
+  constexpr std::ptrdiff_t kPiece = 1024 / sizeof(T);
+  while (last - first > kPiece) {
+    out = std::copy(first, first + kPiece, out);
+    first += kPiece;
+  }
+  std::copy(first, last, out);
+}
+
 // col[k * ldk + p * ldp] = the zero-padded input tap of (k, p), for one sample's group (x points
 // at its first channel). Pure copies: no arithmetic, so the layout never changes a bit.
 template <class T>
@@ -64,6 +78,24 @@ void im2col(const T* x, const Geom& g, T* col, int64_t ldk, int64_t ldp) {
         const int64_t k = (c * g.kH + kh) * g.kW + kw;
         const int64_t off = kw * g.dW - g.pW;
         const Span s = valid_span(off, g.sW, g.W, g.oW);
+        if (ldp == 1 && g.sH == 1 && g.sW == 1 && g.W == g.oW && s.lo < s.hi) {
+          // Rows of the output and of the input have the same length, so the inside rows are one
+          // block copy; the few border columns it fills with neighbours' values are zeroed after.
+          const int64_t a = std::clamp<int64_t>(g.pH - kh * g.dH, 0, g.oH);
+          const int64_t b = std::clamp<int64_t>(g.H + g.pH - kh * g.dH, a, g.oH);
+          T* dst = col + k * ldk;
+          std::fill(dst, dst + a * g.oW, T(0));
+          if (a < b) {
+            const T* row = x + (c * g.H + a - g.pH + kh * g.dH) * g.W;  // input row of output row a
+            copy_short(row + (s.lo + off), row + ((b - a - 1) * g.W + s.hi + off), dst + a * g.oW + s.lo);
+            for (int64_t oh = a; oh < b; ++oh) {
+              std::fill(dst + oh * g.oW, dst + oh * g.oW + s.lo, T(0));
+              std::fill(dst + oh * g.oW + s.hi, dst + (oh + 1) * g.oW, T(0));
+            }
+          }
+          std::fill(dst + b * g.oW, dst + g.oH * g.oW, T(0));
+          continue;
+        }
         for (int64_t oh = 0; oh < g.oH; ++oh) {
           const int64_t ih = oh * g.sH - g.pH + kh * g.dH;
           T* dst = col + k * ldk + oh * g.oW * ldp;
@@ -90,12 +122,12 @@ void im2col(const T* x, const Geom& g, T* col, int64_t ldk, int64_t ldp) {
 // gx (one sample's group, zeroed here) += dcol, in (c, kh, kw, oh, ow) order: each gx element
 // receives its terms in that order (one (kh, kw, oh) row touches distinct elements).
 template <class T>
-void col2im(const T* dcol, const Geom& g, T* gx) {
+void col2im(const T* dcol, int64_t ldk, const Geom& g, T* gx) {
   for (int64_t i = 0; i < g.Cg * g.H * g.W; ++i) gx[i] = T(0);
   for (int64_t c = 0; c < g.Cg; ++c)
     for (int64_t kh = 0; kh < g.kH; ++kh)
       for (int64_t kw = 0; kw < g.kW; ++kw) {
-        const T* src = dcol + ((c * g.kH + kh) * g.kW + kw) * g.P;
+        const T* src = dcol + ((c * g.kH + kh) * g.kW + kw) * ldk;
         const int64_t off = kw * g.dW - g.pW;
         const Span s = valid_span(off, g.sW, g.W, g.oW);
         for (int64_t oh = 0; oh < g.oH; ++oh) {
@@ -111,12 +143,38 @@ void col2im(const T* dcol, const Geom& g, T* gx) {
       }
 }
 
-// Runs fn(begin, end) over items [0, n): split over threads when there are enough items,
-// otherwise serially so that the GEMM inside can split its rows. Either way each item is
-// computed whole by one thread.
-void for_items(int64_t n, int64_t cost, const std::function<void(int64_t, int64_t)>& fn) {
-  if (n >= detail::num_threads()) detail::parallel_for(n, cost, fn);
-  else fn(0, n);
+// Samples are processed in blocks: the block's columns side by side form one (K, S*P) matrix, so
+// one GEMM serves S samples (small convolutions would otherwise be many tiny GEMMs that repack the
+// weights each time). Every output element is still one chain (Note [Convolution accumulation
+// order]) that reads only its own sample, so the block size changes no bit.
+int64_t samples_per_block(const Geom& g) {
+  constexpr int64_t kColumnBudget = int64_t(1) << 17;  // elements of the column matrix
+  return std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(1, g.K * g.P), 1, std::max<int64_t>(g.N, 1));
+}
+
+// col (K, S*P): sample j's columns at col + j * P (row stride L = S * P).
+template <class T>
+void im2col_block(const T* px, const Geom& g, int64_t gi, int64_t n0, int64_t S, T* col) {
+  const int64_t L = S * g.P;
+  detail::parallel_for(S, g.K * g.P, [&](int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j) im2col(px + ((n0 + j) * g.C + gi * g.Cg) * g.H * g.W, g, col + j * g.P, L, 1);
+  });
+}
+
+// The block's output gradients of group gi as an (Og, S*P) matrix: gy itself for one sample,
+// else gathered into dy.
+template <class T>
+const T* gather_grad_out(const T* pgy, const Geom& g, int64_t gi, int64_t n0, int64_t S, T* dy) {
+  if (S == 1) return pgy + (n0 * g.O + gi * g.Og) * g.P;
+  const int64_t L = S * g.P;
+  detail::parallel_for(S * g.Og, g.P, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t j = r / g.Og, o = r % g.Og;
+      const T* src = pgy + ((n0 + j) * g.O + gi * g.Og + o) * g.P;
+      std::copy(src, src + g.P, dy + o * L + j * g.P);
+    }
+  });
+  return dy;
 }
 
 }  // namespace
@@ -128,23 +186,30 @@ void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const 
     const T* pw = weight.data_ptr<T>();
     const T* pb = bias.defined() ? bias.data_ptr<T>() : nullptr;
     T* py = out.data_ptr<T>();
-    // A 1x1 kernel with stride 1 and no padding reads the input as its own column matrix.
-    const bool direct = g.kH == 1 && g.kW == 1 && g.sH == 1 && g.sW == 1 && g.pH == 0 && g.pW == 0;
-    for_items(g.N * g.G, g.Og * g.P * g.K, [&](int64_t i0, int64_t i1) {
-      std::vector<T> col(direct ? 0 : static_cast<std::size_t>(g.K * g.P));
-      for (int64_t it = i0; it < i1; ++it) {
-        const int64_t n = it / g.G, gi = it % g.G;
-        const T* x = px + (n * g.C + gi * g.Cg) * g.H * g.W;
-        if (!direct) im2col(x, g, col.data(), g.P, 1);
-        T* y = py + (n * g.O + gi * g.Og) * g.P;
-        gemm(y, pw + gi * g.Og * g.K, g.K, 1, direct ? x : col.data(), g.P, 1, g.Og, g.P, g.K);
-        if (pb)
-          for (int64_t o = 0; o < g.Og; ++o) {
-            const T b = pb[gi * g.Og + o];
-            for (int64_t p = 0; p < g.P; ++p) y[o * g.P + p] = b + y[o * g.P + p];
+    const int64_t S = samples_per_block(g);
+    detail::Scratch<T> col(static_cast<std::size_t>(g.K * S * g.P)), acc(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
+    for (int64_t gi = 0; gi < g.G; ++gi)
+      for (int64_t n0 = 0; n0 < g.N; n0 += S) {
+        const int64_t s = std::min(S, g.N - n0), L = s * g.P;
+        im2col_block(px, g, gi, n0, s, col.data());
+        // acc (Og, L) = W_g (Og, K) @ col (K, L); one sample's acc is its output itself
+        T* out1 = py + (n0 * g.O + gi * g.Og) * g.P;
+        T* pacc = s == 1 ? out1 : acc.data();
+        gemm(pacc, pw + gi * g.Og * g.K, g.K, 1, col.data(), L, 1, g.Og, L, g.K);
+        detail::parallel_for(s * g.Og, g.P, [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) {
+            const int64_t j = r / g.Og, o = r % g.Og;
+            const T* src = pacc + o * L + j * g.P;
+            T* y = py + ((n0 + j) * g.O + gi * g.Og + o) * g.P;
+            if (pb) {
+              const T b = pb[gi * g.Og + o];
+              for (int64_t p = 0; p < g.P; ++p) y[p] = b + src[p];
+            } else if (src != y) {
+              std::copy(src, src + g.P, y);
+            }
           }
+        });
       }
-    });
   });
 }
 
@@ -155,15 +220,19 @@ void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, con
     const T* pw = weight.data_ptr<T>();
     const T* pgy = grad_out.data_ptr<T>();
     T* pgx = grad_input.data_ptr<T>();
-    for_items(g.N * g.G, g.Og * g.P * g.K, [&](int64_t i0, int64_t i1) {
-      std::vector<T> dcol(static_cast<std::size_t>(g.K * g.P));
-      for (int64_t it = i0; it < i1; ++it) {
-        const int64_t n = it / g.G, gi = it % g.G;
-        // dcol (K, P) = W_g^T (K, Og) @ dY_g (Og, P)
-        gemm(dcol.data(), pw + gi * g.Og * g.K, 1, g.K, pgy + (n * g.O + gi * g.Og) * g.P, g.P, 1, g.K, g.P, g.Og);
-        col2im(dcol.data(), g, pgx + (n * g.C + gi * g.Cg) * g.H * g.W);
+    const int64_t S = samples_per_block(g);
+    detail::Scratch<T> dcol(static_cast<std::size_t>(g.K * S * g.P)), dy(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
+    for (int64_t gi = 0; gi < g.G; ++gi)
+      for (int64_t n0 = 0; n0 < g.N; n0 += S) {
+        const int64_t s = std::min(S, g.N - n0), L = s * g.P;
+        const T* dyb = gather_grad_out(pgy, g, gi, n0, s, dy.data());
+        // dcol (K, L) = W_g^T (K, Og) @ dY (Og, L)
+        gemm(dcol.data(), pw + gi * g.Og * g.K, 1, g.K, dyb, L, 1, g.K, L, g.Og);
+        detail::parallel_for(s, g.K * g.P, [&](int64_t j0, int64_t j1) {
+          for (int64_t j = j0; j < j1; ++j)
+            col2im(dcol.data() + j * g.P, L, g, pgx + ((n0 + j) * g.C + gi * g.Cg) * g.H * g.W);
+        });
       }
-    });
   });
 }
 
@@ -175,16 +244,17 @@ void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, c
     const T* pgy = grad_out.data_ptr<T>();
     T* pgw = grad_weight.data_ptr<T>();
     for (int64_t i = 0; i < g.O * g.K; ++i) pgw[i] = T(0);
-    // One chain per gw element over (n, p): the GEMM continues it sample after sample.
-    for_items(g.G, g.N * g.Og * g.P * g.K, [&](int64_t g0, int64_t g1) {
-      std::vector<T> col(static_cast<std::size_t>(g.K * g.P));  // (K, P); B of the GEMM is its transpose
-      for (int64_t gi = g0; gi < g1; ++gi)
-        for (int64_t n = 0; n < g.N; ++n) {
-          im2col(px + (n * g.C + gi * g.Cg) * g.H * g.W, g, col.data(), g.P, 1);
-          gemm(pgw + gi * g.Og * g.K, pgy + (n * g.O + gi * g.Og) * g.P, g.P, 1, col.data(), 1, g.P, g.Og, g.K, g.P,
-               /*accumulate=*/true);
-        }
-    });
+    const int64_t S = samples_per_block(g);
+    detail::Scratch<T> col(static_cast<std::size_t>(g.K * S * g.P)), dy(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
+    // One chain per gw element over (n, p) ascending: each block's GEMM continues it.
+    for (int64_t gi = 0; gi < g.G; ++gi)
+      for (int64_t n0 = 0; n0 < g.N; n0 += S) {
+        const int64_t s = std::min(S, g.N - n0), L = s * g.P;
+        im2col_block(px, g, gi, n0, s, col.data());
+        const T* dyb = gather_grad_out(pgy, g, gi, n0, s, dy.data());
+        // gw_g (Og, K) += dY (Og, L) @ col^T (L, K)
+        gemm(pgw + gi * g.Og * g.K, dyb, L, 1, col.data(), 1, L, g.Og, g.K, L, /*accumulate=*/true);
+      }
   });
 }
 

@@ -129,15 +129,6 @@ void pack_panels(T* dst, const T* s, int64_t ls, int64_t ks, int64_t n, int64_t 
   }
 }
 
-struct Buffer {
-  std::size_t bytes;
-  void* p;
-  explicit Buffer(std::size_t n) : bytes(n), p(detail::allocate(n)) {}
-  ~Buffer() { detail::deallocate(p, bytes); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-};
-
 // Below this many fmas per thread, waking another thread costs more than it saves.
 constexpr double kMinFmasPerThread = double(1 << 20);
 
@@ -192,8 +183,8 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
   // same sequence of fmas (fma(a, b, c) == fma(b, a, c) exactly), so the bits are too.
   const int64_t w = blk.lanes;
   if (may_transpose && 2 * N * ((M + w - 1) / w) < M * ((N + w - 1) / w)) {
-    Buffer buf(static_cast<std::size_t>(M * N) * sizeof(T));
-    T* ct = static_cast<T*>(buf.p);  // (N, M)
+    detail::Scratch<T> buf(static_cast<std::size_t>(M * N));
+    T* ct = buf.data();  // (N, M)
     if (accumulate)
       for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j) ct[j * M + i] = c[i * ldc + j];
@@ -214,10 +205,10 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
     if (i0 >= i1 || j0 >= j1) return;
     const int64_t mc_step = even_step(i1 - i0, blk.mc, mr), nc_step = even_step(j1 - j0, blk.nc, nr),
                   kc_step = even_step(K, blk.kc, 1);
-    Buffer abuf(static_cast<std::size_t>((mc_step + mr - 1) / mr * mr * kc_step) * sizeof(T));
-    Buffer bbuf(static_cast<std::size_t>((nc_step + nr - 1) / nr * nr * kc_step) * sizeof(T));
-    T* ap = static_cast<T*>(abuf.p);
-    T* bp = static_cast<T*>(bbuf.p);
+    detail::Scratch<T> abuf(static_cast<std::size_t>((mc_step + mr - 1) / mr * mr * kc_step));
+    detail::Scratch<T> bbuf(static_cast<std::size_t>((nc_step + nr - 1) / nr * nr * kc_step));
+    T* ap = abuf.data();
+    T* bp = bbuf.data();
     for (int64_t ic = i0; ic < i1; ic += mc_step) {
       const int64_t mc = std::min(mc_step, i1 - ic);
       for (int64_t pc = 0; pc < K; pc += kc_step) {
