@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include <ATen/native/ConvUtils.h>
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
@@ -280,6 +281,20 @@ std::string config_value(const std::string& config, const std::string& key) {
   return config.substr(begin, end - begin);
 }
 
+// Which kernel libtorch's convolution picks for an input shape and weight (mkldnn = oneDNN).
+std::string conv_backend(at::IntArrayRef input, at::IntArrayRef weight) {
+  using at::native::ConvBackend;
+  const torch::Tensor x = torch::empty(input), w = torch::empty(weight), b = torch::empty({weight[0]});
+  const int64_t one[] = {1, 1}, pad[] = {1, 1}, zero[] = {0, 0};
+  switch (at::native::select_conv_backend(x, w, b, one, pad, one, false, zero, 1)) {
+    case ConvBackend::Mkldnn: return "mkldnn";
+    case ConvBackend::Slow2d: return "slow2d (im2col + gemm)";
+    case ConvBackend::NnpackSpatial: return "nnpack";
+    case ConvBackend::Xnnpack2d: return "xnnpack";
+    default: return "other";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -297,6 +312,10 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("libtorch_version", TORCH_VERSION);
   benchmark::AddCustomContext("libtorch_blas", config_value(config, "BLAS_INFO"));
   benchmark::AddCustomContext("libtorch_mkldnn", config_value(config, "USE_MKLDNN"));
+  benchmark::AddCustomContext("libtorch_conv2d_backend",
+                              conv_backend({kConvN, kConvCin, kConvHW, kConvHW}, {kConvCout, kConvCin, 3, 3}) +
+                                  " (conv2d workloads), " + conv_backend({64, 1, 28, 28}, {16, 1, 3, 3}) + " / " +
+                                  conv_backend({64, 16, 14, 14}, {32, 16, 3, 3}) + " (cnn_step's two convs)");
   benchmark::AddCustomContext("libtorch_parallel", at::get_parallel_info().find("OpenMP") != std::string::npos
                                                        ? "OpenMP" : "other");
   benchmark::AddCustomContext("openblas_core", corename ? corename() : "not loaded");
