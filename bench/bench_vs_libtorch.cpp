@@ -1,0 +1,332 @@
+// ditto and libtorch side by side: the same workloads, shapes and work per iteration, in one
+// process, so that with --benchmark_enable_random_interleaving=true their repetitions alternate
+// and share the machine's state (load, clock, cache). Each workload is registered as
+//   ditto/<workload>/threads:N   libtorch/<workload>/threads:N      (N = 1, 2)
+// and the ditto training steps once more as ditto/<workload>/threads:N/det:1 (deterministic mode
+// on; the plain entries run with it off, the default). bench/compare.py turns the JSON into the
+// table of medians and ratios; bench/run-vs-libtorch.sh does it all (see bench/README.md).
+//   bench_vs_libtorch --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
+//                     --benchmark_format=json | python3 bench/compare.py
+// Counters: GB/s ("GBps") for sum and softmax (bytes read + written), GFLOP/s ("GFLOPS") for
+// gemm and conv; the training steps report time only.
+//
+// Fairness notes (also in bench/README.md):
+// - Threads: one setting per benchmark for everything in the process: ditto::set_num_threads,
+//   at::set_num_threads (OpenMP: libtorch's conv, softmax, sum...) and openblas_set_num_threads
+//   (libtorch's mm goes to OpenBLAS, whose pthread pool otherwise takes every core whatever
+//   at::set_num_threads says). OPENBLAS_CORETYPE is left to the user (unset: OpenBLAS picks).
+// - Memory: glibc malloc hands blocks over M_MMAP_THRESHOLD (dynamic, 128 KiB up to 32 MiB) to
+//   mmap and trims the heap top over M_TRIM_THRESHOLD, so libtorch's tensors, which go straight
+//   to malloc, would page-fault afresh on every iteration (about 12 us per fault on these VMs).
+//   ditto has its own caching allocator; main() raises both thresholds so libtorch reuses its
+//   memory too and is timed on its kernels, not on the OS's page faults.
+// - Gradients are set to none before each step in both (ditto's zero_grad default, PyTorch 2.x's;
+//   libtorch 1.13's optimizer.zero_grad() would zero them in place instead).
+#include <dlfcn.h>
+#include <malloc.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <ATen/native/ConvUtils.h>
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include "ditto/capability.h"
+#include "ditto/ditto.h"
+
+namespace {
+
+namespace dnn = ditto::nn;
+namespace dF = ditto::nn::functional;
+namespace tnn = torch::nn;
+namespace tF = torch::nn::functional;
+
+// openblas_set_num_threads, looked up at run time: present when libtorch's BLAS is OpenBLAS.
+using SetBlasThreads = void (*)(int);
+SetBlasThreads blas_set_threads() {
+  static const auto fn = reinterpret_cast<SetBlasThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  return fn;
+}
+
+void set_threads(int n) {
+  ditto::set_num_threads(n);
+  at::set_num_threads(n);
+  if (SetBlasThreads fn = blas_set_threads()) fn(n);
+}
+
+// The state a benchmark runs under: thread count and (ditto) deterministic mode; undone after.
+struct Setup {
+  Setup(int threads, bool det) {
+    set_threads(threads);
+    ditto::use_deterministic_algorithms(det);
+    ditto::manual_seed(0);
+    torch::manual_seed(0);
+  }
+  ~Setup() { ditto::use_deterministic_algorithms(false); }
+};
+
+void rate(benchmark::State& state, const char* name, double per_iteration) {
+  state.counters[name] = benchmark::Counter(per_iteration, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// ===== sum of 16M float32 =========================================================================
+constexpr int64_t kSumN = int64_t{1} << 24;
+
+void ditto_sum(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  const ditto::Tensor x = ditto::randn({kSumN});
+  for (auto _ : state) {
+    ditto::Tensor r = ditto::sum(x);
+    benchmark::DoNotOptimize(r);
+  }
+  rate(state, "GBps", 4e-9 * kSumN);
+}
+void torch_sum(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  const torch::Tensor x = torch::randn({kSumN});
+  for (auto _ : state) {
+    torch::Tensor r = x.sum();
+    benchmark::DoNotOptimize(r);
+  }
+  rate(state, "GBps", 4e-9 * kSumN);
+}
+
+// ===== sgemm C (M, N) = A (M, K) @ B (K, N) =======================================================
+void ditto_sgemm(benchmark::State& state, int threads, int64_t M, int64_t N, int64_t K) {
+  Setup s(threads, false);
+  const ditto::Tensor a = ditto::randn({M, K}), b = ditto::randn({K, N});
+  for (auto _ : state) {
+    ditto::Tensor c = ditto::mm(a, b);
+    benchmark::DoNotOptimize(c);
+  }
+  rate(state, "GFLOPS", 2e-9 * double(M) * double(N) * double(K));
+}
+void torch_sgemm(benchmark::State& state, int threads, int64_t M, int64_t N, int64_t K) {
+  Setup s(threads, false);
+  const torch::Tensor a = torch::randn({M, K}), b = torch::randn({K, N});
+  for (auto _ : state) {
+    torch::Tensor c = torch::mm(a, b);
+    benchmark::DoNotOptimize(c);
+  }
+  rate(state, "GFLOPS", 2e-9 * double(M) * double(N) * double(K));
+}
+
+// ===== conv2d: x (32, 16, 32, 32), weight (32, 16, 3, 3), bias (32), padding 1 ======================
+// Forward: 2 * N * Cout * H * W * Cin * 9 flops; forward+backward (grad of input, weight and bias
+// from a fixed grad_output): three times that.
+constexpr int64_t kConvN = 32, kConvCin = 16, kConvCout = 32, kConvHW = 32;
+constexpr double kConvFlops = 2.0 * kConvN * kConvCout * kConvHW * kConvHW * kConvCin * 9;
+
+void ditto_conv(benchmark::State& state, int threads, bool backward) {
+  Setup s(threads, false);
+  ditto::Tensor x = ditto::randn({kConvN, kConvCin, kConvHW, kConvHW});
+  ditto::Tensor w = ditto::randn({kConvCout, kConvCin, 3, 3}), b = ditto::randn({kConvCout});
+  const ditto::Tensor gy = ditto::randn({kConvN, kConvCout, kConvHW, kConvHW});
+  if (backward) {
+    for (ditto::Tensor* t : {&x, &w, &b}) t->requires_grad_(true);
+  }
+  for (auto _ : state) {
+    ditto::Tensor y = dF::conv2d(x, w, b, 1, 1);
+    if (backward) {
+      for (ditto::Tensor* t : {&x, &w, &b}) t->mutable_grad() = ditto::Tensor();
+      y.backward(gy);
+      benchmark::DoNotOptimize(w.grad());
+    }
+    benchmark::DoNotOptimize(y);
+  }
+  rate(state, "GFLOPS", 1e-9 * kConvFlops * (backward ? 3 : 1));
+}
+void torch_conv(benchmark::State& state, int threads, bool backward) {
+  Setup s(threads, false);
+  torch::Tensor x = torch::randn({kConvN, kConvCin, kConvHW, kConvHW});
+  torch::Tensor w = torch::randn({kConvCout, kConvCin, 3, 3}), b = torch::randn({kConvCout});
+  const torch::Tensor gy = torch::randn({kConvN, kConvCout, kConvHW, kConvHW});
+  if (backward) {
+    for (torch::Tensor* t : {&x, &w, &b}) t->requires_grad_(true);
+  }
+  for (auto _ : state) {
+    torch::Tensor y = torch::conv2d(x, w, b, 1, 1);
+    if (backward) {
+      for (torch::Tensor* t : {&x, &w, &b}) t->mutable_grad().reset();
+      y.backward(gy);
+      benchmark::DoNotOptimize(w.grad());
+    }
+    benchmark::DoNotOptimize(y);
+  }
+  rate(state, "GFLOPS", 1e-9 * kConvFlops * (backward ? 3 : 1));
+}
+
+// ===== softmax over dim 1 of [4096, 1024] ==========================================================
+constexpr int64_t kSoftmaxRows = 4096, kSoftmaxCols = 1024;
+
+void ditto_softmax(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  const ditto::Tensor x = ditto::randn({kSoftmaxRows, kSoftmaxCols});
+  for (auto _ : state) {
+    ditto::Tensor y = ditto::softmax(x, 1);
+    benchmark::DoNotOptimize(y);
+  }
+  rate(state, "GBps", 8e-9 * kSoftmaxRows * kSoftmaxCols);
+}
+void torch_softmax(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  const torch::Tensor x = torch::randn({kSoftmaxRows, kSoftmaxCols});
+  for (auto _ : state) {
+    torch::Tensor y = torch::softmax(x, 1);
+    benchmark::DoNotOptimize(y);
+  }
+  rate(state, "GBps", 8e-9 * kSoftmaxRows * kSoftmaxCols);
+}
+
+// ===== training steps: zero_grad (to none), forward, loss, backward, SGD step =====================
+// MLP 784-512-512-10 with ReLU, batch 128, MSE loss, SGD lr 0.01.
+void ditto_mlp(benchmark::State& state, int threads, bool det) {
+  Setup s(threads, det);
+  dnn::Sequential model(dnn::Linear(784, 512), dnn::ReLU(), dnn::Linear(512, 512), dnn::ReLU(), dnn::Linear(512, 10));
+  ditto::optim::SGD opt(model.parameters(), 0.01);
+  const ditto::Tensor x = ditto::randn({128, 784}), y = ditto::randn({128, 10});
+  for (auto _ : state) {
+    opt.zero_grad();
+    ditto::Tensor loss = dF::mse_loss(model(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss);
+  }
+}
+void torch_mlp(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  tnn::Sequential model(tnn::Linear(784, 512), tnn::ReLU(), tnn::Linear(512, 512), tnn::ReLU(), tnn::Linear(512, 10));
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.01));
+  const torch::Tensor x = torch::randn({128, 784}), y = torch::randn({128, 10});
+  for (auto _ : state) {
+    model->zero_grad(/*set_to_none=*/true);
+    torch::Tensor loss = torch::mse_loss(model->forward(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss);
+  }
+}
+
+// CNN on (64, 1, 28, 28): conv 1->16 3x3 pad 1, ReLU, maxpool 2, conv 16->32 3x3 pad 1, ReLU,
+// maxpool 2, flatten, linear 1568->10; cross-entropy on int64 class targets; SGD lr 0.01.
+void ditto_cnn(benchmark::State& state, int threads, bool det) {
+  Setup s(threads, det);
+  dnn::Sequential model(dnn::Conv2d(1, 16, 3, 1, 1), dnn::ReLU(), dnn::MaxPool2d(2), dnn::Conv2d(16, 32, 3, 1, 1),
+                        dnn::ReLU(), dnn::MaxPool2d(2), dnn::Flatten(), dnn::Linear(32 * 7 * 7, 10));
+  ditto::optim::SGD opt(model.parameters(), 0.01);
+  const ditto::Tensor x = ditto::randn({64, 1, 28, 28}), y = ditto::randint(0, 10, {64});
+  for (auto _ : state) {
+    opt.zero_grad();
+    ditto::Tensor loss = dF::cross_entropy(model(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss);
+  }
+}
+void torch_cnn(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  tnn::Sequential model(tnn::Conv2d(tnn::Conv2dOptions(1, 16, 3).padding(1)), tnn::ReLU(),
+                        tnn::MaxPool2d(tnn::MaxPool2dOptions(2)), tnn::Conv2d(tnn::Conv2dOptions(16, 32, 3).padding(1)),
+                        tnn::ReLU(), tnn::MaxPool2d(tnn::MaxPool2dOptions(2)), tnn::Flatten(),
+                        tnn::Linear(32 * 7 * 7, 10));
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.01));
+  const torch::Tensor x = torch::randn({64, 1, 28, 28}), y = torch::randint(0, 10, {64});
+  for (auto _ : state) {
+    model->zero_grad(/*set_to_none=*/true);
+    torch::Tensor loss = tF::cross_entropy(model->forward(x), y);
+    loss.backward();
+    opt.step();
+    benchmark::DoNotOptimize(loss);
+  }
+}
+
+// ===== registration ================================================================================
+template <class Fn>
+void add(const std::string& name, Fn&& fn) {
+  benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn))->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+void register_all() {
+  for (int t : {1, 2}) {
+    const std::string tn = "/threads:" + std::to_string(t);
+    auto both = [&](const std::string& w, auto ditto_fn, auto torch_fn) {
+      add("ditto/" + w + tn, ditto_fn);
+      add("libtorch/" + w + tn, torch_fn);
+    };
+    both("sum_16M", [t](benchmark::State& s) { ditto_sum(s, t); }, [t](benchmark::State& s) { torch_sum(s, t); });
+    both("sgemm_1024x1024x1024", [t](benchmark::State& s) { ditto_sgemm(s, t, 1024, 1024, 1024); },
+         [t](benchmark::State& s) { torch_sgemm(s, t, 1024, 1024, 1024); });
+    both("sgemm_256x1024x512", [t](benchmark::State& s) { ditto_sgemm(s, t, 256, 1024, 512); },
+         [t](benchmark::State& s) { torch_sgemm(s, t, 256, 1024, 512); });
+    both("conv2d_fwd", [t](benchmark::State& s) { ditto_conv(s, t, false); },
+         [t](benchmark::State& s) { torch_conv(s, t, false); });
+    both("conv2d_fwd_bwd", [t](benchmark::State& s) { ditto_conv(s, t, true); },
+         [t](benchmark::State& s) { torch_conv(s, t, true); });
+    both("softmax_4096x1024", [t](benchmark::State& s) { ditto_softmax(s, t); },
+         [t](benchmark::State& s) { torch_softmax(s, t); });
+    both("mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); }, [t](benchmark::State& s) { torch_mlp(s, t); });
+    both("cnn_step", [t](benchmark::State& s) { ditto_cnn(s, t, false); }, [t](benchmark::State& s) { torch_cnn(s, t); });
+    add("ditto/mlp_step" + tn + "/det:1", [t](benchmark::State& s) { ditto_mlp(s, t, true); });
+    add("ditto/cnn_step" + tn + "/det:1", [t](benchmark::State& s) { ditto_cnn(s, t, true); });
+  }
+}
+
+// "BLAS_INFO=open" and the like from libtorch's build summary.
+std::string config_value(const std::string& config, const std::string& key) {
+  const std::size_t at = config.find(key + "=");
+  if (at == std::string::npos) return "?";
+  const std::size_t begin = at + key.size() + 1, end = config.find_first_of(",\n", begin);
+  return config.substr(begin, end - begin);
+}
+
+// Which kernel libtorch's convolution picks for an input shape and weight (mkldnn = oneDNN).
+std::string conv_backend(at::IntArrayRef input, at::IntArrayRef weight) {
+  using at::native::ConvBackend;
+  const torch::Tensor x = torch::empty(input), w = torch::empty(weight), b = torch::empty({weight[0]});
+  const int64_t one[] = {1, 1}, pad[] = {1, 1}, zero[] = {0, 0};
+  switch (at::native::select_conv_backend(x, w, b, one, pad, one, false, zero, 1)) {
+    case ConvBackend::Mkldnn: return "mkldnn";
+    case ConvBackend::Slow2d: return "slow2d (im2col + gemm)";
+    case ConvBackend::NnpackSpatial: return "nnpack";
+    case ConvBackend::Xnnpack2d: return "xnnpack";
+    default: return "other";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // See the fairness note at the top: keep freed memory in the heap for libtorch to reuse.
+  // 32 MiB is the most glibc accepts for the mmap threshold (and above every per-iteration
+  // tensor here: the largest, softmax's output, is 16 MiB).
+  const bool mmap_ok = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1;
+  const bool trim_ok = mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
+
+  const std::string config = torch::show_config();
+  using CorenameFn = char* (*)();
+  const auto corename = reinterpret_cast<CorenameFn>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  benchmark::AddCustomContext("ditto_cpu_capability", ditto::cpu_capability_name());
+  benchmark::AddCustomContext("libtorch_version", TORCH_VERSION);
+  benchmark::AddCustomContext("libtorch_blas", config_value(config, "BLAS_INFO"));
+  benchmark::AddCustomContext("libtorch_mkldnn", config_value(config, "USE_MKLDNN"));
+  benchmark::AddCustomContext("libtorch_conv2d_backend",
+                              conv_backend({kConvN, kConvCin, kConvHW, kConvHW}, {kConvCout, kConvCin, 3, 3}) +
+                                  " (conv2d workloads), " + conv_backend({64, 1, 28, 28}, {16, 1, 3, 3}) + " / " +
+                                  conv_backend({64, 16, 14, 14}, {32, 16, 3, 3}) + " (cnn_step's two convs)");
+  benchmark::AddCustomContext("libtorch_parallel", at::get_parallel_info().find("OpenMP") != std::string::npos
+                                                       ? "OpenMP" : "other");
+  benchmark::AddCustomContext("openblas_core", corename ? corename() : "not loaded");
+  benchmark::AddCustomContext("OPENBLAS_CORETYPE", coretype ? coretype : "unset");
+  benchmark::AddCustomContext("malloc", std::string("M_MMAP_THRESHOLD=32MiB ") + (mmap_ok ? "set" : "REFUSED") +
+                                            ", M_TRIM_THRESHOLD=1GiB " + (trim_ok ? "set" : "REFUSED"));
+
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# ditto vs libtorch, side by side (bench/README.md): installs the Debian packages if missing,
+# builds bench_vs_libtorch in build-bench (Release), runs it PROCESSES times with repetitions
+# interleaved at random (ditto and libtorch alternate in one process), and prints the Markdown
+# table of medians over every repetition of every process (bench/compare.py).
+#   bench/run-vs-libtorch.sh [--processes N] [--repetitions N] [--min-time SECONDS] [--filter REGEX]
+#                            [--wait-idle SECONDS] [--jobs N]
+# --wait-idle: before each process, wait (at most SECONDS) until no other task has been runnable
+# for 5 s in a row; 2-thread timings on a 2-core machine mean nothing while someone compiles.
+# The raw JSON is kept in build-bench/vs-libtorch-<i>.json. OPENBLAS_CORETYPE is not set here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+processes=3 repetitions=5 min_time=0.5 filter="" wait_idle=0 jobs=2
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --processes) processes="$2"; shift 2 ;;
+    --repetitions) repetitions="$2"; shift 2 ;;
+    --min-time) min_time="$2"; shift 2 ;;
+    --filter) filter="$2"; shift 2 ;;
+    --wait-idle) wait_idle="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "run-vs-libtorch.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+PKGS=(g++ cmake make libtorch-dev libopenblas-dev libbenchmark-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DDITTO_BUILD_BENCH=ON -DDITTO_BUILD_EXAMPLES=OFF \
+  -DDITTO_BUILD_TESTS=OFF >/dev/null
+cmake --build build-bench --target bench_vs_libtorch -j "$jobs"
+
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs;" \
+  "load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+# Runnable tasks other than the reader itself, from /proc/loadavg's "running/total" field.
+others_running() { echo $(( $(cut -d' ' -f4 /proc/loadavg | cut -d/ -f1) - 1 )); }
+wait_for_idle() {
+  local quiet=0 waited=0
+  while [ "$quiet" -lt 5 ] && [ "$waited" -lt "$wait_idle" ]; do
+    if [ "$(others_running)" -eq 0 ]; then quiet=$((quiet + 1)); else quiet=0; fi
+    sleep 1; waited=$((waited + 1))
+  done
+  [ "$quiet" -ge 5 ] || echo "  (machine not idle after ${wait_idle}s; running anyway)" >&2
+}
+
+files=()
+for i in $(seq 1 "$processes"); do
+  out="build-bench/vs-libtorch-$i.json"
+  [ "$wait_idle" -eq 0 ] || wait_for_idle
+  echo "process $i/$processes, load average $(cut -d" " -f1-3 /proc/loadavg) ..." >&2
+  build-bench/bench/bench_vs_libtorch --benchmark_repetitions="$repetitions" \
+    --benchmark_enable_random_interleaving=true --benchmark_min_time="$min_time" \
+    ${filter:+--benchmark_filter="$filter"} --benchmark_format=json >"$out"
+  files+=("$out")
+done
+python3 bench/compare.py "${files[@]}"
