@@ -16,6 +16,7 @@
 // a chain, so the bits depend neither on the thread count nor on the block size; a sample's
 // forward never reads another sample, so it is the same alone or in any batch.
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "core/allocator.h"
@@ -71,8 +72,8 @@ void copy_short(const T* first, const T* last, T* out) {
 // col[k * ldk + p * ldp] = the zero-padded input tap of (k, p), for one sample's group (x points
 // at its first channel). Pure copies: no arithmetic, so the layout never changes a bit.
 template <class T>
-void im2col(const T* x, const Geom& g, T* col, int64_t ldk, int64_t ldp) {
-  for (int64_t c = 0; c < g.Cg; ++c)
+void im2col(const T* x, const Geom& g, T* col, int64_t ldk, int64_t ldp, int64_t c0 = 0, int64_t c1 = -1) {
+  for (int64_t c = c0; c < (c1 < 0 ? g.Cg : c1); ++c)
     for (int64_t kh = 0; kh < g.kH; ++kh)
       for (int64_t kw = 0; kw < g.kW; ++kw) {
         const int64_t k = (c * g.kH + kh) * g.kW + kw;
@@ -147,17 +148,21 @@ void col2im(const T* dcol, int64_t ldk, const Geom& g, T* gx) {
 // one GEMM serves S samples (small convolutions would otherwise be many tiny GEMMs that repack the
 // weights each time). Every output element is still one chain (Note [Convolution accumulation
 // order]) that reads only its own sample, so the block size changes no bit.
-int64_t samples_per_block(const Geom& g) {
-  constexpr int64_t kColumnBudget = int64_t(1) << 17;  // elements of the column matrix
-  return std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(1, g.K * g.P), 1, std::max<int64_t>(g.N, 1));
+// column_budget: elements of the column matrix (the default keeps it within L2).
+int64_t samples_per_block(const Geom& g, int64_t column_budget = int64_t(1) << 17) {
+  return std::clamp<int64_t>(column_budget / std::max<int64_t>(1, g.K * g.P), 1, std::max<int64_t>(g.N, 1));
 }
 
 // col (K, S*P): sample j's columns at col + j * P (row stride L = S * P).
 template <class T>
 void im2col_block(const T* px, const Geom& g, int64_t gi, int64_t n0, int64_t S, T* col) {
   const int64_t L = S * g.P;
-  detail::parallel_for(S, g.K * g.P, [&](int64_t j0, int64_t j1) {
-    for (int64_t j = j0; j < j1; ++j) im2col(px + ((n0 + j) * g.C + gi * g.Cg) * g.H * g.W, g, col + j * g.P, L, 1);
+  // items: (sample, input channel) pairs, so that a single sample is split over threads too
+  detail::parallel_for(S * g.Cg, g.kH * g.kW * g.P, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t j = i / g.Cg, c = i % g.Cg;
+      im2col(px + ((n0 + j) * g.C + gi * g.Cg) * g.H * g.W, g, col + j * g.P, L, 1, c, c + 1);
+    }
   });
 }
 
@@ -177,6 +182,22 @@ const T* gather_grad_out(const T* pgy, const Geom& g, int64_t gi, int64_t n0, in
   return dy;
 }
 
+// Runs block(gi, n0, s) over every (group, block of samples). With at least as many blocks as
+// threads the blocks run in parallel, each on one thread (its GEMM and copies then stay on it);
+// otherwise one after another, each splitting its GEMM and copies over the threads. A block's
+// outputs are its own, so the split changes no bit.
+void for_sample_blocks(const Geom& g, int64_t S, const std::function<void(int64_t, int64_t, int64_t)>& block) {
+  const int64_t per_group = (g.N + S - 1) / S, blocks = g.G * per_group;
+  auto run = [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t gi = b / per_group, n0 = (b % per_group) * S;
+      block(gi, n0, std::min(S, g.N - n0));
+    }
+  };
+  if (blocks >= detail::num_threads()) detail::parallel_for(blocks, S * g.Og * g.P * g.K, run);
+  else run(0, blocks);
+}
+
 }  // namespace
 
 void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dArgs& a) {
@@ -187,29 +208,27 @@ void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const 
     const T* pb = bias.defined() ? bias.data_ptr<T>() : nullptr;
     T* py = out.data_ptr<T>();
     const int64_t S = samples_per_block(g);
-    detail::Scratch<T> col(static_cast<std::size_t>(g.K * S * g.P)), acc(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
-    for (int64_t gi = 0; gi < g.G; ++gi)
-      for (int64_t n0 = 0; n0 < g.N; n0 += S) {
-        const int64_t s = std::min(S, g.N - n0), L = s * g.P;
-        im2col_block(px, g, gi, n0, s, col.data());
-        // acc (Og, L) = W_g (Og, K) @ col (K, L); one sample's acc is its output itself
-        T* out1 = py + (n0 * g.O + gi * g.Og) * g.P;
-        T* pacc = s == 1 ? out1 : acc.data();
-        gemm(pacc, pw + gi * g.Og * g.K, g.K, 1, col.data(), L, 1, g.Og, L, g.K);
-        detail::parallel_for(s * g.Og, g.P, [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) {
-            const int64_t j = r / g.Og, o = r % g.Og;
-            const T* src = pacc + o * L + j * g.P;
-            T* y = py + ((n0 + j) * g.O + gi * g.Og + o) * g.P;
-            if (pb) {
-              const T b = pb[gi * g.Og + o];
-              for (int64_t p = 0; p < g.P; ++p) y[p] = b + src[p];
-            } else if (src != y) {
-              std::copy(src, src + g.P, y);
-            }
+    for_sample_blocks(g, S, [&](int64_t gi, int64_t n0, int64_t s) {
+      const int64_t L = s * g.P;
+      detail::Scratch<T> col(static_cast<std::size_t>(g.K * L)), acc(static_cast<std::size_t>(s > 1 ? g.Og * L : 0));
+      im2col_block(px, g, gi, n0, s, col.data());
+      // acc (Og, L) = W_g (Og, K) @ col (K, L); one sample's acc is its output itself
+      T* pacc = s == 1 ? py + (n0 * g.O + gi * g.Og) * g.P : acc.data();
+      gemm(pacc, pw + gi * g.Og * g.K, g.K, 1, col.data(), L, 1, g.Og, L, g.K);
+      detail::parallel_for(s * g.Og, g.P, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t j = r / g.Og, o = r % g.Og;
+          const T* src = pacc + o * L + j * g.P;
+          T* y = py + ((n0 + j) * g.O + gi * g.Og + o) * g.P;
+          if (pb) {
+            const T b = pb[gi * g.Og + o];
+            for (int64_t p = 0; p < g.P; ++p) y[p] = b + src[p];
+          } else if (src != y) {
+            std::copy(src, src + g.P, y);
           }
-        });
-      }
+        }
+      });
+    });
   });
 }
 
@@ -221,18 +240,17 @@ void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, con
     const T* pgy = grad_out.data_ptr<T>();
     T* pgx = grad_input.data_ptr<T>();
     const int64_t S = samples_per_block(g);
-    detail::Scratch<T> dcol(static_cast<std::size_t>(g.K * S * g.P)), dy(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
-    for (int64_t gi = 0; gi < g.G; ++gi)
-      for (int64_t n0 = 0; n0 < g.N; n0 += S) {
-        const int64_t s = std::min(S, g.N - n0), L = s * g.P;
-        const T* dyb = gather_grad_out(pgy, g, gi, n0, s, dy.data());
-        // dcol (K, L) = W_g^T (K, Og) @ dY (Og, L)
-        gemm(dcol.data(), pw + gi * g.Og * g.K, 1, g.K, dyb, L, 1, g.K, L, g.Og);
-        detail::parallel_for(s, g.K * g.P, [&](int64_t j0, int64_t j1) {
-          for (int64_t j = j0; j < j1; ++j)
-            col2im(dcol.data() + j * g.P, L, g, pgx + ((n0 + j) * g.C + gi * g.Cg) * g.H * g.W);
-        });
-      }
+    for_sample_blocks(g, S, [&](int64_t gi, int64_t n0, int64_t s) {
+      const int64_t L = s * g.P;
+      detail::Scratch<T> dcol(static_cast<std::size_t>(g.K * L)), dy(static_cast<std::size_t>(s > 1 ? g.Og * L : 0));
+      const T* dyb = gather_grad_out(pgy, g, gi, n0, s, dy.data());
+      // dcol (K, L) = W_g^T (K, Og) @ dY (Og, L)
+      gemm(dcol.data(), pw + gi * g.Og * g.K, 1, g.K, dyb, L, 1, g.K, L, g.Og);
+      detail::parallel_for(s, g.K * g.P, [&](int64_t j0, int64_t j1) {
+        for (int64_t j = j0; j < j1; ++j)
+          col2im(dcol.data() + j * g.P, L, g, pgx + ((n0 + j) * g.C + gi * g.Cg) * g.H * g.W);
+      });
+    });
   });
 }
 
