@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "ditto/ditto.h"
 #include "gradcheck.h"
@@ -211,5 +212,32 @@ TEST(Autograd, ReluBackwardIsThresholdBackward) {
     FAIL() << "expected a shape error";
   } catch (const ditto::Error& e) {
     EXPECT_NE(std::string(e.what()).find("[threshold_backward]"), std::string::npos) << e.what();
+  }
+}
+
+// mm, addmm and bmm compute only the gradients their inputs need; the ones they compute are the
+// same bits as when every input needs one.
+TEST(Autograd, MatrixProductsComputeOnlyNeededGradients) {
+  ditto::manual_seed(7);
+  const Tensor a0 = ditto::randn({5, 7}), b0 = ditto::randn({7, 3}), c0 = ditto::randn({3}), g = ditto::randn({5, 3});
+  auto run = [&](bool na, bool nb, bool nc) {
+    Tensor a = a0.clone().requires_grad_(na), b = b0.clone().requires_grad_(nb), c = c0.clone().requires_grad_(nc);
+    ditto::addmm(c, a, b).backward(g);
+    Tensor a2 = a0.clone().requires_grad_(na), b2 = b0.clone().requires_grad_(nb);
+    Tensor a3 = a0.clone().unsqueeze(0).requires_grad_(na), b3 = b0.clone().unsqueeze(0).requires_grad_(nb);
+    if (na || nb) {
+      a2.mm(b2).backward(g);
+      a3.bmm(b3).backward(g.unsqueeze(0));
+    }
+    return std::vector<Tensor>{a.grad(), b.grad(), c.grad(), a2.grad(), b2.grad(), a3.grad(), b3.grad()};
+  };
+  const std::vector<Tensor> all = run(true, true, true);
+  for (auto [na, nb, nc] : {std::tuple{true, false, false}, {false, true, false}, {false, false, true}}) {
+    const std::vector<Tensor> some = run(na, nb, nc);
+    const bool need[7] = {na, nb, nc, na, nb, na, nb};
+    for (int i = 0; i < 7; ++i) {
+      EXPECT_EQ(some[i].defined(), need[i]) << i;
+      if (need[i]) EXPECT_EQ(ditto::fingerprint(some[i]), ditto::fingerprint(all[i])) << i;
+    }
   }
 }

@@ -166,20 +166,22 @@ Tensor mm_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
-DITTO_FORMULA(mm) {
+DITTO_FORMULA(mm) {  // tensors: a, b; ints: whether a, b need a gradient
   const Tensor &a = s.tensors[0], &b = s.tensors[1];
-  return {mm_grad_a(g[0], a, b), mm_grad_b(g[0], a, b)};
+  return {s.ints[0] ? mm_grad_a(g[0], a, b) : Tensor(), s.ints[1] ? mm_grad_b(g[0], a, b) : Tensor()};
 }
-DITTO_FORMULA(bmm) {
-  return {g[0].bmm(s.tensors[1].transpose(1, 2)), s.tensors[0].transpose(1, 2).bmm(g[0])};
+DITTO_FORMULA(bmm) {  // tensors: a, b; ints: whether a, b need a gradient
+  return {s.ints[0] ? g[0].bmm(s.tensors[1].transpose(1, 2)) : Tensor(),
+          s.ints[1] ? s.tensors[0].transpose(1, 2).bmm(g[0]) : Tensor()};
 }
-DITTO_FORMULA(addmm) {  // tensors: a, b; scalars: beta, alpha
+DITTO_FORMULA(addmm) {  // tensors: a, b; scalars: beta, alpha; ints: whether self, a, b need a gradient
   const Scalar &beta = s.scalars[0], &alpha = s.scalars[1];
-  Tensor gs = beta.to_double() == 1.0 ? g[0] : g[0] * beta;
-  Tensor ga = mm_grad_a(g[0], s.tensors[0], s.tensors[1]), gb = mm_grad_b(g[0], s.tensors[0], s.tensors[1]);
+  Tensor gs = !s.ints[0] ? Tensor() : beta.to_double() == 1.0 ? g[0] : g[0] * beta;
+  Tensor ga = s.ints[1] ? mm_grad_a(g[0], s.tensors[0], s.tensors[1]) : Tensor();
+  Tensor gb = s.ints[2] ? mm_grad_b(g[0], s.tensors[0], s.tensors[1]) : Tensor();
   if (alpha.to_double() != 1.0) {
-    ga = ga * alpha;
-    gb = gb * alpha;
+    if (ga.defined()) ga = ga * alpha;
+    if (gb.defined()) gb = gb * alpha;
   }
   return {gs, ga, gb};
 }
