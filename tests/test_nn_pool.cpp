@@ -2,10 +2,14 @@
 // in deterministic mode, thread and batch invariance, modules, bad input, gradient-check samples.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "cpu/capability.h"
 #include "ditto/ditto.h"
 #include "gradcheck.h"
 #include "nn_conv_golden.h"
@@ -355,3 +359,50 @@ DITTO_GRADCHECK("max_unpooling2d_forward_out", ({gc_rand({2, 3})}),
 DITTO_GRADCHECK("max_unpooling3d_forward_out", ({gc_rand({1, 1, 1, 2, 2})}),
                 return F::max_unpool3d(v[0], tensor({{{{{0, 7}, {10, 15}}}}}), 2);)
 }  // namespace
+
+// max_pool2d's vectorised inside windows (cpu/pool_impl.h) against a literal scan of PyTorch's
+// rule (strictly greater or NaN replaces), values and indices, at every level this CPU runs: ties
+// (values on a coarse grid), NaNs, -inf, strides, dilation, padding (edge windows) and row
+// lengths that leave SIMD tails.
+TEST(NNPool, MaxPool2dEveryLevelMatchesTheLiteralScan) {
+  struct Case { int64_t H, W, k, s, p, d; };
+  const Case cases[] = {{28, 28, 2, 2, 0, 1}, {13, 37, 3, 1, 1, 1}, {20, 45, 3, 2, 1, 2}, {9, 70, 2, 3, 0, 1}, {7, 7, 3, 3, 1, 1}};
+  manual_seed(11);
+  for (const Case& c : cases) {
+    Tensor x = randint(-3, 4, {2, 3, c.H, c.W}).to(kFloat32);  // many ties
+    float* px = x.data_ptr<float>();
+    px[5] = std::nanf(""), px[77] = std::nanf(""), px[78] = -std::numeric_limits<float>::infinity();
+    const int64_t oH = (c.H + 2 * c.p - c.d * (c.k - 1) - 1) / c.s + 1, oW = (c.W + 2 * c.p - c.d * (c.k - 1) - 1) / c.s + 1;
+    std::vector<float> want_v;
+    std::vector<int64_t> want_i;
+    for (int64_t plane = 0; plane < 6; ++plane)
+      for (int64_t oh = 0; oh < oH; ++oh)
+        for (int64_t ow = 0; ow < oW; ++ow) {
+          float m = -std::numeric_limits<float>::infinity();
+          int64_t best = -1;
+          for (int64_t kh = 0; kh < c.k; ++kh)
+            for (int64_t kw = 0; kw < c.k; ++kw) {
+              const int64_t h = oh * c.s - c.p + kh * c.d, w = ow * c.s - c.p + kw * c.d;
+              if (h < 0 || h >= c.H || w < 0 || w >= c.W) continue;
+              const float v = px[plane * c.H * c.W + h * c.W + w];
+              if (best < 0) best = h * c.W + w;
+              if (v > m || std::isnan(v)) m = v, best = h * c.W + w;
+            }
+          want_v.push_back(m);
+          want_i.push_back(best);
+        }
+    for (CpuCapability level : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512}) {
+      if (!cpu_supports(level)) continue;
+      set_cpu_capability_for_testing(level);
+      auto [v, i] = F::max_pool2d_with_indices(x, c.k, c.s, c.p, c.d);
+      reset_cpu_capability_for_testing();
+      ASSERT_EQ(v.numel(), int64_t(want_v.size()));
+      const float* pv = v.data_ptr<float>();
+      const int64_t* pi = i.data_ptr<int64_t>();
+      int64_t bad = 0;
+      for (std::size_t j = 0; j < want_v.size(); ++j)
+        bad += std::memcmp(&pv[j], &want_v[j], sizeof(float)) != 0 || pi[j] != want_i[j];
+      EXPECT_EQ(bad, 0) << capability_name(level) << " H=" << c.H << " W=" << c.W << " k=" << c.k << " s=" << c.s;
+    }
+  }
+}

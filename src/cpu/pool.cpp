@@ -10,6 +10,7 @@
 
 #include "core/parallel.h"
 #include "cpu/loops.h"
+#include "cpu/pool_kernels.h"
 #include "ops/kernels.h"
 
 namespace ditto::cpu {
@@ -84,23 +85,8 @@ void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& input
             irow[ow] = best;
           };
           for (int64_t ow = 0; ow < in_lo; ++ow) window(ow);
-          // Inside windows: the same scan without branches (whether a tap beats the running
-          // maximum is data-dependent, so a branch mispredicts about half the time).
-          for (int64_t ow = in_lo; ow < in_hi; ++ow) {
-            const int64_t w0 = ow * sW - pW;
-            int64_t best = h0 * p.W + w0;
-            T m = -std::numeric_limits<T>::infinity();
-            for (int64_t h = h0; h < h1; h += dH)
-              for (int64_t kw = 0; kw < kW; ++kw) {
-                const int64_t idx = h * p.W + w0 + kw * dW;
-                const T v = x[idx];
-                const bool take = (v > m) | (v != v);
-                m = select_bits(take, v, m);
-                best = select_bits(take, idx, best);
-              }
-            vrow[ow] = m;
-            irow[ow] = best;
-          }
+          // Inside windows: the same scan, vectorised across output columns (cpu/pool_impl.h).
+          if (in_lo < in_hi) max_pool_inside(x, p.W, h0, h1, dH, kW, dW, sW, pW, in_lo, in_hi, vrow, irow);
           for (int64_t ow = in_hi; ow < p.oW; ++ow) window(ow);
         }
       }

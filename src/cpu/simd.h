@@ -93,6 +93,9 @@ struct Vec1 {
   Vec1(T x) : v(x) {}
   static Vec1 load(const T* p) { return *p; }
   static Vec1 load_partial(const T* p, int n) { return n > 0 ? *p : T(0); }
+  // Lane i reads p[i * stride] (stride small enough for 32-bit lane offsets).
+  static Vec1 load_strided(const T* p, int64_t) { return *p; }
+  static Vec1 load_strided_partial(const T* p, int64_t, int n) { return n > 0 ? *p : T(0); }
   // Double lanes read from / written to float memory (float kernels computed in double).
   static Vec1 load_f32(const float* p) { return T(*p); }
   static Vec1 load_f32_partial(const float* p, int n) { return n > 0 ? T(*p) : T(0); }
@@ -205,6 +208,11 @@ struct F32x8 {
   F32x8(float x) : v(_mm256_set1_ps(x)) {}
   static F32x8 load(const float* p) { return _mm256_loadu_ps(p); }
   static F32x8 load_partial(const float* p, int n) { return _mm256_maskload_ps(p, avx2_lanes_below32(n)); }
+  static __m256i offsets(int64_t s) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(s))); }
+  static F32x8 load_strided(const float* p, int64_t s) { return _mm256_i32gather_ps(p, offsets(s), 4); }
+  static F32x8 load_strided_partial(const float* p, int64_t s, int n) {
+    return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, offsets(s), _mm256_castsi256_ps(avx2_lanes_below32(n)), 4);
+  }
 };
 inline void store(float* p, F32x8 a) { _mm256_storeu_ps(p, a.v); }
 inline void store_partial(float* p, F32x8 a, int n) { _mm256_maskstore_ps(p, avx2_lanes_below32(n), a.v); }
@@ -238,6 +246,11 @@ struct F64x4 {
   F64x4(double x) : v(_mm256_set1_pd(x)) {}
   static F64x4 load(const double* p) { return _mm256_loadu_pd(p); }
   static F64x4 load_partial(const double* p, int n) { return _mm256_maskload_pd(p, avx2_lanes_below64(n)); }
+  static __m128i offsets(int64_t s) { return _mm_mullo_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32(int32_t(s))); }
+  static F64x4 load_strided(const double* p, int64_t s) { return _mm256_i32gather_pd(p, offsets(s), 8); }
+  static F64x4 load_strided_partial(const double* p, int64_t s, int n) {
+    return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), p, offsets(s), _mm256_castsi256_pd(avx2_lanes_below64(n)), 8);
+  }
   static F64x4 load_f32(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
   static F64x4 load_f32_partial(const float* p, int n) {
     return _mm256_cvtps_pd(_mm_maskload_ps(p, _mm256_castsi256_si128(avx2_lanes_below32(n))));
@@ -348,6 +361,13 @@ struct F32x16 {
   F32x16(float x) : v(_mm512_set1_ps(x)) {}
   static F32x16 load(const float* p) { return _mm512_loadu_ps(p); }
   static F32x16 load_partial(const float* p, int n) { return _mm512_maskz_loadu_ps(avx512_lanes_below16(n), p); }
+  static __m512i offsets(int64_t s) {
+    return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(int32_t(s)));
+  }
+  static F32x16 load_strided(const float* p, int64_t s) { return _mm512_i32gather_ps(offsets(s), p, 4); }
+  static F32x16 load_strided_partial(const float* p, int64_t s, int n) {
+    return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), avx512_lanes_below16(n), offsets(s), p, 4);
+  }
 };
 inline void store(float* p, F32x16 a) { _mm512_storeu_ps(p, a.v); }
 inline void store_partial(float* p, F32x16 a, int n) { _mm512_mask_storeu_ps(p, avx512_lanes_below16(n), a.v); }
@@ -381,6 +401,11 @@ struct F64x8 {
   F64x8(double x) : v(_mm512_set1_pd(x)) {}
   static F64x8 load(const double* p) { return _mm512_loadu_pd(p); }
   static F64x8 load_partial(const double* p, int n) { return _mm512_maskz_loadu_pd(avx512_lanes_below8(n), p); }
+  static __m256i offsets(int64_t s) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(s))); }
+  static F64x8 load_strided(const double* p, int64_t s) { return _mm512_i32gather_pd(offsets(s), p, 8); }
+  static F64x8 load_strided_partial(const double* p, int64_t s, int n) {
+    return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), avx512_lanes_below8(n), offsets(s), p, 8);
+  }
   static F64x8 load_f32(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
   static F64x8 load_f32_partial(const float* p, int n) {
     return _mm512_cvtps_pd(_mm256_maskz_loadu_ps(avx512_lanes_below8(n), p));
