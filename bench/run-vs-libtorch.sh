@@ -25,17 +25,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-PKGS=(g++ cmake make libtorch-dev libopenblas-dev libbenchmark-dev)
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+bash scripts/install-deps.sh libtorch-dev libopenblas-dev
 
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DDITTO_BUILD_BENCH=ON -DDITTO_BUILD_EXAMPLES=OFF \
   -DDITTO_BUILD_TESTS=OFF >/dev/null

@@ -12,14 +12,12 @@
 
 #include "cpu/capability.h"
 #include "cpu/fma_kernels.h"
+#include "levels.h"
 
 namespace {
 using ditto::CpuCapability;
 
-struct LevelGuard {
-  explicit LevelGuard(CpuCapability c) { ditto::set_cpu_capability_for_testing(c); }
-  ~LevelGuard() { ditto::reset_cpu_capability_for_testing(); }
-};
+using ditto::testing::LevelGuard;
 
 template <class T> std::vector<T> values(int64_t n, uint32_t seed) {
   std::mt19937 gen(seed);
@@ -41,8 +39,7 @@ template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>&
 }
 
 template <class T> void check() {
-  for (CpuCapability level : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512}) {
-    if (!ditto::cpu_supports(level)) continue;
+  for (CpuCapability level : ditto::testing::supported_levels()) {
     LevelGuard guard(level);
     for (int64_t n : {1, 3, 7, 8, 15, 16, 17, 31, 33, 100, 1001}) {
       const auto x = values<T>(n, uint32_t(n)), y = values<T>(n, uint32_t(n + 1000)), z = values<T>(n, uint32_t(n + 2000));

@@ -13,22 +13,15 @@
 
 #include "cpu/capability.h"
 #include "cpu/gemm.h"
+#include "levels.h"
 #include "ditto/ditto.h"
 
 namespace {
 
 using ditto::CpuCapability;
 
-std::vector<CpuCapability> supported_levels() {
-  std::vector<CpuCapability> v;
-  for (CpuCapability c : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512})
-    if (ditto::cpu_supports(c)) v.push_back(c);
-  return v;
-}
-
-struct LevelGuard {
-  ~LevelGuard() { ditto::reset_cpu_capability_for_testing(); }
-};
+using ditto::testing::LevelGuard;
+using ditto::testing::supported_levels;
 struct ThreadGuard {
   int saved = ditto::get_num_threads();
   ~ThreadGuard() { ditto::set_num_threads(saved); }

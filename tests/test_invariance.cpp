@@ -22,6 +22,7 @@
 
 #include "cpu/capability.h"
 #include "ditto/ditto.h"
+#include "levels.h"
 #include "ops/op_table.h"
 
 using namespace ditto;
@@ -33,12 +34,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Configurations
 
-std::vector<CpuCapability> supported_levels() {
-  std::vector<CpuCapability> v;
-  for (CpuCapability c : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512})
-    if (cpu_supports(c)) v.push_back(c);
-  return v;
-}
+using ditto::testing::supported_levels;
 
 struct Config {
   int threads;

@@ -6,10 +6,11 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <tuple>
 #include <string>
 #include <vector>
 
-#include "cpu/capability.h"
+#include "levels.h"
 #include "ditto/ditto.h"
 #include "gradcheck.h"
 #include "nn_conv_golden.h"
@@ -391,11 +392,12 @@ TEST(NNPool, MaxPool2dEveryLevelMatchesTheLiteralScan) {
           want_v.push_back(m);
           want_i.push_back(best);
         }
-    for (CpuCapability level : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512}) {
-      if (!cpu_supports(level)) continue;
-      set_cpu_capability_for_testing(level);
-      auto [v, i] = F::max_pool2d_with_indices(x, c.k, c.s, c.p, c.d);
-      reset_cpu_capability_for_testing();
+    for (CpuCapability level : ditto::testing::supported_levels()) {
+      Tensor v, i;
+      {
+        ditto::testing::LevelGuard guard(level);
+        std::tie(v, i) = F::max_pool2d_with_indices(x, c.k, c.s, c.p, c.d);
+      }
       ASSERT_EQ(v.numel(), int64_t(want_v.size()));
       const float* pv = v.data_ptr<float>();
       const int64_t* pi = i.data_ptr<int64_t>();

@@ -17,21 +17,13 @@
 #include "cpu/reduce.h"
 #include "cpu/reduce_kernels.h"
 #include "ditto/ditto.h"
+#include "levels.h"
 
 namespace {
 using ditto::CpuCapability;
 
-std::vector<CpuCapability> levels() {
-  std::vector<CpuCapability> out;
-  for (CpuCapability c : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512})
-    if (ditto::cpu_supports(c)) out.push_back(c);
-  return out;
-}
-
-struct LevelGuard {
-  explicit LevelGuard(CpuCapability c) { ditto::set_cpu_capability_for_testing(c); }
-  ~LevelGuard() { ditto::reset_cpu_capability_for_testing(); }
-};
+using ditto::testing::LevelGuard;
+std::vector<CpuCapability> levels() { return ditto::testing::supported_levels(); }
 
 template <class T> auto bits(T v) {
   if constexpr (sizeof(T) == 4) return std::bit_cast<uint32_t>(v);
