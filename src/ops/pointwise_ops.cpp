@@ -82,31 +82,31 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
   return out;
 }
 
+namespace {
+// The checks of an elementwise vjp taking (grad_output, self): both defined, of one dtype that
+// `allowed` accepts (described by `kind`), and of one shape. Returns the output to fill.
+Tensor vjp_output(const Tensor& grad, const Tensor& self, bool allowed, const char* kind, const char* op) {
+  detail::check_defined(grad, op, "grad_output");
+  detail::check_defined(self, op, "self");
+  if (!allowed || grad.dtype() != self.dtype())
+    fail(op, "expected grad_output and self of one ", kind, " dtype, got ", dtype_name(grad.dtype()), " and ",
+         dtype_name(self.dtype()));
+  if (grad.sizes() != self.sizes())
+    fail(op, "grad_output of shape ", detail::shape_str(grad.sizes()), " does not match self's shape ",
+         detail::shape_str(self.sizes()));
+  return detail::new_tensor(self.sizes(), self.dtype(), op);
+}
+}  // namespace
+
 Tensor gelu_backward(const Tensor& grad, const Tensor& x, std::string_view approximate) {
-  detail::check_defined(grad, "gelu_backward", "grad_output");
-  detail::check_defined(x, "gelu_backward", "self");
   const bool tanh_approx = parse_gelu_approx(approximate, "gelu_backward");
-  if (!is_floating(x.dtype()) || grad.dtype() != x.dtype())
-    fail("gelu_backward", "expected grad_output and self of one floating dtype, got ", dtype_name(grad.dtype()),
-         " and ", dtype_name(x.dtype()));
-  if (grad.sizes() != x.sizes())
-    fail("gelu_backward", "grad_output of shape ", detail::shape_str(grad.sizes()), " does not match self's shape ",
-         detail::shape_str(x.sizes()));
-  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "gelu_backward");
+  Tensor out = vjp_output(grad, x, x.defined() && is_floating(x.dtype()), "floating", "gelu_backward");
   ops::call<OpId::gelu_backward>(x.device(), out, grad, x, tanh_approx);
   return out;
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
-  detail::check_defined(grad, "threshold_backward", "grad_output");
-  detail::check_defined(self, "threshold_backward", "self");
-  if (grad.dtype() != self.dtype() || grad.dtype() == kBool)
-    fail("threshold_backward", "expected grad_output and self of one numeric dtype, got ", dtype_name(grad.dtype()),
-         " and ", dtype_name(self.dtype()));
-  if (grad.sizes() != self.sizes())
-    fail("threshold_backward", "grad_output of shape ", detail::shape_str(grad.sizes()), " does not match self's shape ",
-         detail::shape_str(self.sizes()));
-  Tensor out = detail::new_tensor(self.sizes(), self.dtype(), "threshold_backward");
+  Tensor out = vjp_output(grad, self, self.defined() && self.dtype() != kBool, "numeric", "threshold_backward");
   ops::call<OpId::threshold_backward>(self.device(), out, grad, self, threshold);
   return out;
 }
