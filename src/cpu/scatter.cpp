@@ -61,31 +61,37 @@ Rows rows_of(const Tensor& self, int64_t dim) {
 
 enum class RowOp { AtomicAdd, RacingStore, Add, Store };
 
-// Fast path: every (a, k) pair is an independent task; tasks that hit the same row race.
-template <RowOp op>
-void rows_parallel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+// The setup both row kernels share: self made contiguous (written back after), source and
+// index contiguous; then body<T>(dst, src, ip, r, n) with the row geometry and n = index length.
+template <class Body>
+void with_rows(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Body body) {
   on_contiguous(self, [&](const Tensor& dst_t) {
     const Rows r = rows_of(dst_t, dim);
     const Tensor src_t = source.contiguous();
     const Tensor idx = index.contiguous();
-    const int64_t n = idx.numel();
     with_index(idx, [&]<class I>() {
-      const I* ip = idx.data_ptr<I>();
       dispatch_dtype(dst_t.dtype(), [&]<class T>() {
-        T* dst = static_cast<T*>(dst_t.raw_data());
-        const T* src = static_cast<const T*>(src_t.raw_data());
-        detail::parallel_for(r.A * n, r.B, [&](int64_t b, int64_t e) {
-          for (int64_t t = b; t < e; ++t) {
-            const int64_t a = t / n, k = t % n;
-            T* d = dst + (a * r.N + static_cast<int64_t>(ip[k])) * r.B;
-            const T* s = src + (a * n + k) * r.B;
-            for (int64_t i = 0; i < r.B; ++i) {
-              if constexpr (op == RowOp::AtomicAdd) atomic_add(d[i], s[i]);
-              else racing_store(d[i], s[i]);
-            }
-          }
-        });
+        body.template operator()<T>(static_cast<T*>(dst_t.raw_data()), static_cast<const T*>(src_t.raw_data()),
+                                    idx.data_ptr<I>(), r, idx.numel());
       });
+    });
+  });
+}
+
+// Fast path: every (a, k) pair is an independent task; tasks that hit the same row race.
+template <RowOp op>
+void rows_parallel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  with_rows(self, dim, index, source, [&]<class T>(T* dst, const T* src, const auto* ip, const Rows& r, int64_t n) {
+    detail::parallel_for(r.A * n, r.B, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t a = t / n, k = t % n;
+        T* d = dst + (a * r.N + static_cast<int64_t>(ip[k])) * r.B;
+        const T* s = src + (a * n + k) * r.B;
+        for (int64_t i = 0; i < r.B; ++i) {
+          if constexpr (op == RowOp::AtomicAdd) atomic_add(d[i], s[i]);
+          else racing_store(d[i], s[i]);
+        }
+      }
     });
   });
 }
@@ -95,34 +101,23 @@ void rows_parallel(const Tensor& self, int64_t dim, const Tensor& index, const T
 // updates in index order (adds in that order; the last write wins), whatever the thread count.
 template <RowOp op>
 void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  on_contiguous(self, [&](const Tensor& dst_t) {
-    const Rows r = rows_of(dst_t, dim);
-    const Tensor src_t = source.contiguous();
-    const Tensor idx = index.contiguous();
-    const int64_t n = idx.numel();
-    with_index(idx, [&]<class I>() {
-      const I* ip = idx.data_ptr<I>();
-      dispatch_dtype(dst_t.dtype(), [&]<class T>() {
-        T* dst = static_cast<T*>(dst_t.raw_data());
-        const T* src = static_cast<const T*>(src_t.raw_data());
-        const int64_t cost = n * r.B / (r.N > 0 ? r.N : 1) + 1;
-        detail::parallel_for(r.A * r.N, cost, [&](int64_t b, int64_t e) {
-          for (int64_t a = b / r.N; a <= (e - 1) / r.N; ++a) {
-            const int64_t jb = a == b / r.N ? b % r.N : 0;
-            const int64_t je = a == (e - 1) / r.N ? (e - 1) % r.N + 1 : r.N;
-            for (int64_t k = 0; k < n; ++k) {
-              const int64_t j = static_cast<int64_t>(ip[k]);
-              if (j < jb || j >= je) continue;
-              T* d = dst + (a * r.N + j) * r.B;
-              const T* s = src + (a * n + k) * r.B;
-              for (int64_t i = 0; i < r.B; ++i) {
-                if constexpr (op == RowOp::Add) d[i] = plain_add(d[i], s[i]);
-                else d[i] = s[i];
-              }
-            }
+  with_rows(self, dim, index, source, [&]<class T>(T* dst, const T* src, const auto* ip, const Rows& r, int64_t n) {
+    const int64_t cost = n * r.B / (r.N > 0 ? r.N : 1) + 1;
+    detail::parallel_for(r.A * r.N, cost, [&](int64_t b, int64_t e) {
+      for (int64_t a = b / r.N; a <= (e - 1) / r.N; ++a) {
+        const int64_t jb = a == b / r.N ? b % r.N : 0;
+        const int64_t je = a == (e - 1) / r.N ? (e - 1) % r.N + 1 : r.N;
+        for (int64_t k = 0; k < n; ++k) {
+          const int64_t j = static_cast<int64_t>(ip[k]);
+          if (j < jb || j >= je) continue;
+          T* d = dst + (a * r.N + j) * r.B;
+          const T* s = src + (a * n + k) * r.B;
+          for (int64_t i = 0; i < r.B; ++i) {
+            if constexpr (op == RowOp::Add) d[i] = plain_add(d[i], s[i]);
+            else d[i] = s[i];
           }
-        });
-      });
+        }
+      }
     });
   });
 }
