@@ -235,26 +235,30 @@ void copy(const Tensor& dst, const Tensor& src) {
 
 // PyTorch fills long float ranges one 32-byte vector at a time (V lanes): the first
 // 2V*floor(n/2V) elements take a base at the vector's first index plus j*step; the rest use the
-// per-element formula. Following the same scheme gives PyTorch's bits.
-template <class T>
-constexpr int64_t kTorchLanes = 32 / static_cast<int64_t>(sizeof(T));
+// per-element formula. Following the same scheme gives PyTorch's bits: p[i + j] = lane(base(i), j)
+// for the vectors, p[i] = rest(i) after them (and everywhere for integer dtypes).
+template <class T, class Base, class Lane, class Rest>
+void torch_range_fill(T* p, int64_t n, Base base, Lane lane, Rest rest) {
+  int64_t i = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr int64_t V = 32 / static_cast<int64_t>(sizeof(T));
+    if (n >= 2 * V) {
+      const int64_t vec_end = 2 * V * (n / (2 * V));
+      for (; i < vec_end; i += V) {
+        const auto b = base(i);
+        for (int64_t j = 0; j < V; ++j) p[i + j] = lane(b, j);
+      }
+    }
+  }
+  for (; i < n; ++i) p[i] = rest(i);
+}
 
 void arange(const Tensor& out, double start, double step) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
-    T* p = out.data_ptr<T>();
-    const int64_t n = out.numel();
-    int64_t i = 0;
-    if constexpr (std::is_floating_point_v<T>) {
-      constexpr int64_t V = kTorchLanes<T>;
-      if (n >= 2 * V) {
-        const int64_t vec_end = 2 * V * (n / (2 * V));
-        for (; i < vec_end; i += V) {
-          const T base = static_cast<T>(start + step * static_cast<double>(i));
-          for (int64_t j = 0; j < V; ++j) p[i + j] = static_cast<T>(static_cast<double>(base) + static_cast<double>(j) * step);
-        }
-      }
-    }
-    for (; i < n; ++i) p[i] = convert<T>(start + step * static_cast<double>(i));
+    torch_range_fill(
+        out.data_ptr<T>(), out.numel(), [&](int64_t i) { return static_cast<T>(start + step * static_cast<double>(i)); },
+        [&](T base, int64_t j) { return static_cast<T>(static_cast<double>(base) + static_cast<double>(j) * step); },
+        [&](int64_t i) { return convert<T>(start + step * static_cast<double>(i)); });
   });
 }
 
@@ -272,18 +276,9 @@ void linspace(const Tensor& out, double start, double end) {
     const C step = (e - s) / static_cast<C>(n - 1);
     const int64_t half = n / 2;
     auto at = [&](int64_t i) { return i < half ? s + step * static_cast<C>(i) : e - step * static_cast<C>(n - i - 1); };
-    int64_t i = 0;
-    if constexpr (std::is_floating_point_v<T>) {
-      constexpr int64_t V = kTorchLanes<T>;
-      if (n >= 2 * V) {
-        const int64_t vec_end = 2 * V * (n / (2 * V));
-        for (; i < vec_end; i += V) {
-          const C base = at(i);
-          for (int64_t j = 0; j < V; ++j) p[i + j] = static_cast<T>(base + static_cast<C>(j) * step);
-        }
-      }
-    }
-    for (; i < n; ++i) p[i] = convert<T>(at(i));
+    torch_range_fill(
+        p, n, at, [&](C base, int64_t j) { return static_cast<T>(base + static_cast<C>(j) * step); },
+        [&](int64_t i) { return convert<T>(at(i)); });
   });
 }
 
