@@ -10,6 +10,7 @@
 
 #include "cpu/capability.h"
 #include "ditto/ditto.h"
+#include "expect_error.h"
 #include "gradcheck.h"
 #include "nn_conv_golden.h"
 
@@ -134,18 +135,7 @@ std::vector<RefCase> ref_cases() {
   };
 }
 
-void expect_error(const std::function<void()>& fn, const std::string& prefix, const std::string& part) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected ditto::Error starting with " << prefix;
-  } catch (const NondeterministicError& e) {
-    ADD_FAILURE() << "unexpected NondeterministicError: " << e.what();
-  } catch (const Error& e) {
-    const std::string m = e.what();
-    EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
-    EXPECT_NE(m.find(part), std::string::npos) << m;
-  }
-}
+using ditto::testing::expect_error;
 
 struct ThreadsGuard {
   int saved = get_num_threads();

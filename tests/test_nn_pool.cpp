@@ -12,6 +12,7 @@
 
 #include "levels.h"
 #include "ditto/ditto.h"
+#include "expect_error.h"
 #include "gradcheck.h"
 #include "nn_conv_golden.h"
 
@@ -22,18 +23,7 @@ using cg::json;
 
 namespace {
 
-void expect_error(const std::function<void()>& fn, const std::string& prefix, const std::string& part) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected ditto::Error starting with " << prefix;
-  } catch (const NondeterministicError& e) {
-    ADD_FAILURE() << "unexpected NondeterministicError: " << e.what();
-  } catch (const Error& e) {
-    const std::string m = e.what();
-    EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
-    EXPECT_NE(m.find(part), std::string::npos) << m;
-  }
-}
+using ditto::testing::expect_error;
 
 void expect_refused(const std::function<void()>& fn, const std::string& op) {
   try {
