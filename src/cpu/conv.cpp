@@ -69,55 +69,47 @@ void copy_short(const T* first, const T* last, T* out) {
   std::copy(first, last, out);
 }
 
-// col[k * ldk + p * ldp] = the zero-padded input tap of (k, p), for one sample's group (x points
-// at its first channel). Pure copies: no arithmetic, so the layout never changes a bit.
+// col[k * ldk + p] = the zero-padded input tap of (k, p) for the taps k = (c, kh, kw) of input
+// channel c of one sample's group (x points at its first channel). Pure copies: no arithmetic,
+// so the layout never changes a bit.
 template <class T>
-void im2col(const T* x, const Geom& g, T* col, int64_t ldk, int64_t ldp, int64_t c0 = 0, int64_t c1 = -1) {
-  for (int64_t c = c0; c < (c1 < 0 ? g.Cg : c1); ++c)
-    for (int64_t kh = 0; kh < g.kH; ++kh)
-      for (int64_t kw = 0; kw < g.kW; ++kw) {
-        const int64_t k = (c * g.kH + kh) * g.kW + kw;
-        const int64_t off = kw * g.dW - g.pW;
-        const Span s = valid_span(off, g.sW, g.W, g.oW);
-        if (ldp == 1 && g.sH == 1 && g.sW == 1 && g.W == g.oW && s.lo < s.hi) {
-          // Rows of the output and of the input have the same length, so the inside rows are one
-          // block copy; the few border columns it fills with neighbours' values are zeroed after.
-          const int64_t a = std::clamp<int64_t>(g.pH - kh * g.dH, 0, g.oH);
-          const int64_t b = std::clamp<int64_t>(g.H + g.pH - kh * g.dH, a, g.oH);
-          T* dst = col + k * ldk;
-          std::fill(dst, dst + a * g.oW, T(0));
-          if (a < b) {
-            const T* row = x + (c * g.H + a - g.pH + kh * g.dH) * g.W;  // input row of output row a
-            copy_short(row + (s.lo + off), row + ((b - a - 1) * g.W + s.hi + off), dst + a * g.oW + s.lo);
-            for (int64_t oh = a; oh < b; ++oh) {
-              std::fill(dst + oh * g.oW, dst + oh * g.oW + s.lo, T(0));
-              std::fill(dst + oh * g.oW + s.hi, dst + (oh + 1) * g.oW, T(0));
-            }
+void im2col(const T* x, const Geom& g, int64_t c, T* col, int64_t ldk) {
+  for (int64_t kh = 0; kh < g.kH; ++kh)
+    for (int64_t kw = 0; kw < g.kW; ++kw) {
+      T* dst = col + ((c * g.kH + kh) * g.kW + kw) * ldk;
+      const int64_t off = kw * g.dW - g.pW;
+      const Span s = valid_span(off, g.sW, g.W, g.oW);
+      if (g.sH == 1 && g.sW == 1 && g.W == g.oW && s.lo < s.hi) {
+        // Rows of the output and of the input have the same length, so the inside rows are one
+        // block copy; the few border columns it fills with neighbours' values are zeroed after.
+        const int64_t a = std::clamp<int64_t>(g.pH - kh * g.dH, 0, g.oH);
+        const int64_t b = std::clamp<int64_t>(g.H + g.pH - kh * g.dH, a, g.oH);
+        std::fill(dst, dst + a * g.oW, T(0));
+        if (a < b) {
+          const T* row = x + (c * g.H + a - g.pH + kh * g.dH) * g.W;  // input row of output row a
+          copy_short(row + (s.lo + off), row + ((b - a - 1) * g.W + s.hi + off), dst + a * g.oW + s.lo);
+          for (int64_t oh = a; oh < b; ++oh) {
+            std::fill(dst + oh * g.oW, dst + oh * g.oW + s.lo, T(0));
+            std::fill(dst + oh * g.oW + s.hi, dst + (oh + 1) * g.oW, T(0));
           }
-          std::fill(dst + b * g.oW, dst + g.oH * g.oW, T(0));
+        }
+        std::fill(dst + b * g.oW, dst + g.oH * g.oW, T(0));
+        continue;
+      }
+      for (int64_t oh = 0; oh < g.oH; ++oh, dst += g.oW) {
+        const int64_t ih = oh * g.sH - g.pH + kh * g.dH;
+        if (ih < 0 || ih >= g.H) {
+          std::fill(dst, dst + g.oW, T(0));
           continue;
         }
-        for (int64_t oh = 0; oh < g.oH; ++oh) {
-          const int64_t ih = oh * g.sH - g.pH + kh * g.dH;
-          T* dst = col + k * ldk + oh * g.oW * ldp;
-          if (ih < 0 || ih >= g.H) {
-            for (int64_t ow = 0; ow < g.oW; ++ow) dst[ow * ldp] = T(0);
-            continue;
-          }
-          const T* row = x + (c * g.H + ih) * g.W;
-          if (ldp == 1) {
-            for (int64_t ow = 0; ow < s.lo; ++ow) dst[ow] = T(0);
-            if (g.sW == 1) std::copy(row + s.lo + off, row + s.hi + off, dst + s.lo);
-            else
-              for (int64_t ow = s.lo; ow < s.hi; ++ow) dst[ow] = row[ow * g.sW + off];
-            for (int64_t ow = s.hi; ow < g.oW; ++ow) dst[ow] = T(0);
-          } else {
-            for (int64_t ow = 0; ow < s.lo; ++ow) dst[ow * ldp] = T(0);
-            for (int64_t ow = s.lo; ow < s.hi; ++ow) dst[ow * ldp] = row[ow * g.sW + off];
-            for (int64_t ow = s.hi; ow < g.oW; ++ow) dst[ow * ldp] = T(0);
-          }
-        }
+        const T* row = x + (c * g.H + ih) * g.W;
+        std::fill(dst, dst + s.lo, T(0));
+        if (g.sW == 1) std::copy(row + s.lo + off, row + s.hi + off, dst + s.lo);
+        else
+          for (int64_t ow = s.lo; ow < s.hi; ++ow) dst[ow] = row[ow * g.sW + off];
+        std::fill(dst + s.hi, dst + g.oW, T(0));
       }
+    }
 }
 
 // gx (one sample's group, zeroed here) += dcol, in (c, kh, kw, oh, ow) order: each gx element
@@ -161,7 +153,7 @@ void im2col_block(const T* px, const Geom& g, int64_t gi, int64_t n0, int64_t S,
   detail::parallel_for(S * g.Cg, g.kH * g.kW * g.P, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t j = i / g.Cg, c = i % g.Cg;
-      im2col(px + ((n0 + j) * g.C + gi * g.Cg) * g.H * g.W, g, col + j * g.P, L, 1, c, c + 1);
+      im2col(px + ((n0 + j) * g.C + gi * g.Cg) * g.H * g.W, g, c, col + j * g.P, L);
     }
   });
 }

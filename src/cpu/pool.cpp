@@ -3,8 +3,6 @@
 // (so values and gradients match it bit for bit); planes are split over threads, never a window.
 #include <algorithm>
 #include <atomic>
-#include <bit>
-#include <cstdint>
 #include <cmath>
 #include <limits>
 
