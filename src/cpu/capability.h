@@ -30,6 +30,18 @@ CpuCapability capability_from_env(const char* value);
 // unknown level or one this CPU lacks.
 CpuCapability cpu_capability();
 
+// The variant of a kernel for the level in use (each is built in its own *_avx2.cpp /
+// *_avx512.cpp file and gives the same bits as the others).
+template <class Fn>
+Fn by_level(Fn scalar, Fn avx2, Fn avx512) {
+  switch (cpu_capability()) {
+    case CpuCapability::AVX512: return avx512;
+    case CpuCapability::AVX2: return avx2;
+    case CpuCapability::Scalar: break;
+  }
+  return scalar;
+}
+
 // Tests: force a level (throws ditto::Error if the CPU lacks it), and drop the forcing again.
 void set_cpu_capability_for_testing(CpuCapability c);
 void reset_cpu_capability_for_testing();

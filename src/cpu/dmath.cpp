@@ -22,20 +22,10 @@ using simd::F64x1;
     impl::map_unary<F64x1>(x, y, n, [](F64x1 v) { return impl::fn(v); });                                 \
   }                                                                                                       \
   void fn##_f32(const float* x, float* y, int64_t n) {                                                    \
-    switch (cpu_capability()) {                                                                           \
-      case CpuCapability::AVX512: return fn##_f32_avx512(x, y, n);                                        \
-      case CpuCapability::AVX2: return fn##_f32_avx2(x, y, n);                                            \
-      case CpuCapability::Scalar: break;                                                                  \
-    }                                                                                                     \
-    fn##_f32_scalar(x, y, n);                                                                             \
+    by_level(&fn##_f32_scalar, &fn##_f32_avx2, &fn##_f32_avx512)(x, y, n);                      \
   }                                                                                                       \
-  void fn##_f64(const double* x, double* y, int64_t n) {                                                  \
-    switch (cpu_capability()) {                                                                           \
-      case CpuCapability::AVX512: return fn##_f64_avx512(x, y, n);                                        \
-      case CpuCapability::AVX2: return fn##_f64_avx2(x, y, n);                                            \
-      case CpuCapability::Scalar: break;                                                                  \
-    }                                                                                                     \
-    fn##_f64_scalar(x, y, n);                                                                             \
+  void fn##_f64(const double* x, double* y, int64_t n) {                                                    \
+    by_level(&fn##_f64_scalar, &fn##_f64_avx2, &fn##_f64_avx512)(x, y, n);                      \
   }
 DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE)
 #undef DITTO_DMATH_DEFINE
@@ -50,20 +40,10 @@ void pow_f64_scalar(const double* x, const double* y, double* out, int64_t n) {
   impl::map_binary<F64x1>(x, y, out, n, [](F64x1 a, F64x1 b) { return impl::pow(a, b); });
 }
 void pow_f32(const float* x, const float* y, float* out, int64_t n) {
-  switch (cpu_capability()) {
-    case CpuCapability::AVX512: return pow_f32_avx512(x, y, out, n);
-    case CpuCapability::AVX2: return pow_f32_avx2(x, y, out, n);
-    case CpuCapability::Scalar: break;
-  }
-  pow_f32_scalar(x, y, out, n);
+  by_level(&pow_f32_scalar, &pow_f32_avx2, &pow_f32_avx512)(x, y, out, n);
 }
 void pow_f64(const double* x, const double* y, double* out, int64_t n) {
-  switch (cpu_capability()) {
-    case CpuCapability::AVX512: return pow_f64_avx512(x, y, out, n);
-    case CpuCapability::AVX2: return pow_f64_avx2(x, y, out, n);
-    case CpuCapability::Scalar: break;
-  }
-  pow_f64_scalar(x, y, out, n);
+  by_level(&pow_f64_scalar, &pow_f64_avx2, &pow_f64_avx512)(x, y, out, n);
 }
 
 namespace detail {

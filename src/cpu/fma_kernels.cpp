@@ -8,14 +8,10 @@ DITTO_FMA_LEVEL(scalar, F32x1, F64x1)
 
 namespace ditto::cpu {
 
-#define DITTO_FMA_DISPATCH(name, sfx, params, args)                             \
-  void name##_contiguous params {                                               \
-    switch (cpu_capability()) {                                                 \
-      case CpuCapability::AVX512: return fma_kernels::name##_##sfx##_avx512 args; \
-      case CpuCapability::AVX2: return fma_kernels::name##_##sfx##_avx2 args;     \
-      case CpuCapability::Scalar: break;                                        \
-    }                                                                           \
-    fma_kernels::name##_##sfx##_scalar args;                                    \
+#define DITTO_FMA_DISPATCH(name, sfx, params, args)                                                \
+  void name##_contiguous params {                                                                  \
+    using namespace fma_kernels;                                                                   \
+    by_level(&name##_##sfx##_scalar, &name##_##sfx##_avx2, &name##_##sfx##_avx512) args;           \
   }
 DITTO_FMA_DISPATCH(add_scaled, f32, (const float* x, const float* y, float a, float* out, int64_t n), (x, y, a, out, n))
 DITTO_FMA_DISPATCH(add_scaled, f64, (const double* x, const double* y, double a, double* out, int64_t n), (x, y, a, out, n))

@@ -70,18 +70,14 @@ struct Level {
 
 template <class T>
 Level<T> level() {
-  constexpr bool f32 = std::is_same_v<T, float>;
-  switch (cpu_capability()) {
-    case CpuCapability::AVX512:
-      if constexpr (f32) return {kF32Avx512, gemm_macro_f32_avx512, gemm_pack_lanes_f32_avx2};
-      else return {kF64Avx512, gemm_macro_f64_avx512, gemm_pack_lanes_f64_avx2};
-    case CpuCapability::AVX2:
-      if constexpr (f32) return {kF32Avx2, gemm_macro_f32_avx2, gemm_pack_lanes_f32_avx2};
-      else return {kF64Avx2, gemm_macro_f64_avx2, gemm_pack_lanes_f64_avx2};
-    case CpuCapability::Scalar: break;
-  }
-  if constexpr (f32) return {kF32Scalar, gemm_macro_f32_scalar, nullptr};
-  else return {kF64Scalar, gemm_macro_f64_scalar, nullptr};
+  if constexpr (std::is_same_v<T, float>)
+    return by_level(Level<T>{kF32Scalar, gemm_macro_f32_scalar, nullptr},
+                    Level<T>{kF32Avx2, gemm_macro_f32_avx2, gemm_pack_lanes_f32_avx2},
+                    Level<T>{kF32Avx512, gemm_macro_f32_avx512, gemm_pack_lanes_f32_avx2});
+  else
+    return by_level(Level<T>{kF64Scalar, gemm_macro_f64_scalar, nullptr},
+                    Level<T>{kF64Avx2, gemm_macro_f64_avx2, gemm_pack_lanes_f64_avx2},
+                    Level<T>{kF64Avx512, gemm_macro_f64_avx512, gemm_pack_lanes_f64_avx2});
 }
 
 // Packs n lanes x kc steps of a strided operand into panels of w lanes (layouts in

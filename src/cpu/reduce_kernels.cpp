@@ -8,14 +8,10 @@ DITTO_REDUCE_LEVEL(scalar, F32x1, F64x1)
 
 namespace ditto::cpu {
 
-#define DITTO_REDUCE_DISPATCH(ret, name, suffix, params, args)            \
-  ret name params {                                                      \
-    switch (cpu_capability()) {                                          \
-      case CpuCapability::AVX512: return reduce_kernels::name##_##suffix##_avx512 args; \
-      case CpuCapability::AVX2: return reduce_kernels::name##_##suffix##_avx2 args;     \
-      case CpuCapability::Scalar: break;                                 \
-    }                                                                    \
-    return reduce_kernels::name##_##suffix##_scalar args;                \
+#define DITTO_REDUCE_DISPATCH(ret, name, suffix, params, args)                                   \
+  ret name params {                                                                             \
+    using namespace reduce_kernels;                                                             \
+    return by_level(&name##_##suffix##_scalar, &name##_##suffix##_avx2, &name##_##suffix##_avx512) args; \
   }
 DITTO_REDUCE_DISPATCH(float, sum_chunk, f32, (const float* x, int64_t n), (x, n))
 DITTO_REDUCE_DISPATCH(double, sum_chunk, f64, (const double* x, int64_t n), (x, n))
