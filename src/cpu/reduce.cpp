@@ -104,16 +104,25 @@ void sum_cols(const A* x, int64_t M, int64_t R, int64_t sr, Store store) {
 
 }  // namespace
 
+namespace {
+// The canonical sum of every row of an (M, R) block, handed to store(m, sum). Floating rows of
+// the output's dtype take the vectorised kernels (columns when the outputs are neighbours in
+// memory, contiguous chunks otherwise); anything else reduce_chunk, loading each element as A.
+template <class A, class T, class Load, class Store>
+void sum_rows(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, Load load, Store store) {
+  if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A>) {
+    if (sm == 1 && sr != 1 && M > 1) return sum_cols<A>(x, M, R, sr, store);
+    reduce_rows_by<A>(x, M, R, sm, sr, chunk_fold<A>(A(0), [](const auto* p, int64_t n) { return sum_chunk(p, n); }, WrappingAdd<A>{}),
+                      WrappingAdd<A>{}, store);
+  } else {
+    reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, load, store);
+  }
+}
+}  // namespace
+
 void sum(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
-    if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A>) {
-      if (sm == 1 && sr != 1 && M > 1) return sum_cols<A>(x, M, R, sr, [o](int64_t m, A v) { o[m] = v; });
-      reduce_rows_by<A>(x, M, R, sm, sr, chunk_fold<A>(A(0), [](const auto* p, int64_t n) { return sum_chunk(p, n); }, WrappingAdd<A>{}),
-                        WrappingAdd<A>{}, [o](int64_t m, A v) { o[m] = v; });
-    } else {
-      reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, [](T v) { return convert<A>(v); },
-                     [o](int64_t m, A v) { o[m] = v; });
-    }
+    sum_rows<A>(x, M, R, sm, sr, [](T v) { return convert<A>(v); }, [o](int64_t m, A v) { o[m] = v; });
   });
 }
 
@@ -121,14 +130,7 @@ void mean(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
     if constexpr (std::is_floating_point_v<A>) {  // the public op allows floating mean only
       const A n = static_cast<A>(R);
-      if constexpr (std::is_same_v<T, A>) {
-        if (sm == 1 && sr != 1 && M > 1) return sum_cols<A>(x, M, R, sr, [o, n](int64_t m, A v) { o[m] = v / n; });
-        reduce_rows_by<A>(x, M, R, sm, sr, chunk_fold<A>(A(0), [](const auto* p, int64_t c) { return sum_chunk(p, c); }, WrappingAdd<A>{}),
-                          WrappingAdd<A>{}, [o, n](int64_t m, A v) { o[m] = v / n; });
-      } else {
-        reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, [](T v) { return static_cast<A>(v); },
-                       [o, n](int64_t m, A v) { o[m] = v / n; });
-      }
+      sum_rows<A>(x, M, R, sm, sr, [](T v) { return static_cast<A>(v); }, [o, n](int64_t m, A v) { o[m] = v / n; });
     }
   });
 }
@@ -221,8 +223,7 @@ void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt
     const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
     T* o = out.data_ptr<T>();
     std::vector<T> mu(static_cast<std::size_t>(M));
-    reduce_rows<T>(x, M, R, sm, sr, T(0), WrappingAdd<T>{}, [](T v) { return v; },
-                   [&](int64_t m, T v) { mu[m] = v / static_cast<T>(R); });
+    sum_rows<T>(x, M, R, sm, sr, [](T v) { return v; }, [&](int64_t m, T v) { mu[m] = v / static_cast<T>(R); });
     const T denom = static_cast<T>(R - correction);
     // Second pass: squared deviations, one row at a time so each row knows its mean.
     for (int64_t m = 0; m < M; ++m) {
