@@ -242,6 +242,82 @@ void torch_cnn(benchmark::State& state, int threads) {
   }
 }
 
+// ===== scatter-style ops: many duplicate random indices ===========================================
+// Each iteration runs the op out of place (a fresh result from self), in both libraries:
+//   scatter_add_1d        zeros(65536).scatter_add(0, idx (2^20), src (2^20))
+//   scatter_add_2d        zeros(1024, 256).scatter_add(0, idx (4096, 256), src (4096, 256))
+//   scatter_amax_2d       the same with scatter_reduce "amax" (include_self)
+//   index_add_rows        zeros(8192, 128).index_add(0, idx (16384), source (16384, 128))
+//   gather_bwd_1d         gather(src (65536), 0, idx (2^20)).backward(w): the backward is scatter_add_
+//   index_put_acc_rows    zeros(8192, 128).index_put({idx (16384)}, values (16384, 128), accumulate)
+//   index_copy_rows       zeros(8192, 128).index_copy(0, idx (16384), source (16384, 128))
+//   put_acc_1d            zeros(65536).put(idx (2^20), src (2^20), accumulate)
+// ditto also runs each with deterministic mode on (det:1): for the ops whose PyTorch CPU kernel is
+// nondeterministic (index_put_, index_copy_, put_) that is the price of its ordered kernel.
+enum class Scatter { Add1d, Add2d, Amax2d, IndexAdd, GatherBwd, IndexPutAcc, IndexCopy, PutAcc };
+struct ScatterShape {
+  ditto::Shape self, index, src;
+  int64_t range;
+};
+ScatterShape scatter_shape(Scatter w) {
+  switch (w) {
+    case Scatter::Add1d: case Scatter::GatherBwd: case Scatter::PutAcc: return {{65536}, {1 << 20}, {1 << 20}, 65536};
+    case Scatter::Add2d: case Scatter::Amax2d: return {{1024, 256}, {4096, 256}, {4096, 256}, 1024};
+    default: return {{8192, 128}, {16384}, {16384, 128}, 8192};
+  }
+}
+
+void ditto_scatter(benchmark::State& state, int threads, bool det, Scatter w) {
+  Setup s(threads, det);
+  const ScatterShape sh = scatter_shape(w);
+  const ditto::Tensor self = ditto::zeros(sh.self), idx = ditto::randint(0, sh.range, sh.index);
+  ditto::Tensor src = ditto::randn(sh.src);
+  if (w == Scatter::GatherBwd) src = ditto::randn(sh.self).requires_grad_();
+  const ditto::Tensor weight = ditto::rand(sh.index);
+  for (auto _ : state) {
+    ditto::Tensor r;
+    switch (w) {
+      case Scatter::Add1d: case Scatter::Add2d: r = ditto::scatter_add(self, 0, idx, src); break;
+      case Scatter::Amax2d: r = ditto::scatter_reduce(self, 0, idx, src, "amax"); break;
+      case Scatter::IndexAdd: r = ditto::index_add(self, 0, idx, src); break;
+      case Scatter::GatherBwd:
+        src.mutable_grad() = ditto::Tensor();
+        ditto::gather(src, 0, idx).backward(weight);
+        r = src.grad();
+        break;
+      case Scatter::IndexPutAcc: r = ditto::index_put(self, {idx}, src, true); break;
+      case Scatter::IndexCopy: r = ditto::index_copy(self, 0, idx, src); break;
+      case Scatter::PutAcc: r = ditto::put(self, idx, src, true); break;
+    }
+    benchmark::DoNotOptimize(r);
+  }
+}
+void torch_scatter(benchmark::State& state, int threads, Scatter w) {
+  Setup s(threads, false);
+  const ScatterShape sh = scatter_shape(w);
+  const torch::Tensor self = torch::zeros(sh.self), idx = torch::randint(0, sh.range, sh.index);
+  torch::Tensor src = torch::randn(sh.src);
+  if (w == Scatter::GatherBwd) src = torch::randn(sh.self).requires_grad_();
+  const torch::Tensor weight = torch::rand(sh.index);
+  for (auto _ : state) {
+    torch::Tensor r;
+    switch (w) {
+      case Scatter::Add1d: case Scatter::Add2d: r = torch::scatter_add(self, 0, idx, src); break;
+      case Scatter::Amax2d: r = torch::scatter_reduce(self, 0, idx, src, "amax"); break;
+      case Scatter::IndexAdd: r = torch::index_add(self, 0, idx, src); break;
+      case Scatter::GatherBwd:
+        src.mutable_grad() = torch::Tensor();
+        torch::gather(src, 0, idx).backward(weight);
+        r = src.grad();
+        break;
+      case Scatter::IndexPutAcc: r = self.index_put({idx}, src, true); break;
+      case Scatter::IndexCopy: r = torch::index_copy(self, 0, idx, src); break;
+      case Scatter::PutAcc: r = self.put(idx, src, true); break;
+    }
+    benchmark::DoNotOptimize(r);
+  }
+}
+
 // ===== registration ================================================================================
 template <class Fn>
 void add(const std::string& name, Fn&& fn) {
@@ -268,6 +344,17 @@ void register_all() {
          [t](benchmark::State& s) { torch_softmax(s, t); });
     both("mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); }, [t](benchmark::State& s) { torch_mlp(s, t); });
     both("cnn_step", [t](benchmark::State& s) { ditto_cnn(s, t, false); }, [t](benchmark::State& s) { torch_cnn(s, t); });
+    const std::pair<const char*, Scatter> scatters[] = {
+        {"scatter_add_1d", Scatter::Add1d},        {"scatter_add_2d", Scatter::Add2d},
+        {"scatter_amax_2d", Scatter::Amax2d},      {"index_add_rows", Scatter::IndexAdd},
+        {"gather_bwd_1d", Scatter::GatherBwd},     {"index_put_acc_rows", Scatter::IndexPutAcc},
+        {"index_copy_rows", Scatter::IndexCopy},   {"put_acc_1d", Scatter::PutAcc}};
+    for (const auto& [w, kind] : scatters) {
+      const Scatter k = kind;
+      both(w, [t, k](benchmark::State& s) { ditto_scatter(s, t, false, k); },
+           [t, k](benchmark::State& s) { torch_scatter(s, t, k); });
+      add(std::string("ditto/") + w + tn + "/det:1", [t, k](benchmark::State& s) { ditto_scatter(s, t, true, k); });
+    }
     add("ditto/mlp_step" + tn + "/det:1", [t](benchmark::State& s) { ditto_mlp(s, t, true); });
     add("ditto/cnn_step" + tn + "/det:1", [t](benchmark::State& s) { ditto_cnn(s, t, true); });
   }

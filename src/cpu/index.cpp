@@ -54,24 +54,3 @@ void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& inde
 }
 
 }  // namespace ditto::cpu
-
-namespace ditto::cpu {
-
-// Deterministic: every element of self receives its additions in increasing k.
-void index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  with_index(index, [&]<class I>() {
-    const Tensor idx = index.contiguous();
-    const I* ip = idx.data_ptr<I>();
-    const int64_t n = idx.numel();
-    if (self.dim() == 0) {
-      for (int64_t k = 0; k < n; ++k) add(self, self, source.dim() == 0 ? source : views::select(source, 0, k));
-      return;
-    }
-    for (int64_t k = 0; k < n; ++k) {
-      const Tensor dst = views::select(self, dim, ip[k]);
-      add(dst, dst, views::select(source, dim, k));
-    }
-  });
-}
-
-}  // namespace ditto::cpu

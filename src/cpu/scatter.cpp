@@ -1,8 +1,11 @@
-// Scatter-style kernels (several inputs may land on one output element), in pairs: a fast
-// parallel kernel whose result depends on timing (atomic adds, racing writes), declared
-// Nondeterministic in the op table, and a Deterministic one whose result depends only on the
-// inputs. The dispatcher picks between them (ops/dispatch.h). Indices were checked by the public
+// Scatter-style kernels (several inputs may land on one output element). The Deterministic ones
+// own their outputs: each element is written by one task, in index order (Note [Scatter lines];
+// rows_ordered), so the bits depend only on the inputs. The Nondeterministic ones (atomic adds,
+// racing writes) exist only for ops whose PyTorch CPU kernel races as well (op_table.def's
+// policy); the dispatcher picks between them (ops/dispatch.h). Indices were checked by the public
 // ops; racing writes go through relaxed atomics, so a race is never undefined behaviour.
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -122,32 +125,58 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
   });
 }
 
-// Positions p in [b, e) of index, in row-major order: f(offset in self, offset in src).
+// Note [Scatter lines]
+// ---------------------
+// scatter_add_ and scatter_reduce see index as lines: positions that differ only in their
+// coordinate along dim. A line's updates land in self's line with the same other coordinates, so
+// two lines never touch one element, and inside a line the positions are taken in increasing k,
+// which is the row-major order of the serial definition for every element of self. Lines are
+// owned by tasks; when there are fewer lines than threads, a line is also cut by destination
+// (parts of self's dim), and the task owning a part scans the whole line and applies only the
+// updates that land in its part. Every element therefore sees its updates in the serial order,
+// whatever the thread count or the cut: the same bits as PyTorch's CPU kernel, which walks each
+// line serially too.
+struct Lines {
+  int64_t count = 1;  // number of lines
+  int64_t n = 1;      // positions per line (index.size(dim))
+  int64_t size = 1;   // self.size(dim): the destinations of a line
+  int64_t istep = 0, sstep = 0, dstep = 0;  // strides along dim of index, src and self
+};
+
+// f(line_offsets{index, src, self}, jb, je) for each task; f applies the updates whose
+// destination j along dim lies in [jb, je).
 template <class F>
-void walk_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, int64_t b, int64_t e,
-                  F f) {
+void for_each_line(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, F f) {
   const int64_t nd = index.dim();
-  const Shape& sz = index.sizes();
-  const int64_t* ip = static_cast<const int64_t*>(index.raw_data());
-  Shape pos(nd, 0);
-  for (int64_t d = nd - 1, r = b; d >= 0; --d) {
-    pos[d] = r % sz[d];
-    r /= sz[d];
+  Lines L;
+  if (nd > 0) {
+    L.n = index.size(dim);
+    L.size = self.size(dim);
+    L.istep = index.stride(dim);
+    L.sstep = src.stride(dim);
+    L.dstep = self.stride(dim);
+    for (int64_t d = 0; d < nd; ++d)
+      if (d != dim) L.count *= index.size(d);
   }
-  for (int64_t flat = b; flat < e; ++flat) {
-    int64_t io = 0, so = 0, doff = 0;
-    for (int64_t d = 0; d < nd; ++d) {
-      io += pos[d] * index.stride(d);
-      so += pos[d] * src.stride(d);
+  if (L.count == 0 || L.n == 0) return;
+  const int threads = detail::num_threads();
+  const int64_t parts =
+      L.count >= threads ? 1 : std::max<int64_t>(1, std::min<int64_t>(L.size, (threads + L.count - 1) / L.count));
+  detail::parallel_for(L.count * parts, L.n + 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t line = t / parts, part = t % parts;
+      std::array<int64_t, 3> off{0, 0, 0};
+      for (int64_t d = nd - 1, r = line; d >= 0; --d) {
+        if (d == dim) continue;
+        const int64_t p = r % index.size(d);
+        r /= index.size(d);
+        off[0] += p * index.stride(d);
+        off[1] += p * src.stride(d);
+        off[2] += p * self.stride(d);
+      }
+      f(L, off, part * L.size / parts, (part + 1) * L.size / parts);
     }
-    const int64_t j = ip[io];
-    for (int64_t d = 0; d < nd; ++d) doff += (d == dim ? j : pos[d]) * self.stride(d);
-    f(doff, so);
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      if (++pos[d] < sz[d]) break;
-      pos[d] = 0;
-    }
-  }
+  });
 }
 
 template <class T>
@@ -155,9 +184,9 @@ inline T reduce_identity(ScatterReduction r) {
   if constexpr (std::is_same_v<T, bool>) {
     return r == ScatterReduction::Amin;
   } else {
-    using L = std::numeric_limits<T>;
-    if (r == ScatterReduction::Amax) return L::has_infinity ? -L::infinity() : L::lowest();
-    if (r == ScatterReduction::Amin) return L::has_infinity ? L::infinity() : L::max();
+    using Lim = std::numeric_limits<T>;
+    if (r == ScatterReduction::Amax) return Lim::has_infinity ? -Lim::infinity() : Lim::lowest();
+    if (r == ScatterReduction::Amin) return Lim::has_infinity ? Lim::infinity() : Lim::max();
     return T(0);
   }
 }
@@ -176,65 +205,22 @@ inline T combine(ScatterReduction r, T cur, T v) {
   }
 }
 
+// mean: self[i] / count[i] (floor division for integers, as PyTorch's), elementwise.
 template <class T>
-inline void atomic_combine(ScatterReduction r, T& dst, T v) {
-  if (r == ScatterReduction::Sum || r == ScatterReduction::Mean) return atomic_add(dst, v);
-  std::atomic_ref<T> ref(dst);
-  T cur = ref.load(std::memory_order_relaxed);
-  for (;;) {
-    const T next = combine(r, cur, v);
-    if (std::memcmp(&next, &cur, sizeof(T)) == 0) return;
-    if (ref.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return;
-  }
-}
-
-template <bool Parallel>
-void scatter_reduce_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                         ScatterReduction reduce, bool include_self) {
-  on_contiguous(self, [&](const Tensor& out) {
-    const int64_t n = index.numel();
-    auto run = [&](auto&& body) {
-      if constexpr (Parallel) detail::parallel_for(n, 2 * index.dim() + 2, body);
-      else body(0, n);
-    };
-    dispatch_dtype(out.dtype(), [&]<class T>() {
-      T* dst = static_cast<T*>(out.raw_data());
-      const T* sp = static_cast<const T*>(src.raw_data());
-      if (!include_self) {  // scattered-to positions start from the identity (all writers agree)
-        const T init = reduce_identity<T>(reduce);
-        run([&](int64_t b, int64_t e) {
-          walk_scatter(out, dim, index, src, b, e, [&](int64_t d, int64_t) { racing_store(dst[d], init); });
-        });
+void divide_by_count(T* dst, const std::vector<int64_t>& count) {
+  detail::parallel_for(static_cast<int64_t>(count.size()), 4, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t c = count[static_cast<std::size_t>(i)];
+      if (c <= 1) continue;
+      if constexpr (std::is_floating_point_v<T>) {
+        dst[i] = dst[i] / static_cast<T>(c);
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        const int64_t v = static_cast<int64_t>(dst[i]);
+        int64_t q = v / c;
+        if (v % c != 0 && v < 0) --q;
+        dst[i] = static_cast<T>(q);
       }
-      std::vector<int64_t> count;
-      if (reduce == ScatterReduction::Mean) count.assign(static_cast<std::size_t>(out.numel()), include_self ? 1 : 0);
-      run([&](int64_t b, int64_t e) {
-        walk_scatter(out, dim, index, src, b, e, [&](int64_t d, int64_t s) {
-          if constexpr (Parallel) atomic_combine(reduce, dst[d], sp[s]);
-          else dst[d] = combine(reduce, dst[d], sp[s]);
-          if (!count.empty()) {
-            if constexpr (Parallel) atomic_add(count[static_cast<std::size_t>(d)], int64_t{1});
-            else ++count[static_cast<std::size_t>(d)];
-          }
-        });
-      });
-      if (count.empty()) return;
-      // mean: divide by the count (elementwise, each element owned by one thread)
-      detail::parallel_for(out.numel(), 4, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          const int64_t c = count[static_cast<std::size_t>(i)];
-          if (c <= 1) continue;
-          if constexpr (std::is_floating_point_v<T>) {
-            dst[i] = dst[i] / static_cast<T>(c);
-          } else if constexpr (!std::is_same_v<T, bool>) {  // floor division, as PyTorch's
-            const int64_t v = static_cast<int64_t>(dst[i]);
-            int64_t q = v / c;
-            if (v % c != 0 && v < 0) --q;
-            dst[i] = static_cast<T>(q);
-          }
-        }
-      });
-    });
+    }
   });
 }
 
@@ -257,36 +243,44 @@ void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, co
   rows_ordered<RowOp::Store>(self, dim, index, source);
 }
 
-// Deterministic: one thread walks the index in row-major order.
+// Deterministic: owner computes over lines, in index order (Note [Scatter lines]).
 void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  dispatch_dtype(self.dtype(), [&]<class T>() {
-    T* dst = static_cast<T*>(self.raw_data());
-    const T* sp = static_cast<const T*>(src.raw_data());
-    walk_scatter(self, dim, index, src, 0, index.numel(),
-                 [&](int64_t d, int64_t s) { dst[d] = plain_add(dst[d], sp[s]); });
-  });
+  scatter_reduce(self, dim, index, src, ScatterReduction::Sum, true);
 }
 
-// Nondeterministic: parallel over index positions with atomic adds.
-void scatter_add_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+// Deterministic: owner computes over lines, in index order (Note [Scatter lines]). self is
+// written in place; mean counts per element of a contiguous self.
+void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
+                    bool include_self) {
   on_contiguous(self, [&](const Tensor& out) {
     dispatch_dtype(out.dtype(), [&]<class T>() {
       T* dst = static_cast<T*>(out.raw_data());
       const T* sp = static_cast<const T*>(src.raw_data());
-      detail::parallel_for(index.numel(), 2 * index.dim() + 2, [&](int64_t b, int64_t e) {
-        walk_scatter(out, dim, index, src, b, e, [&](int64_t d, int64_t s) { atomic_add(dst[d], sp[s]); });
+      const int64_t* ip = static_cast<const int64_t*>(index.raw_data());
+      std::vector<int64_t> count;
+      if (reduce == ScatterReduction::Mean) count.assign(static_cast<std::size_t>(out.numel()), include_self ? 1 : 0);
+      for_each_line(out, dim, index, src, [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t jb, int64_t je) {
+        const int64_t* il = ip + off[0];
+        const T* sl = sp + off[1];
+        T* dl = dst + off[2];
+        if (!include_self) {  // positions that receive a value start from the identity
+          const T init = reduce_identity<T>(reduce);
+          for (int64_t k = 0; k < L.n; ++k) {
+            const int64_t j = il[k * L.istep];
+            if (j >= jb && j < je) dl[j * L.dstep] = init;
+          }
+        }
+        for (int64_t k = 0; k < L.n; ++k) {
+          const int64_t j = il[k * L.istep];
+          if (j < jb || j >= je) continue;
+          T& d = dl[j * L.dstep];
+          d = combine(reduce, d, sl[k * L.sstep]);
+          if (!count.empty()) ++count[static_cast<std::size_t>(off[2] + j * L.dstep)];
+        }
       });
+      if (!count.empty()) divide_by_count(dst, count);
     });
   });
-}
-
-void scatter_reduce_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                           ScatterReduction reduce, bool include_self) {
-  scatter_reduce_impl<true>(self, dim, index, src, reduce, include_self);
-}
-void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
-                    bool include_self) {
-  scatter_reduce_impl<false>(self, dim, index, src, reduce, include_self);
 }
 
 }  // namespace ditto::cpu

@@ -154,18 +154,15 @@ void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor&
 void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
 void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
 void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
-void index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+// scatter.cpp: the scatter-style kernels. Deterministic ones own their outputs (Note [Scatter
+// lines]); the racing and atomic ones serve only the ops whose PyTorch CPU kernel races too.
 void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
-// scatter.cpp: fast (Nondeterministic) and Deterministic kernels of the scatter-style ops
+void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
+                    bool include_self);
 void index_add_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 void index_add_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 void index_copy_racing(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
-void scatter_add_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
-void scatter_reduce_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                           ScatterReduction reduce, bool include_self);
-void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
-                    bool include_self);
 // conv.cpp
 void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args);
 void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
