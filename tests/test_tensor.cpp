@@ -57,6 +57,28 @@ TEST(TensorFactory, ElementCountOverflowIsAnError) {
   EXPECT_THROW(empty({int64_t(1) << 62, 4}), Error);
 }
 
+// Strides as PyTorch 1.13 gives them (torch.empty_permuted is 2.x; its strides follow from the
+// definition: the permuted contiguous tensor viewed back).
+TEST(TensorFactory, MemoryFormatsAndPermutedLayouts) {
+  EXPECT_EQ(empty_permuted({2, 3, 5}, {1, 0, 2}).strides(), Shape({5, 10, 1}));
+  EXPECT_EQ(empty_permuted({2, 3, 5}, {-1, 0, 1}).strides(), Shape({3, 1, 6}));
+  EXPECT_EQ(empty_like(zeros({2, 3, 4, 5}), MemoryFormat::ChannelsLast).strides(), Shape({60, 1, 15, 3}));
+  EXPECT_EQ(empty_like(zeros({2, 3, 4, 5, 6}), MemoryFormat::ChannelsLast3d).strides(), Shape({360, 1, 90, 18, 3}));
+  EXPECT_EQ(empty_like(zeros({3, 4}).t()).strides(), Shape({1, 4}));  // preserve: dense strides kept
+  EXPECT_EQ(empty_like(zeros({3, 8}).slice(1, 0, 8, 2)).strides(), Shape({4, 1}));  // not dense: contiguous
+  EXPECT_EQ(empty_like(zeros({3, 4}).t(), MemoryFormat::Contiguous).strides(), Shape({3, 1}));
+  EXPECT_EQ(empty_like(zeros({3, 4}), kInt64).dtype(), kInt64);
+  EXPECT_THROW(empty_like(zeros({3, 4}), MemoryFormat::ChannelsLast), Error);
+  EXPECT_THROW(empty_permuted({2, 3}, {0}), Error);
+  EXPECT_THROW(empty_permuted({2, 3}, {1, 1}), Error);
+  EXPECT_THROW(empty_permuted({2, 3}, {0, 2}), Error);
+  Tensor out = zeros({2}, kInt32);
+  Tensor& r = empty_out(out, {3, 4});
+  EXPECT_TRUE(r.is_same(out));
+  EXPECT_EQ(out.sizes(), Shape({3, 4}));
+  EXPECT_EQ(out.dtype(), kInt32);
+}
+
 TEST(TensorView, ViewsShareStorage) {
   Tensor x = arange(12).view({3, 4});
   EXPECT_EQ(x.strides(), (Shape{4, 1}));

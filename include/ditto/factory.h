@@ -7,12 +7,29 @@
 
 namespace ditto {
 
+// How a new tensor's dims are laid out in memory (PyTorch's memory formats).
+enum class MemoryFormat : uint8_t {
+  Contiguous,     // row-major
+  Preserve,       // *_like: the source's strides where they are dense, else contiguous
+  ChannelsLast,   // 4-D, laid out as (N, H, W, C)
+  ChannelsLast3d  // 5-D, laid out as (N, D, H, W, C)
+};
+
+// Uninitialised tensors. Under deterministic mode with fill_uninitialized_memory (the default)
+// they are filled with NaN (floating) or the dtype's maximum (integers; true for bool).
 Tensor empty(const Shape& size, ScalarType dtype = kFloat32);
 Tensor empty_strided(const Shape& size, const Shape& strides, ScalarType dtype = kFloat32);
+// size's dims laid out in memory in the order physical_layout gives, outermost first:
+// empty_permuted({2, 3, 5}, {1, 0, 2}) has strides (5, 10, 1).
+Tensor empty_permuted(const Shape& size, const Shape& physical_layout, ScalarType dtype = kFloat32);
+// libtorch's at::empty_out: out resized to size (keeping its dtype), then filled as empty().
+Tensor& empty_out(Tensor& out, const Shape& size);
 Tensor zeros(const Shape& size, ScalarType dtype = kFloat32);
 Tensor ones(const Shape& size, ScalarType dtype = kFloat32);
 Tensor full(const Shape& size, const Scalar& value, std::optional<ScalarType> dtype = std::nullopt);
-Tensor empty_like(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);
+Tensor empty_like(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt,
+                  MemoryFormat memory_format = MemoryFormat::Preserve);
+Tensor empty_like(const Tensor& t, MemoryFormat memory_format);
 Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);
 Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype = std::nullopt);
 Tensor full_like(const Tensor& t, const Scalar& value, std::optional<ScalarType> dtype = std::nullopt);

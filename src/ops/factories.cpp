@@ -55,7 +55,54 @@ Tensor full(const Shape& size, const Scalar& value, std::optional<ScalarType> dt
 }
 Tensor zeros(const Shape& size, ScalarType dtype) { return full(size, 0, dtype); }
 Tensor ones(const Shape& size, ScalarType dtype) { return full(size, 1, dtype); }
-Tensor empty_like(const Tensor& t, std::optional<ScalarType> dtype) { return empty(t.sizes(), dtype.value_or(t.dtype())); }
+Tensor empty_permuted(const Shape& size, const Shape& physical_layout, ScalarType dtype) {
+  const char* op = "empty_permuted";
+  const int64_t nd = static_cast<int64_t>(size.size());
+  if (static_cast<int64_t>(physical_layout.size()) != nd)
+    fail(op, "Number of dimensions in size does not match the length of the physical_layout; i.e. len(size) = ", nd,
+         " is not equal to len(physical_layout) = ", physical_layout.size());
+  std::vector<bool> seen(size.size(), false);
+  Shape phys(size.size());
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t d = detail::wrap_dim(physical_layout[static_cast<std::size_t>(i)], nd, op);
+    if (seen[static_cast<std::size_t>(d)]) fail(op, "physical_layout repeats dimension ", d);
+    seen[static_cast<std::size_t>(d)] = true;
+    phys[static_cast<std::size_t>(i)] = size[static_cast<std::size_t>(d)];
+  }
+  // a contiguous tensor of the permuted sizes, viewed back in logical order
+  Tensor base = empty(phys, dtype);
+  Shape strides(size.size());
+  for (int64_t i = 0; i < nd; ++i)
+    strides[static_cast<std::size_t>(detail::wrap_dim(physical_layout[static_cast<std::size_t>(i)], nd, op))] =
+        base.stride(i);
+  return detail::make_view(base, size, strides, 0);
+}
+
+Tensor empty_like(const Tensor& t, std::optional<ScalarType> dtype, MemoryFormat memory_format) {
+  detail::check_defined(t, "empty_like");
+  const ScalarType dt = dtype.value_or(t.dtype());
+  switch (memory_format) {
+    case MemoryFormat::Contiguous: return empty(t.sizes(), dt);
+    case MemoryFormat::ChannelsLast:
+      DITTO_CHECK(t.dim() == 4, "empty_like", "required rank 4 tensor to use channels_last format, got ", t.dim());
+      return empty_permuted(t.sizes(), {0, 2, 3, 1}, dt);
+    case MemoryFormat::ChannelsLast3d:
+      DITTO_CHECK(t.dim() == 5, "empty_like", "required rank 5 tensor to use channels_last_3d format, got ", t.dim());
+      return empty_permuted(t.sizes(), {0, 2, 3, 4, 1}, dt);
+    case MemoryFormat::Preserve: break;
+  }
+  // PyTorch's preserve format: the strides of a dense layout are kept, anything else is contiguous
+  if (detail::torch_is_non_overlapping_and_dense(t.sizes(), t.strides())) return empty_strided(t.sizes(), t.strides(), dt);
+  return empty(t.sizes(), dt);
+}
+Tensor empty_like(const Tensor& t, MemoryFormat memory_format) { return empty_like(t, std::nullopt, memory_format); }
+
+Tensor& empty_out(Tensor& out, const Shape& size) {
+  detail::check_defined(out, "empty");
+  out.resize_(size);
+  if (detail::deterministic_fill()) detail::fill_uninitialized(out);
+  return out;
+}
 Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) { return zeros(t.sizes(), dtype.value_or(t.dtype())); }
 Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) { return ones(t.sizes(), dtype.value_or(t.dtype())); }
 Tensor full_like(const Tensor& t, const Scalar& value, std::optional<ScalarType> dtype) {

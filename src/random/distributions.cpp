@@ -55,13 +55,6 @@ void for_each_offset(const Tensor& t, F&& f) {
   detail::for_each_element<1>(t.sizes(), st, [&](const std::array<int64_t, 1>& o) { f(o[0]); });
 }
 
-// empty_like with PyTorch's preserve format: keep the strides of a dense layout.
-Tensor empty_preserve(const Tensor& t, ScalarType dtype) {
-  if (detail::torch_is_non_overlapping_and_dense(t.sizes(), t.strides()))
-    return empty_strided(t.sizes(), t.strides(), dtype);
-  return empty(t.sizes(), dtype);
-}
-
 // --- uniform
 
 void uniform_impl(const Tensor& t, double from, double to, Generator* gen, const char* op) {
@@ -82,7 +75,7 @@ void uniform_impl(const Tensor& t, double from, double to, Generator* gen, const
   if (t.numel() == 0) return;
   Generator& g = pick(gen);
   std::lock_guard<std::mutex> lock(g.mutex());
-  const bool contiguous = detail::torch_is_contiguous(t.sizes(), t.strides());
+  const bool contiguous = detail::is_contiguous_geometry(t.sizes(), t.strides());
   const int64_t n = t.numel();
   if (f32) {
     const float a = static_cast<float>(from);
@@ -124,7 +117,7 @@ void normal_impl(const Tensor& t, double mean, double std, Generator* gen, const
   Generator& g = pick(gen);
   std::lock_guard<std::mutex> lock(g.mutex());
   // Path choice as in ATen's normal_kernel: the 16-block fill only for contiguous n >= 16.
-  const bool fill = n >= 16 && detail::torch_is_contiguous(t.sizes(), t.strides());
+  const bool fill = n >= 16 && detail::is_contiguous_geometry(t.sizes(), t.strides());
   if (t.dtype() == kFloat32) {
     float* p = static_cast<float*>(t.raw_data());
     const float m = static_cast<float>(mean), s = static_cast<float>(std);
@@ -249,7 +242,7 @@ Tensor randn(const Shape& size, Generator* gen) { return randn(size, kFloat32, g
 Tensor rand_like(const Tensor& t, Generator* gen) {
   DITTO_CHECK(t.defined(), "rand_like", "the tensor is undefined");
   check_floating(t.dtype(), "rand_like");
-  Tensor r = empty_preserve(t, t.dtype());
+  Tensor r = empty_like(t);
   uniform_impl(r, 0.0, 1.0, gen, "rand_like");
   return r;
 }
@@ -257,7 +250,7 @@ Tensor rand_like(const Tensor& t, Generator* gen) {
 Tensor randn_like(const Tensor& t, Generator* gen) {
   DITTO_CHECK(t.defined(), "randn_like", "the tensor is undefined");
   check_floating(t.dtype(), "randn_like");
-  Tensor r = empty_preserve(t, t.dtype());
+  Tensor r = empty_like(t);
   normal_impl(r, 0.0, 1.0, gen, "randn_like");
   return r;
 }

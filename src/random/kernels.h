@@ -16,6 +16,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/tensor_impl.h"
 #include "ditto/random.h"
 
 namespace ditto::detail {
@@ -284,39 +285,6 @@ void for_each_element(const Shape& sizes, const std::array<const Shape*, K>& str
       idx[p] = 0;
     }
   }
-}
-
-// PyTorch's is_contiguous: row-major strides, ignoring size-1 dims.
-inline bool torch_is_contiguous(const Shape& sizes, const Shape& strides) {
-  int64_t expected = 1;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    if (sizes[d] == 0) return true;
-    if (sizes[d] == 1) continue;
-    if (strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
-}
-
-// PyTorch's is_non_overlapping_and_dense (a permutation of a contiguous layout).
-inline bool torch_is_non_overlapping_and_dense(const Shape& sizes, const Shape& strides) {
-  const std::size_t nd = sizes.size();
-  if (nd == 1) return sizes[0] < 2 || strides[0] == 1;
-  std::vector<std::size_t> perm(nd);
-  std::iota(perm.begin(), perm.end(), std::size_t{0});
-  std::sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t b) {
-    if (sizes[a] < 2) return false;
-    if (sizes[b] < 2) return true;
-    return strides[a] < strides[b];
-  });
-  int64_t require = 1;
-  for (std::size_t i = 0; i < nd; ++i) {
-    const int64_t sz = sizes[perm[i]];
-    if (sz < 2) return true;
-    if (strides[perm[i]] != require) return false;
-    require *= sz;
-  }
-  return true;
 }
 
 }  // namespace
