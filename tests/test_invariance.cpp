@@ -545,7 +545,7 @@ std::vector<Entry> corpus() {
       }
   });
   // The fast kernels (atomic adds, racing writes) give the same bits when no two writes meet:
-  // unique indices, deterministic mode off. put_ and max_unpool have no other kernel.
+  // unique indices, deterministic mode off.
   add(
       "fast_scatter_kernels_unique_indices",
       {"index_add_", "index_put_.accumulate", "put_.accumulate", "index_copy_", "index_put_", "put_"},

@@ -310,6 +310,21 @@ Call prepare(const std::string& op, const json& a) {
     const Tensor idx = T("index");
     const int64_t d = a.at("dim").get<int64_t>();
     R([=] { return sel ? ditto::index_select(x, d, idx) : ditto::gather(x, d, idx); });
+  } else if (op == "scatter_add" || op == "scatter_reduce") {
+    const Tensor idx = T("index"), src = T("src");
+    const int64_t d = a.at("dim").get<int64_t>();
+    if (op == "scatter_add") {
+      R([=] { return ditto::scatter_add(x, d, idx, src); });
+    } else {
+      const std::string how = a.at("reduce").get<std::string>();
+      const bool include_self = a.value("include_self", true);
+      R([=] { return ditto::scatter_reduce(x, d, idx, src, how, include_self); });
+    }
+  } else if (op == "index_add") {
+    const Tensor idx = T("index"), source = T("source");
+    const int64_t d = a.at("dim").get<int64_t>();
+    const Scalar alpha = a.contains("alpha") ? parse_scalar(a["alpha"]) : Scalar(1);
+    R([=] { return ditto::index_add(x, d, idx, source, alpha); });
   } else if (op == "matmul") R([=] { return ditto::matmul(x, t_other); });
   else if (op == "mm") R([=] { return ditto::mm(x, t_other); });
   else if (op == "bmm") R([=] { return ditto::bmm(x, t_other); });
@@ -549,3 +564,6 @@ TEST(PyTorchOpsFactories, VectorizedArangeLinspaceBits) {
 }
 TEST(PyTorchOpsFloatBits, IeeeExactElementwise) { EXPECT_EQ(run_section("float_bits", 100), 0); }
 TEST(PyTorchOpsMatmul, ShapesAndValues) { EXPECT_EQ(run_section("matmul", 60), 0); }
+// The index family's edge cases: empty indices of every dtype and rank, 0-dim tensors, and the
+// shapes, dtypes and index values PyTorch accepts and refuses.
+TEST(PyTorchOpsScatter, EdgeCasesAcceptedAndRefusedAsPyTorch) { EXPECT_EQ(run_section("scatter", 150), 0); }

@@ -21,6 +21,10 @@ Layout of the JSON
   factories   arange, linspace, eye, full, zeros, ones (exact bits)
   float_bits  IEEE-exact float32/float64 elementwise results on random and special inputs
   matmul      matmul/mm/bmm shapes and values for integer-valued float (and int64) inputs
+  scatter     the index family's edge cases (test_scatter_gather_ops.py, _test_scatter_base): empty
+              indices of every dtype and rank, 0-dim self/index/src, which shapes, dtypes and
+              index values PyTorch accepts and which it refuses, for scatter_add, scatter_reduce,
+              gather, index_add and index_select; integer-valued inputs, so the sums are exact
 
 CASE = {"name": unique label, "op": op name, "args": {ARG_NAME: ARG, ...},
         and exactly one of
@@ -267,6 +271,12 @@ def torch_op(op, a):
     return torch.index_select(x, g('dim'), g('index'))
   if op == 'gather':
     return torch.gather(x, g('dim'), g('index'))
+  if op == 'scatter_add':
+    return torch.scatter_add(x, g('dim'), g('index'), g('src'))
+  if op == 'scatter_reduce':
+    return torch.scatter_reduce(x, g('dim'), g('index'), g('src'), g('reduce'), include_self=g('include_self', True))
+  if op == 'index_add':
+    return torch.index_add(x, g('dim'), g('index'), g('source'), alpha=g('alpha', 1))
   if op in ('matmul', 'mm', 'bmm'):
     return getattr(torch, op)(x, g('other'))
   if op == 'arange':
@@ -1020,13 +1030,132 @@ def matmul(sec):
   sec.add('bmm_float64', 'bmm', self=iv((2, 3, 1), 37, f64), other=iv((2, 1, 3), 38, f64))
 
 
+# ----------------------------------------------------------------------------- 7. scatter
+
+def scatter(sec):
+  """The index family's accepted and refused shapes (test_scatter_gather_ops.py's cases and the
+  edge cases of scatter_gather_dtype_check / scatter_shape_check / gather_shape_check)."""
+  import warnings
+  warnings.filterwarnings('ignore', message='scatter_reduce')
+  E = torch.zeros(0, dtype=i64)
+  reductions = ['sum', 'mean', 'amax', 'amin']
+  for dt in DTYPES:
+    n = DNAME[dt]
+    z = In(torch.zeros(2, 2, dtype=dt))
+    src = In(torch.ones(2, 2, dtype=dt))
+    # an empty 1-D index returns self unchanged (or, for gather, shape (0,)), for every dtype
+    sec.add(f'scatter_add_empty_index_{n}', 'scatter_add', self=z, dim=0, index=In(E), src=src)
+    for r in reductions:
+      sec.add(f'scatter_reduce_{r}_empty_index_{n}', 'scatter_reduce', self=z, dim=0, index=In(E), src=src, reduce=r)
+    sec.add(f'gather_empty_index_{n}', 'gather', self=z, dim=0, index=In(E))
+    sec.add(f'index_add_empty_index_{n}', 'index_add', self=z, dim=0, index=In(E),
+            source=In(torch.zeros(0, 2, dtype=dt)))
+    sec.add(f'index_select_empty_index_{n}', 'index_select', self=z, dim=0, index=In(E))
+    # small real scatters with duplicates in every dtype (values fit every dtype; sums are exact)
+    base = In(torch.tensor([[1, 0, 2], [3, 1, 0]], dtype=dt))
+    idx = In(torch.tensor([[0, 2, 0, 0], [1, 1, 2, 1]]))
+    vals = In(torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1]], dtype=dt))
+    sec.add(f'scatter_add_dups_{n}', 'scatter_add', self=base, dim=1, index=idx, src=vals)
+    for r in reductions:
+      for inc in (True, False):
+        sec.add(f'scatter_reduce_{r}_dups_{n}_include_self_{inc}', 'scatter_reduce', self=base, dim=1, index=idx,
+                src=vals, reduce=r, include_self=inc)
+    sec.add(f'index_add_dups_{n}', 'index_add', self=base, dim=1, index=In(torch.tensor([2, 0, 2])),
+            source=In(torch.tensor([[1, 0, 1], [1, 1, 0]], dtype=dt)))
+  f = lambda *shape: In(torch.arange(int(np.prod(shape)) if shape else 1, dtype=f32).reshape(shape))
+  L = lambda data: In(torch.tensor(data, dtype=i64))
+  zi = lambda *shape: In(torch.zeros(*shape, dtype=i64))
+  # empty indices of other dtypes and ranks, and what is still checked then
+  for name, index in [('int32', In(torch.zeros(0, dtype=i32))), ('float', In(torch.zeros(0))),
+                      ('rank2_0x3', zi(0, 3)), ('rank3', zi(0, 3, 1)), ('rank2_3x0', zi(3, 0))]:
+    sec.add(f'scatter_add_empty_{name}_index', 'scatter_add', self=f(2, 2), dim=0, index=index, src=f(2, 2))
+    sec.add(f'scatter_reduce_empty_{name}_index', 'scatter_reduce', self=f(2, 2), dim=0, index=index, src=f(2, 2),
+            reduce='sum')
+    sec.add(f'gather_empty_{name}_index', 'gather', self=f(2, 2), dim=1, index=index)
+    sec.add(f'index_add_empty_{name}_index', 'index_add', self=f(2, 2), dim=0, index=index,
+            source=In(torch.zeros(0, 2)))
+  sec.add('scatter_add_empty_index_src_dtype_mismatch', 'scatter_add', self=f(2, 2), dim=0, index=In(E),
+          src=In(torch.ones(2, 2, dtype=f64)))
+  sec.add('scatter_add_empty_index_dim_out_of_range', 'scatter_add', self=f(2, 2), dim=2, index=In(E), src=f(2, 2))
+  sec.add('gather_empty_index_dim_out_of_range', 'gather', self=f(2, 2), dim=-3, index=In(E))
+  sec.add('index_add_empty_index_nonempty_source', 'index_add', self=f(3, 2), dim=0, index=In(E), source=f(1, 2))
+  sec.add('index_add_empty_self_dim', 'index_add', self=In(torch.zeros(0, 2)), dim=0, index=In(E),
+          source=In(torch.zeros(0, 2)))
+  # 0-dim self, index and src (PyTorch treats a 0-dim tensor as one element along dim 0)
+  sec.add('scatter_add_0d_all', 'scatter_add', self=In(torch.tensor(3.0)), dim=0, index=L(0), src=In(torch.tensor(2.0)))
+  sec.add('scatter_add_0d_self_1d_index', 'scatter_add', self=In(torch.tensor(3.0)), dim=0, index=L([0, 0]),
+          src=In(torch.tensor([2.0, 5.0])))
+  sec.add('scatter_add_1d_self_0d_index', 'scatter_add', self=f(3), dim=0, index=L(1), src=In(torch.tensor(2.0)))
+  sec.add('scatter_add_0d_self_index_1', 'scatter_add', self=In(torch.tensor(3.0)), dim=0, index=L([1]),
+          src=In(torch.tensor([2.0])))
+  sec.add('scatter_reduce_0d_amax', 'scatter_reduce', self=In(torch.tensor(3.0)), dim=0, index=L([0, 0]),
+          src=In(torch.tensor([2.0, 5.0])), reduce='amax')
+  sec.add('gather_0d_self_1d_index', 'gather', self=In(torch.tensor(3.0)), dim=0, index=L([0, 0]))
+  sec.add('gather_0d_self_0d_index', 'gather', self=In(torch.tensor(3.0)), dim=0, index=L(0))
+  sec.add('gather_0d_self_index_1', 'gather', self=In(torch.tensor(3.0)), dim=0, index=L([1]))
+  sec.add('gather_1d_self_0d_index', 'gather', self=f(4), dim=0, index=L(2))
+  sec.add('index_add_0d_index', 'index_add', self=f(3, 2), dim=0, index=L(1), source=f(1, 2))
+  sec.add('index_add_0d_self', 'index_add', self=In(torch.tensor(1.0)), dim=0, index=L([0, 0]),
+          source=In(torch.tensor([2.0, 3.0])))
+  sec.add('index_add_0d_self_0d_source', 'index_add', self=In(torch.tensor(1.0)), dim=0, index=L(0),
+          source=In(torch.tensor(2.0)))
+  # shapes PyTorch accepts or refuses
+  sec.add('scatter_add_index_larger_along_dim', 'scatter_add', self=f(3, 3), dim=0, index=zi(5, 2), src=f(5, 2))
+  sec.add('scatter_add_index_smaller_than_src', 'scatter_add', self=f(3, 3), dim=1, index=L([[2, 0], [1, 1]]),
+          src=f(3, 4))
+  sec.add('scatter_add_index_larger_than_src', 'scatter_add', self=f(3, 3), dim=0, index=zi(2, 2), src=f(1, 2))
+  sec.add('scatter_add_index_larger_than_self_other_dim', 'scatter_add', self=f(3, 3), dim=0, index=zi(2, 4),
+          src=f(2, 4))
+  sec.add('scatter_add_index_rank_mismatch', 'scatter_add', self=f(3, 3), dim=0, index=L([0, 1]), src=f(3, 3))
+  sec.add('scatter_add_src_rank_mismatch', 'scatter_add', self=f(3, 3), dim=0, index=zi(1, 1), src=f(9))
+  sec.add('scatter_add_int32_index', 'scatter_add', self=f(3, 3), dim=0, index=In(torch.zeros(1, 1, dtype=i32)),
+          src=f(3, 3))
+  sec.add('scatter_add_out_of_range', 'scatter_add', self=f(3, 3), dim=0, index=L([[3]]), src=f(3, 3))
+  sec.add('scatter_add_negative_index', 'scatter_add', self=f(3, 3), dim=0, index=L([[-1]]), src=f(3, 3))
+  sec.add('scatter_add_dim_neg1', 'scatter_add', self=f(2, 3), dim=-1, index=L([[2, 2], [0, 1]]), src=f(2, 2))
+  sec.add('scatter_add_dim_out_of_range', 'scatter_add', self=f(2, 3), dim=2, index=L([[0]]), src=f(2, 2))
+  sec.add('scatter_add_3d_dim1', 'scatter_add', self=f(2, 3, 2), dim=1, index=L([[[2, 0]], [[1, 1]]]),
+          src=f(2, 2, 2))
+  sec.add('scatter_add_mult_index_base_dim0', 'scatter_add', self=In(torch.zeros(30, 40)), dim=0, index=zi(30, 40),
+          src=In(torch.ones(30, 40)))
+  sec.add('scatter_add_mult_index_base_dim1', 'scatter_add', self=In(torch.zeros(30, 40)), dim=1, index=zi(30, 40),
+          src=In(torch.ones(30, 40)))
+  sec.add('scatter_add_broadcasted_index', 'scatter_add', self=In(torch.zeros(5, 3)), dim=0,
+          index=In(torch.tensor([[4], [1], [4], [0]]), [['expand', [4, 3]]]), src=f(4, 3))
+  sec.add('scatter_add_transposed_self', 'scatter_add', self=In(torch.zeros(3, 2), [['t']]), dim=1,
+          index=L([[2, 0], [1, 1]]), src=f(2, 2))
+  sec.add('scatter_reduce_bad_reduce', 'scatter_reduce', self=f(3), dim=0, index=L([0]), src=f(1), reduce='max')
+  sec.add('scatter_reduce_index_rank_mismatch', 'scatter_reduce', self=f(3, 3), dim=0, index=L([0]), src=f(3, 3),
+          reduce='amax')
+  sec.add('scatter_reduce_out_of_range', 'scatter_reduce', self=f(3), dim=0, index=L([5]), src=f(1), reduce='mean')
+  sec.add('scatter_reduce_dtype_mismatch', 'scatter_reduce', self=f(3), dim=0, index=L([0]),
+          src=In(torch.ones(1, dtype=f64)), reduce='sum')
+  sec.add('gather_index_rank_mismatch', 'gather', self=f(3, 3), dim=0, index=L([0, 1]))
+  sec.add('gather_index_larger_other_dim', 'gather', self=f(3, 3), dim=0, index=zi(2, 4))
+  sec.add('gather_index_larger_along_dim', 'gather', self=f(3, 3), dim=0, index=L([[2, 1, 0]] * 5))
+  sec.add('gather_expanded_index', 'gather', self=f(3, 4), dim=1, index=In(torch.tensor([[3], [0], [1]]),
+                                                                            [['expand', [3, 5]]]))
+  sec.add('index_add_float_index', 'index_add', self=f(3, 2), dim=0, index=In(torch.zeros(1)), source=f(1, 2))
+  sec.add('index_add_int32_index', 'index_add', self=f(3, 2), dim=0, index=In(torch.tensor([2, 2], dtype=i32)),
+          source=f(2, 2))
+  sec.add('index_add_2d_index', 'index_add', self=f(3, 2), dim=0, index=zi(1, 1), source=f(1, 2))
+  # Left out: a source of lower rank than self (f(3, 2), dim 0, index [0, 1], source f(2)), which
+  # 1.13 accepts and broadcasts source[k] over the slice; ditto asks for source of self's rank.
+  sec.add('index_add_source_slice_mismatch', 'index_add', self=f(3, 2), dim=0, index=L([0]), source=f(1, 3))
+  sec.add('index_add_out_of_range', 'index_add', self=f(3, 2), dim=0, index=L([3]), source=f(1, 2))
+  sec.add('index_add_negative_index', 'index_add', self=f(3, 2), dim=0, index=L([-1]), source=f(1, 2))
+  sec.add('index_add_alpha', 'index_add', self=f(3, 2), dim=1, index=L([1, 1]), source=f(3, 2), alpha=S(3))
+  sec.add('index_add_dtype_mismatch', 'index_add', self=f(3, 2), dim=0, index=L([0]),
+          source=In(torch.ones(1, 2, dtype=f64)))
+
+
 def main():
   out = sys.argv[1] if len(sys.argv) > 1 else 'tests/data/pytorch-ops.json'
   torch.set_default_dtype(torch.float32)
   torch.set_flush_denormal(False)
   sections = {}
   for name, fn in [('promotion', promotion), ('integer', integer), ('views', views), ('factories', factories),
-                   ('float_bits', float_bits), ('matmul', matmul)]:
+                   ('float_bits', float_bits), ('matmul', matmul), ('scatter', scatter)]:
     sec = Section(name)
     fn(sec)
     if name == 'factories':

@@ -86,13 +86,17 @@ template <RowOp op>
 void rows_parallel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   with_rows(self, dim, index, source, [&]<class T>(T* dst, const T* src, const auto* ip, const Rows& r, int64_t n) {
     detail::parallel_for(r.A * n, r.B, [&](int64_t b, int64_t e) {
+      int64_t a = b / n, k = b % n;  // task t = (a, k), stepped without a division per task
       for (int64_t t = b; t < e; ++t) {
-        const int64_t a = t / n, k = t % n;
         T* d = dst + (a * r.N + static_cast<int64_t>(ip[k])) * r.B;
         const T* s = src + (a * n + k) * r.B;
         for (int64_t i = 0; i < r.B; ++i) {
           if constexpr (op == RowOp::AtomicAdd) atomic_add(d[i], s[i]);
           else racing_store(d[i], s[i]);
+        }
+        if (++k == n) {
+          k = 0;
+          ++a;
         }
       }
     });
@@ -110,15 +114,25 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
       for (int64_t a = b / r.N; a <= (e - 1) / r.N; ++a) {
         const int64_t jb = a == b / r.N ? b % r.N : 0;
         const int64_t je = a == (e - 1) / r.N ? (e - 1) % r.N + 1 : r.N;
+        T* drow = dst + a * r.N * r.B;
+        const T* srow = src + a * n * r.B;
+        auto apply = [&](T& d, T s) {
+          if constexpr (op == RowOp::Add) d = plain_add(d, s);
+          else d = s;
+        };
+        if (r.B == 1) {  // one element per row (1-D self, put_): no inner loop
+          for (int64_t k = 0; k < n; ++k) {
+            const int64_t j = static_cast<int64_t>(ip[k]);
+            if (j >= jb && j < je) apply(drow[j], srow[k]);
+          }
+          continue;
+        }
         for (int64_t k = 0; k < n; ++k) {
           const int64_t j = static_cast<int64_t>(ip[k]);
           if (j < jb || j >= je) continue;
-          T* d = dst + (a * r.N + j) * r.B;
-          const T* s = src + (a * n + k) * r.B;
-          for (int64_t i = 0; i < r.B; ++i) {
-            if constexpr (op == RowOp::Add) d[i] = plain_add(d[i], s[i]);
-            else d[i] = s[i];
-          }
+          T* d = drow + j * r.B;
+          const T* s = srow + k * r.B;
+          for (int64_t i = 0; i < r.B; ++i) apply(d[i], s[i]);
         }
       }
     });
@@ -128,53 +142,65 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
 // Note [Scatter lines]
 // ---------------------
 // scatter_add_ and scatter_reduce see index as lines: positions that differ only in their
-// coordinate along dim. A line's updates land in self's line with the same other coordinates, so
-// two lines never touch one element, and inside a line the positions are taken in increasing k,
-// which is the row-major order of the serial definition for every element of self. Lines are
-// owned by tasks; when there are fewer lines than threads, a line is also cut by destination
-// (parts of self's dim), and the task owning a part scans the whole line and applies only the
-// updates that land in its part. Every element therefore sees its updates in the serial order,
-// whatever the thread count or the cut: the same bits as PyTorch's CPU kernel, which walks each
-// line serially too.
+// coordinate k along dim. A line's updates land in self's line with the same other coordinates,
+// so two lines never touch one element, and inside a line the positions are taken in increasing
+// k, which is the row-major order of the serial definition for every element of self. Lines are
+// owned by tasks. When dim is not the last dim, a task owns a block of lines side by side along
+// the last dim and walks k outside, the block inside (so memory is read in runs, as PyTorch's
+// kernel does); each line still sees its k in increasing order. When there are fewer blocks than
+// threads, the destinations along dim are also cut into parts: the task owning a part scans the
+// whole block and applies only the updates that land in its part. Every element therefore sees
+// its updates in the serial order whatever the thread count or the cut: the same bits as
+// PyTorch's CPU kernel, which walks each line serially too.
 struct Lines {
-  int64_t count = 1;  // number of lines
-  int64_t n = 1;      // positions per line (index.size(dim))
-  int64_t size = 1;   // self.size(dim): the destinations of a line
-  int64_t istep = 0, sstep = 0, dstep = 0;  // strides along dim of index, src and self
+  int64_t n = 1;     // positions per line (index.size(dim))
+  int64_t size = 1;  // self.size(dim): the destinations of a line
+  int64_t width = 1;  // lines side by side in a block (the last dim's size when it is not dim)
+  std::array<int64_t, 3> step{0, 0, 0};  // strides along dim of index, src and self
+  std::array<int64_t, 3> side{0, 0, 0};  // strides along the last dim (between lines of a block)
 };
 
-// f(line_offsets{index, src, self}, jb, je) for each task; f applies the updates whose
-// destination j along dim lies in [jb, je).
+// f(L, offsets of the block's first line {index, src, self}, w, jb, je) for each task: the block
+// holds lines [0, w) at L.side apart; f applies the updates whose destination along dim lies in
+// [jb, je), k outside and the block's lines inside.
 template <class F>
-void for_each_line(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, F f) {
+void for_each_line_block(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, F f) {
+  constexpr int64_t kBlock = 512;  // lines per block at most
   const int64_t nd = index.dim();
+  const std::array<const Tensor*, 3> ts{&index, &src, &self};
   Lines L;
+  int64_t outer = 1;  // lines not in the block dim
+  const int64_t last = nd - 1;
   if (nd > 0) {
     L.n = index.size(dim);
     L.size = self.size(dim);
-    L.istep = index.stride(dim);
-    L.sstep = src.stride(dim);
-    L.dstep = self.stride(dim);
+    for (int k = 0; k < 3; ++k) L.step[k] = ts[k]->stride(dim);
     for (int64_t d = 0; d < nd; ++d)
-      if (d != dim) L.count *= index.size(d);
+      if (d != dim && d != last) outer *= index.size(d);
+    if (last != dim) {
+      L.width = index.size(last);
+      for (int k = 0; k < 3; ++k) L.side[k] = ts[k]->stride(last);
+    }
   }
-  if (L.count == 0 || L.n == 0) return;
+  if (outer == 0 || L.width == 0 || L.n == 0) return;
+  const int64_t blocks_per_row = (L.width + kBlock - 1) / kBlock;
+  const int64_t blocks = outer * blocks_per_row;
   const int threads = detail::num_threads();
   const int64_t parts =
-      L.count >= threads ? 1 : std::max<int64_t>(1, std::min<int64_t>(L.size, (threads + L.count - 1) / L.count));
-  detail::parallel_for(L.count * parts, L.n + 1, [&](int64_t b, int64_t e) {
+      blocks >= threads ? 1 : std::max<int64_t>(1, std::min<int64_t>(L.size, (threads + blocks - 1) / blocks));
+  detail::parallel_for(blocks * parts, L.n * std::min(L.width, kBlock) + 1, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
-      const int64_t line = t / parts, part = t % parts;
+      const int64_t block = t / parts, part = t % parts;
+      const int64_t row = block / blocks_per_row, c0 = (block % blocks_per_row) * kBlock;
       std::array<int64_t, 3> off{0, 0, 0};
-      for (int64_t d = nd - 1, r = line; d >= 0; --d) {
+      for (int k = 0; k < 3; ++k) off[k] = c0 * L.side[k];
+      for (int64_t d = last - 1, r = row; d >= 0; --d) {
         if (d == dim) continue;
         const int64_t p = r % index.size(d);
         r /= index.size(d);
-        off[0] += p * index.stride(d);
-        off[1] += p * src.stride(d);
-        off[2] += p * self.stride(d);
+        for (int k = 0; k < 3; ++k) off[k] += p * ts[k]->stride(d);
       }
-      f(L, off, part * L.size / parts, (part + 1) * L.size / parts);
+      f(L, off, std::min(kBlock, L.width - c0), part * L.size / parts, (part + 1) * L.size / parts);
     }
   });
 }
@@ -259,24 +285,30 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
       const int64_t* ip = static_cast<const int64_t*>(index.raw_data());
       std::vector<int64_t> count;
       if (reduce == ScatterReduction::Mean) count.assign(static_cast<std::size_t>(out.numel()), include_self ? 1 : 0);
-      for_each_line(out, dim, index, src, [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t jb, int64_t je) {
+      for_each_line_block(out, dim, index, src, [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t w,
+                                                    int64_t jb, int64_t je) {
         const int64_t* il = ip + off[0];
+        const int64_t is = L.step[0], ic = L.side[0];
         const T* sl = sp + off[1];
+        const int64_t ss = L.step[1], sc = L.side[1];
         T* dl = dst + off[2];
+        const int64_t ds = L.step[2], dc = L.side[2];
         if (!include_self) {  // positions that receive a value start from the identity
           const T init = reduce_identity<T>(reduce);
-          for (int64_t k = 0; k < L.n; ++k) {
-            const int64_t j = il[k * L.istep];
-            if (j >= jb && j < je) dl[j * L.dstep] = init;
+          for (int64_t k = 0; k < L.n; ++k)
+            for (int64_t c = 0; c < w; ++c) {
+              const int64_t j = il[k * is + c * ic];
+              if (j >= jb && j < je) dl[j * ds + c * dc] = init;
+            }
+        }
+        for (int64_t k = 0; k < L.n; ++k)
+          for (int64_t c = 0; c < w; ++c) {
+            const int64_t j = il[k * is + c * ic];
+            if (j < jb || j >= je) continue;
+            const int64_t o = j * ds + c * dc;
+            dl[o] = combine(reduce, dl[o], sl[k * ss + c * sc]);
+            if (!count.empty()) ++count[static_cast<std::size_t>(off[2] + o)];
           }
-        }
-        for (int64_t k = 0; k < L.n; ++k) {
-          const int64_t j = il[k * L.istep];
-          if (j < jb || j >= je) continue;
-          T& d = dl[j * L.dstep];
-          d = combine(reduce, d, sl[k * L.sstep]);
-          if (!count.empty()) ++count[static_cast<std::size_t>(off[2] + j * L.dstep)];
-        }
       });
       if (!count.empty()) divide_by_count(dst, count);
     });

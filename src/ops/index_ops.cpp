@@ -102,22 +102,46 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   return out;
 }
 
+namespace {
+// The index family treats a 0-dim tensor as one element along one dim (PyTorch's
+// ensure_nonempty_dim / ensure_nonempty_size).
+int64_t nonempty_dim(const Tensor& t) { return t.dim() == 0 ? 1 : t.dim(); }
+int64_t nonempty_size(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.size(d); }
+Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
+
+// PyTorch's gather_shape_check and scatter_shape_check (src null for gather), for a non-empty
+// index: int64, self's rank, no larger than self apart from dim and no larger than src.
+void check_scatter_gather(const char* op, const Tensor& self, int64_t d, const Tensor& index, const Tensor* src) {
+  if (index.dtype() != kInt64) fail(op, "Expected dtype int64 for index, got ", dtype_name(index.dtype()));
+  const int64_t nd = nonempty_dim(self);
+  if (nonempty_dim(index) != nd)
+    fail(op, "Index tensor must have the same number of dimensions as ", src ? "self" : "input", " tensor (", nd,
+         "), got ", index.dim());
+  if (src && nonempty_dim(*src) != nd)
+    fail(op, "src must have the same number of dimensions as self (", nd, "), got ", src->dim());
+  for (int64_t k = 0; k < nd; ++k) {
+    const int64_t n = nonempty_size(index, k);
+    if ((k != d && n > nonempty_size(self, k)) || (src && n > nonempty_size(*src, k))) {
+      if (src)
+        fail(op, "Expected index ", shape_str(index.sizes()), " to be smaller than self ", shape_str(self.sizes()),
+             " apart from dimension ", d, " and to be smaller size than src ", shape_str(src->sizes()));
+      fail(op, "Size does not match at dimension ", k, " expected index ", shape_str(index.sizes()),
+           " to be smaller than self ", shape_str(self.sizes()), " apart from dimension ", d);
+    }
+  }
+  check_indices(index, nonempty_size(self, d), d, op);
+}
+}  // namespace
+
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  detail::check_defined(x, "gather");
-  detail::check_defined(index, "gather", "index");
-  if (index.dtype() != kInt64) fail("gather", "expected dtype int64 for index, got ", dtype_name(index.dtype()));
-  const int64_t d = detail::wrap_dim(dim, x.dim(), "gather");
-  if (index.dim() != x.dim() && !(x.dim() == 0 && index.dim() <= 1))
-    fail("gather", "index tensor must have the same number of dimensions as input tensor (", x.dim(), "), got ",
-         index.dim());
-  for (int64_t k = 0; k < index.dim(); ++k)
-    if (k != d && index.size(k) > x.size(k))
-      fail("gather", "size of index ", shape_str(index.sizes()), " does not fit the input ", shape_str(x.sizes()),
-           " at dimension ", k);
-  check_indices(index, x.dim() == 0 ? 1 : x.size(d), d, "gather");
-  if (x.dim() == 0) return x.clone().reshape(index.sizes());
-  Tensor out = detail::new_tensor(index.sizes(), x.dtype(), "gather");
-  if (out.numel() > 0) ops::call<OpId::gather>(x.device(), out, x, d, index);
+  const char* op = "gather";
+  detail::check_defined(x, op);
+  detail::check_defined(index, op, "index");
+  const int64_t d = detail::wrap_dim(dim, nonempty_dim(x), op);
+  Tensor out = detail::new_tensor(index.sizes(), x.dtype(), op);
+  if (index.numel() == 0) return out;  // nothing else is checked then (PyTorch)
+  check_scatter_gather(op, x, d, index, nullptr);
+  ops::call<OpId::gather>(x.device(), at_least_1d(out), at_least_1d(x), d, at_least_1d(index));
   if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
     autograd::Saved s;
     s.tensors = {index};
@@ -153,24 +177,6 @@ void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const T
   check_indices(index, self.dim() == 0 ? 1 : self.size(d), d, "index_add_");
 }
 
-void check_scatter(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
-  if (index.dtype() != kInt64) fail("scatter_add_", "expected dtype int64 for index, got ", dtype_name(index.dtype()));
-  if (src.dtype() != self.dtype())
-    fail("scatter_add_", "self (", dtype_name(self.dtype()), ") and src (", dtype_name(src.dtype()),
-         ") must have the same dtype");
-  if (index.dim() != self.dim() || src.dim() != self.dim())
-    fail("scatter_add_", "index, src and self must have the same number of dimensions, got ", index.dim(), ", ",
-         src.dim(), " and ", self.dim());
-  for (int64_t k = 0; k < index.dim(); ++k) {
-    if (index.size(k) > src.size(k))
-      fail("scatter_add_", "index ", shape_str(index.sizes()), " is larger than src ", shape_str(src.sizes()),
-           " at dimension ", k);
-    if (k != d && index.size(k) > self.size(k))
-      fail("scatter_add_", "index ", shape_str(index.sizes()), " is larger than self ", shape_str(self.sizes()),
-           " at dimension ", k);
-  }
-  check_indices(index, self.dim() == 0 ? 1 : self.size(d), d, "scatter_add_");
-}
 }  // namespace
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
@@ -196,21 +202,70 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   return out;
 }
 
-Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  detail::check_defined(self, "scatter_add_");
-  detail::check_defined(index, "scatter_add_", "index");
-  detail::check_defined(src, "scatter_add_", "src");
-  const int64_t d = detail::wrap_dim(dim, self.dim(), "scatter_add_");
-  check_scatter(self, d, index, src);
+namespace {
+// scatter_add and scatter_reduce: checks, then the kernel on self's clone (0-dim tensors run as
+// 1-D), then autograd. An empty index returns self unchanged; only src's dtype is checked then.
+Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      ScatterReduction r, bool include_self, bool reduce_op) {
+  detail::check_defined(self, op);
+  detail::check_defined(index, op, "index");
+  detail::check_defined(src, op, "src");
+  const int64_t d = detail::wrap_dim(dim, nonempty_dim(self), op);
+  if (self.dtype() != src.dtype())
+    fail(op, "Expected self.dtype to be equal to src.dtype, got ", dtype_name(self.dtype()), " and ",
+         dtype_name(src.dtype()));
+  if (self.dtype() == kBool && r == ScatterReduction::Mean) fail(op, "reduce='mean' is not implemented for bool");
+  Tensor used = src;
+  if (index.numel() > 0) {
+    check_scatter_gather(op, self, d, index, &src);
+    // only src's first index.size(k) entries along each dim take part
+    used = at_least_1d(src);
+    for (int64_t k = 0; k < used.dim(); ++k)
+      if (used.size(k) != nonempty_size(index, k)) used = used.narrow(k, 0, nonempty_size(index, k));
+  }
   Tensor out = self.detach().clone();
-  if (index.numel() > 0) ops::call<OpId::scatter_add_>(self.device(), out, d, index, src.detach());
-  if (is_floating(self.dtype()) && autograd::any_needs_grad(self, src)) {
+  if (index.numel() > 0) {
+    const Tensor o = at_least_1d(out), i = at_least_1d(index), u = used.detach();
+    if (reduce_op) ops::call<OpId::scatter_reduce>(self.device(), o, d, i, u, r, include_self);
+    else ops::call<OpId::scatter_add_>(self.device(), o, d, i, u);
+  }
+  if (is_floating(self.dtype()) && autograd::any_needs_grad(self, used)) {
+    if (index.numel() == 0) return autograd::any_needs_grad(self) ? self.clone() : out;
+    used = used.reshape(index.sizes());  // index's shape, so the formula's gathers line up
     autograd::Saved s;
     s.tensors = {index};
     s.ints = {d};
-    autograd::record(OpId::scatter_add_, {self, src}, {out}, std::move(s));
+    if (reduce_op) {
+      if (r == ScatterReduction::Amax || r == ScatterReduction::Amin) {
+        s.tensors.push_back(self);
+        s.tensors.push_back(used);
+        s.tensors.push_back(out);
+      }
+      s.ints.push_back(static_cast<int64_t>(r));
+      s.ints.push_back(include_self ? 1 : 0);
+    }
+    autograd::record(reduce_op ? OpId::scatter_reduce : OpId::scatter_add_, {self, used}, {out}, std::move(s));
   }
   return out;
+}
+}  // namespace
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_common("scatter_add_", self, dim, index, src, ScatterReduction::Sum, true, false);
+}
+
+// include_self as PyTorch's; "prod" is not implemented yet.
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                      bool include_self) {
+  const char* op = "scatter_reduce";
+  ScatterReduction r;
+  if (reduce == "sum") r = ScatterReduction::Sum;
+  else if (reduce == "mean") r = ScatterReduction::Mean;
+  else if (reduce == "amax") r = ScatterReduction::Amax;
+  else if (reduce == "amin") r = ScatterReduction::Amin;
+  else if (reduce == "prod") fail(op, "reduce='prod' is not supported by ditto yet (sum, mean, amax and amin are)");
+  else fail(op, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  return scatter_common(op, self, dim, index, src, r, include_self, true);
 }
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {

@@ -1,7 +1,7 @@
-// Public scatter-style ops: index_copy, index_put, put, scatter_reduce. Several inputs may land
-// on one output element, so each has a fast nondeterministic kernel and (except put_ without
-// accumulate) a deterministic one; the dispatcher picks (op_table.def). Every index is checked
-// here, before a kernel runs.
+// Public scatter-style ops whose PyTorch CPU kernels race: index_copy, index_put, put. Several
+// inputs may land on one output element; each has a deterministic kernel, and a racing one where
+// the table lists it (op_table.def); the dispatcher picks. Every index is checked here, before a
+// kernel runs. scatter_add and scatter_reduce are in index_ops.cpp.
 #include "autograd/graph.h"
 #include "cpu/loops.h"
 #include "ops/common.h"
@@ -192,57 +192,6 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
     s.tensors = {lin};
     s.ints = {accumulate ? 1 : 0};
     autograd::record(accumulate ? OpId::put_accumulate : OpId::put_, {self, src}, {out}, std::move(s));
-  }
-  return out;
-}
-
-// --- scatter_reduce (include_self as PyTorch's; "prod" is not implemented)
-Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
-                      bool include_self) {
-  const char* op = "scatter_reduce";
-  detail::check_defined(self, op);
-  detail::check_defined(index, op, "index");
-  detail::check_defined(src, op, "src");
-  ScatterReduction r;
-  if (reduce == "sum") r = ScatterReduction::Sum;
-  else if (reduce == "mean") r = ScatterReduction::Mean;
-  else if (reduce == "amax") r = ScatterReduction::Amax;
-  else if (reduce == "amin") r = ScatterReduction::Amin;
-  else if (reduce == "prod") fail(op, "reduce='prod' is not supported by ditto yet (sum, mean, amax and amin are)");
-  else fail(op, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
-  const int64_t d = detail::wrap_dim(dim, self.dim(), op);
-  if (index.dtype() != kInt64) fail(op, "Expected dtype int64 for index, got ", dtype_name(index.dtype()));
-  if (self.dtype() != src.dtype())
-    fail(op, "Expected self.dtype to be equal to src.dtype, got ", dtype_name(self.dtype()), " and ",
-         dtype_name(src.dtype()));
-  if (self.dtype() == kBool) fail(op, "bool tensors are not supported");
-  if (index.dim() != self.dim() || src.dim() != self.dim())
-    fail(op, "Index tensor must have the same number of dimensions as self tensor (index ", index.dim(), ", src ",
-         src.dim(), ", self ", self.dim(), ")");
-  for (int64_t k = 0; k < index.dim(); ++k)
-    if (index.size(k) > src.size(k) || (k != d && index.size(k) > self.size(k)))
-      fail(op, "Expected index ", shape_str(index.sizes()), " to be no larger than self ", shape_str(self.sizes()),
-           " apart from dimension ", d, " and to be no larger size than src ", shape_str(src.sizes()));
-  const int64_t size = self.dim() == 0 ? 1 : self.size(d);
-  checked_index(index, size, false, [&](int64_t v) {
-    fail(op, "index ", v, " is out of bounds for dimension ", d, " with size ", size);
-  });
-  // Only src's first index.size(k) entries along each dim take part.
-  Tensor used = src;
-  for (int64_t k = 0; k < index.dim(); ++k)
-    if (used.size(k) != index.size(k)) used = used.narrow(k, 0, index.size(k));
-  Tensor out = self.detach().clone();
-  if (index.numel() > 0) ops::call<OpId::scatter_reduce>(self.device(), out, d, index, used.detach(), r, include_self);
-  if (is_floating(self.dtype()) && autograd::any_needs_grad(self, used)) {
-    autograd::Saved s;
-    s.tensors = {index};
-    if (r == ScatterReduction::Amax || r == ScatterReduction::Amin) {
-      s.tensors.push_back(self);
-      s.tensors.push_back(used);
-      s.tensors.push_back(out);
-    }
-    s.ints = {d, static_cast<int64_t>(r), include_self ? 1 : 0};
-    autograd::record(OpId::scatter_reduce, {self, used}, {out}, std::move(s));
   }
   return out;
 }
