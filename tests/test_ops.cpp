@@ -305,3 +305,37 @@ TEST(OpsIndex, CatStackIndexSelectGather) {
   }
   EXPECT_THROW(a.gather(1, tensor({1, 2})), Error);
 }
+
+// libtorch's spellings (issue: a C++ user writes them): one int where a dim list goes, Tensor
+// methods for amax/amin, and the functional names beside ditto's without ambiguity.
+namespace spelling {
+using namespace ditto;
+using namespace ditto::nn::functional;
+
+TEST(LibtorchSpellings, SingleDimReductionsAndFunctionalNames) {
+  const Tensor t = arange(12, kFloat32).reshape({3, 4}) - 5.0;
+  EXPECT_TRUE(equal(t.sum(0), t.sum({0})));
+  EXPECT_TRUE(equal(t.sum(1, /*keepdim=*/true), t.sum(Shape{1}, true)));
+  EXPECT_EQ(t.sum(1, true).sizes(), Shape({3, 1}));
+  EXPECT_EQ(t.sum().dim(), 0);
+  EXPECT_EQ(t.sum(kFloat64).dtype(), kFloat64);
+  EXPECT_EQ(t.sum(0, false, kFloat64).dtype(), kFloat64);
+  EXPECT_TRUE(equal(t.mean(-1), t.mean({1})));
+  EXPECT_TRUE(equal(t.amax(1), tensor({-2.0f, 2.0f, 6.0f})));
+  EXPECT_TRUE(equal(t.amin(0, true), tensor({{-5.0f, -4.0f, -3.0f, -2.0f}})));
+  EXPECT_EQ(t.amax().item<float>(), 6.0f);
+  EXPECT_TRUE(equal(t.var(0), t.var({0})));
+  EXPECT_TRUE(equal(t.std(1, false, true), t.std({1}, false, true)));
+  EXPECT_TRUE(equal(t.softmax(-1), t.softmax(1)));
+  EXPECT_TRUE(equal(t.argmax(1), tensor({3, 3, 3})));
+  EXPECT_TRUE(equal(ditto::sum(t, 1), t.sum({1})));
+  EXPECT_TRUE(equal(ditto::amax(t, 0), t.amax({0})));
+  EXPECT_TRUE(equal(ditto::var(t, 1, false), t.var({1}, false)));
+  // unqualified, with both namespaces open: one function each
+  EXPECT_TRUE(equal(relu(t), t.relu()));
+  EXPECT_TRUE(equal(softmax(t, 1), t.softmax(1)));
+  EXPECT_TRUE(equal(log_softmax(t, 1), t.log_softmax(1)));
+  EXPECT_TRUE(equal(gelu(t), ditto::gelu(t)));
+  EXPECT_TRUE(equal(sigmoid(t), t.sigmoid()));
+}
+}  // namespace spelling

@@ -59,23 +59,23 @@ Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64
 ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, const Scalar& b);
 
-// --- reductions; an empty dims list means every dim
+// --- reductions; dims is a DimList ({0, 2}, a Shape, or one int); an empty list means every dim
 Tensor sum(const Tensor& x, std::optional<ScalarType> dtype = std::nullopt);
-Tensor sum(const Tensor& x, const Shape& dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+Tensor sum(const Tensor& x, const DimList& dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
 Tensor mean(const Tensor& x);
-Tensor mean(const Tensor& x, const Shape& dims, bool keepdim = false);
+Tensor mean(const Tensor& x, const DimList& dims, bool keepdim = false);
 Tensor prod(const Tensor& x);
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor max(const Tensor& x);
 Tensor min(const Tensor& x);
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
-Tensor amax(const Tensor& x, const Shape& dims, bool keepdim = false);
-Tensor amin(const Tensor& x, const Shape& dims, bool keepdim = false);
+Tensor amax(const Tensor& x, const DimList& dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, const DimList& dims = {}, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-Tensor var(const Tensor& x, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
-Tensor std(const Tensor& x, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor var(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool keepdim = false);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 

@@ -22,6 +22,20 @@ const char* device_name(Device d);
 
 using Shape = std::vector<int64_t>;
 class Generator;
+
+// The dims a reduction runs over, as libtorch's IntArrayRef takes them: a braced list {0, 2}, a
+// Shape, or one int (x.sum(1) is x.sum({1})). An empty list means every dim.
+class DimList {
+ public:
+  DimList() = default;
+  DimList(std::initializer_list<int64_t> dims) : dims_(dims) {}
+  DimList(const Shape& dims) : dims_(dims) {}
+  DimList(int64_t dim) : dims_{dim} {}
+  operator const Shape&() const { return dims_; }
+
+ private:
+  Shape dims_;
+};
 class Tensor;
 
 namespace autograd {
@@ -156,11 +170,13 @@ class Tensor {
   Tensor ge(const Scalar& o) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
 
-  // --- reductions (an empty dim list reduces over every dim)
+  // --- reductions (dims: see DimList; an empty list reduces over every dim)
   Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
-  Tensor sum(const Shape& dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(const DimList& dims, bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor mean() const;
-  Tensor mean(const Shape& dims, bool keepdim = false) const;
+  Tensor mean(const DimList& dims, bool keepdim = false) const;
+  Tensor amax(const DimList& dims = {}, bool keepdim = false) const;
+  Tensor amin(const DimList& dims = {}, bool keepdim = false) const;
   Tensor prod() const;
   Tensor prod(int64_t dim, bool keepdim = false) const;
   Tensor max() const;
@@ -171,8 +187,8 @@ class Tensor {
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   // var/std over dims (all when empty); unbiased divides by n - 1
-  Tensor var(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
-  Tensor std(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(const DimList& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(const DimList& dims = {}, bool unbiased = true, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
 

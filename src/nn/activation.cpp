@@ -40,7 +40,6 @@ Dropout::Dropout(double p, Generator* gen) : p_(p), gen_(gen) { check_p(p, "Drop
 Tensor Dropout::forward(const Tensor& x) { return dropout_impl(x, p_, is_training(), gen_, "Dropout"); }
 
 namespace functional {
-Tensor gelu(const Tensor& x, std::string_view approximate) { return ditto::gelu(x, approximate); }
 Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
   return dropout_impl(x, p, training, gen, "dropout");
 }

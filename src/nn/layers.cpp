@@ -60,11 +60,6 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return bias.defined() ? y + bias : y;
 }
 
-Tensor relu(const Tensor& x) { return ditto::relu(x); }
-Tensor sigmoid(const Tensor& x) { return ditto::sigmoid(x); }
-Tensor tanh(const Tensor& x) { return ditto::tanh(x); }
-Tensor softmax(const Tensor& x, int64_t dim) { return ditto::softmax(x, dim); }
-Tensor log_softmax(const Tensor& x, int64_t dim) { return ditto::log_softmax(x, dim); }
 
 Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {

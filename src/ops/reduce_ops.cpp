@@ -110,15 +110,15 @@ void need_nonempty(const Plan& p, const char* op) {
 
 }  // namespace
 
-Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) { return sum(x, {}, false, dtype); }
-Tensor sum(const Tensor& x, const Shape& dims, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) { return sum(x, DimList(), false, dtype); }
+Tensor sum(const Tensor& x, const DimList& dims, bool keepdim, std::optional<ScalarType> dtype) {
   detail::check_defined(x, "sum");
   const ScalarType t = sum_dtype(x, dtype);
   return reduce<OpId::sum>(detail::cast(x, t), dims, keepdim, t, "sum", x);
 }
 
-Tensor mean(const Tensor& x) { return mean(x, {}, false); }
-Tensor mean(const Tensor& x, const Shape& dims, bool keepdim) {
+Tensor mean(const Tensor& x) { return mean(x, DimList(), false); }
+Tensor mean(const Tensor& x, const DimList& dims, bool keepdim) {
   detail::check_defined(x, "mean");
   need_float(x, "mean");
   return reduce<OpId::mean>(x, dims, keepdim, x.dtype(), "mean", x);
@@ -135,14 +135,14 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   return reduce<OpId::prod>(detail::cast(x, t), {dim}, keepdim, t, "prod", x);
 }
 
-Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) {
+Tensor amax(const Tensor& x, const DimList& dims, bool keepdim) {
   {
     NoGradGuard no_grad;
     need_nonempty(plan(x, dims, keepdim, "amax"), "amax");
   }
   return reduce<OpId::amax>(x, dims, keepdim, x.dtype(), "amax", x);
 }
-Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) {
+Tensor amin(const Tensor& x, const DimList& dims, bool keepdim) {
   {
     NoGradGuard no_grad;
     need_nonempty(plan(x, dims, keepdim, "amin"), "amin");
@@ -231,10 +231,10 @@ Tensor var_impl(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim,
 }
 }  // namespace
 
-Tensor var(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim) {
+Tensor var(const Tensor& x, const DimList& dims, bool unbiased, bool keepdim) {
   return var_impl(x, dims, unbiased, keepdim, false, "var");
 }
-Tensor std(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim) {
+Tensor std(const Tensor& x, const DimList& dims, bool unbiased, bool keepdim) {
   return var_impl(x, dims, unbiased, keepdim, true, "std");
 }
 

@@ -238,11 +238,13 @@ Tensor Tensor::gt(const Tensor& o) const { return ditto::gt(*this, o); }
 Tensor Tensor::ge(const Tensor& o) const { return ditto::ge(*this, o); }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& v) const { return ditto::masked_fill(*this, mask, v); }
 Tensor Tensor::sum(std::optional<ScalarType> dt) const { return ditto::sum(*this, dt); }
-Tensor Tensor::sum(const Shape& dims, bool keepdim, std::optional<ScalarType> dt) const {
+Tensor Tensor::sum(const DimList& dims, bool keepdim, std::optional<ScalarType> dt) const {
   return ditto::sum(*this, dims, keepdim, dt);
 }
 Tensor Tensor::mean() const { return ditto::mean(*this); }
-Tensor Tensor::mean(const Shape& dims, bool keepdim) const { return ditto::mean(*this, dims, keepdim); }
+Tensor Tensor::mean(const DimList& dims, bool keepdim) const { return ditto::mean(*this, dims, keepdim); }
+Tensor Tensor::amax(const DimList& dims, bool keepdim) const { return ditto::amax(*this, dims, keepdim); }
+Tensor Tensor::amin(const DimList& dims, bool keepdim) const { return ditto::amin(*this, dims, keepdim); }
 Tensor Tensor::prod() const { return ditto::prod(*this); }
 Tensor Tensor::prod(int64_t dim, bool keepdim) const { return ditto::prod(*this, dim, keepdim); }
 Tensor Tensor::max() const { return ditto::max(*this); }
@@ -251,8 +253,8 @@ std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return 
 std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return ditto::min(*this, dim, keepdim); }
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return ditto::argmax(*this, dim, keepdim); }
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return ditto::argmin(*this, dim, keepdim); }
-Tensor Tensor::var(const Shape& dims, bool unbiased, bool keepdim) const { return ditto::var(*this, dims, unbiased, keepdim); }
-Tensor Tensor::std(const Shape& dims, bool unbiased, bool keepdim) const { return ditto::std(*this, dims, unbiased, keepdim); }
+Tensor Tensor::var(const DimList& dims, bool unbiased, bool keepdim) const { return ditto::var(*this, dims, unbiased, keepdim); }
+Tensor Tensor::std(const DimList& dims, bool unbiased, bool keepdim) const { return ditto::std(*this, dims, unbiased, keepdim); }
 Tensor Tensor::softmax(int64_t dim) const { return ditto::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return ditto::log_softmax(*this, dim); }
 Tensor Tensor::matmul(const Tensor& o) const { return ditto::matmul(*this, o); }
@@ -281,7 +283,7 @@ std::string Tensor::to_string() const {
   const Tensor c = contiguous();
   cpu::dispatch_dtype(dtype(), [&]<class T>() {
     const T* p = static_cast<const T*>(c.raw_data());
-    for (int64_t i = 0; i < c.numel(); ++i) {
+    for (int64_t i = 0, n = c.numel(); i < n; ++i) {
       if constexpr (std::is_floating_point_v<T>) d.floats.push_back(static_cast<double>(p[i]));
       else d.ints.push_back(static_cast<int64_t>(p[i]));
     }

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "ditto/ops.h"
 #include "ditto/random.h"
 #include "ditto/tensor.h"
 
@@ -16,16 +17,18 @@ namespace functional {
 
 // x @ weight^T + bias (bias optional): addmm for 2-D input, matmul otherwise.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
-Tensor relu(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor softmax(const Tensor& x, int64_t dim);
-Tensor log_softmax(const Tensor& x, int64_t dim);
+// The activations are ditto's own functions, named here too (one declaration, so that with
+// `using namespace ditto; using namespace ditto::nn::functional;` relu(x) is not ambiguous).
+using ditto::log_softmax;
+using ditto::relu;
+using ditto::sigmoid;
+using ditto::softmax;
+using ditto::tanh;
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 
 
 // GELU: approximate "none" (exact, x * Phi(x) with erf) or "tanh".
-Tensor gelu(const Tensor& x, std::string_view approximate = "none");
+using ditto::gelu;
 // Zeroes each element with probability p and scales the others by 1/(1-p). The mask is drawn as
 // PyTorch draws it (noise.bernoulli_(1-p) on a tensor of x's dtype), so a seed gives its bits.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
