@@ -544,10 +544,10 @@ std::vector<Entry> corpus() {
                                                      r.input({33, 40}), reduce, include_self));
       }
   });
-  // The fast kernels (atomic adds, racing writes) give the same bits when no two writes meet:
-  // unique indices, deterministic mode off.
+  // The index-put family on unique indices and strided inputs (its duplicate-index order is
+  // tested against sequential references in test_determinism.cpp).
   add(
-      "fast_scatter_kernels_unique_indices",
+      "scatter_kernels_unique_indices",
       {"index_add_", "index_put_.accumulate", "put_.accumulate", "index_copy_", "index_put_", "put_"},
       [](Run& r) {
         const Tensor rows = randperm(300).slice(0, 0, 200), flat = randperm(129 * 300).slice(0, 0, 3000);

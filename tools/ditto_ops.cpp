@@ -5,6 +5,7 @@
 //   ditto-ops [--format markdown|json]
 //   ditto-ops --check-doc docs/determinism.md
 //   ditto-ops --update-doc docs/determinism.md
+//   ditto-ops --exemptions LOG   (the ops a program exempted: DITTO_EXEMPTION_LOG=LOG ./program)
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -232,10 +233,40 @@ std::string regenerated(const std::string& doc, const std::string& path, const s
   return doc.substr(0, start) + "\n\n" + body + "\n" + doc.substr(e);
 }
 
+// The ops named in an exemption log (DITTO_EXEMPTION_LOG, one name a line, written by
+// ditto::AllowNondeterministic), with what the guard changes for each in deterministic mode.
+std::string exemptions(const std::string& log) {
+  std::ostringstream out;
+  out << "| exempted | op | device | kernel under the guard | class | without the guard, in deterministic mode |\n"
+      << "|---|---|---|---|---|---|\n";
+  std::istringstream in(log);
+  for (std::string name; std::getline(in, name);) {
+    if (name.empty()) continue;
+    bool found = false;
+    for (const OpEntry& op : ops::all_ops()) {
+      const std::string n = op.name;
+      if (n != name && n.rfind(name + ".", 0) != 0) continue;
+      found = true;
+      for (Device dev : devices_of(op)) {
+        const Choice c = choice(op, dev);
+        if (!c.first) continue;
+        const std::string without = c.deterministic == c.first ? "the same kernel"
+                                    : c.deterministic          ? std::string("switches to ") + c.deterministic->impl
+                                                               : "refused";
+        out << "| `" << name << "` | `" << n << "` | " << device_name(dev) << " | " << c.first->impl << " | "
+            << (c.first->determinism == Determinism::Deterministic ? "deterministic" : "nondeterministic") << " | "
+            << without << " |\n";
+      }
+    }
+    if (!found) out << "| `" << name << "` | not an op of this build | | | | |\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string format = "markdown", check, update;
+  std::string format = "markdown", check, update, exempted;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -245,14 +276,19 @@ int main(int argc, char** argv) {
     if (a == "--format") format = value();
     else if (a == "--check-doc") check = value();
     else if (a == "--update-doc") update = value();
+    else if (a == "--exemptions") exempted = value();
     else if (a == "--help" || a == "-h") {
-      std::cout << "usage: ditto-ops [--format markdown|json] [--check-doc FILE | --update-doc FILE]\n";
+      std::cout << "usage: ditto-ops [--format markdown|json] [--check-doc FILE | --update-doc FILE | --exemptions LOG]\n";
       return 0;
     } else {
       die("unknown argument '" + a + "' (try --help)");
     }
   }
   if (format != "markdown" && format != "json") die("--format must be markdown or json, got '" + format + "'");
+  if (!exempted.empty()) {
+    std::cout << exemptions(read(exempted));
+    return 0;
+  }
   const std::vector<Row> rs = rows();
   if (!check.empty() || !update.empty()) {
     const std::string path = check.empty() ? update : check;

@@ -2,10 +2,13 @@
 // Deterministic mode, as torch.use_deterministic_algorithms. The state is process-wide and safe
 // to read and change from any thread. The op table declares each kernel's determinism class;
 // the dispatcher, and nothing else, enforces the mode (docs/determinism.md lists every op).
+#include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace ditto {
 
@@ -49,5 +52,29 @@ class DeterministicGuard {
  private:
   bool mode_, warn_only_, fill_;
 };
+
+// Lets only the named ops run their nondeterministic kernel, silently, while the guard lives and
+// only on the thread that made it; every other op is still switched, refused or warned about as
+// the mode says, and other threads see no exemption. (PyTorch users ask for this: issues
+// #126164, #83392, #72831.) Names are the op table's (`ditto-ops` lists them); a name also
+// covers its variants ("put_" covers "put_.accumulate"). An unknown name throws ditto::Error.
+// Guards nest; each restores the thread's list on exit, also by exception.
+//   ditto::AllowNondeterministic guard({"max_unpooling2d_forward_out"});
+// With the environment variable DITTO_EXEMPTION_LOG set to a path, each name a guard of the
+// process asks for is appended to that file once; `ditto-ops --exemptions PATH` lists them.
+class AllowNondeterministic {
+ public:
+  AllowNondeterministic(std::initializer_list<std::string_view> ops);
+  explicit AllowNondeterministic(const std::vector<std::string>& ops);
+  ~AllowNondeterministic();
+  AllowNondeterministic(const AllowNondeterministic&) = delete;
+  AllowNondeterministic& operator=(const AllowNondeterministic&) = delete;
+
+ private:
+  std::size_t restore_;  // the length of the thread's list before this guard
+};
+
+// Every name an AllowNondeterministic guard of this process has asked for, in first-use order.
+std::vector<std::string> requested_nondeterministic_exemptions();
 
 }  // namespace ditto

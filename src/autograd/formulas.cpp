@@ -4,6 +4,7 @@
 
 #include "ditto/factory.h"
 #include "ditto/ops.h"
+#include "ops/common.h"
 
 namespace ditto::autograd::formulas {
 namespace {
@@ -196,11 +197,11 @@ DITTO_FORMULA(cat) {  // ints = {dim, len0, len1, ...}
 }
 DITTO_FORMULA(index_select) {  // tensors: index; ints: dim
   Tensor r = zeros(s.shapes[0], g[0].dtype());
-  return {index_add(r, s.ints[0], s.tensors[0], g[0])};
+  return {detail::index_add_checked_index(r, s.ints[0], s.tensors[0], g[0])};
 }
 DITTO_FORMULA(gather) {  // tensors: index; ints: dim
   Tensor r = zeros(s.shapes[0], g[0].dtype());
-  return {scatter_add(r, s.ints[0], s.tensors[0], g[0])};
+  return {detail::scatter_add_checked_index(r, s.ints[0], s.tensors[0], g[0])};
 }
 DITTO_FORMULA(index_add) {  // self, source: tensors index; ints: dim; scalars: alpha
   Tensor gs = g[0].index_select(s.ints[0], s.tensors[0]);

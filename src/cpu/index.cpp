@@ -1,4 +1,6 @@
 // Joining and indexing kernels. Indices were checked by the public ops.
+#include <cstring>
+
 #include "cpu/loops.h"
 #include "ops/kernels.h"
 
@@ -21,34 +23,24 @@ void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor
   with_index(index, [&]<class I>() {
     const Tensor idx = index.contiguous();
     const I* ip = idx.data_ptr<I>();
-    for (int64_t k = 0; k < n; ++k) copy(views::select(out, dim, k), views::select(in, dim, ip[k]));
-  });
-}
-
-void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
-  with_index(index, [&]<class I>() {
-    dispatch_dtype(in.dtype(), [&]<class T>() {
-      const Shape& sz = out.sizes();
-      const int64_t nd = out.dim();
-      const int64_t n = out.numel();
-      const T* src = in.data_ptr<T>();
-      T* dst = out.data_ptr<T>();  // out is contiguous
-      const I* ip = static_cast<const I*>(index.raw_data());
-      detail::parallel_for(n, 4, [&](int64_t b, int64_t e) {
-        Shape pos(nd);
-        for (int64_t flat = b; flat < e; ++flat) {
-          int64_t r = flat;
-          for (int64_t d = nd - 1; d >= 0; --d) {
-            pos[d] = r % sz[d];
-            r /= sz[d];
-          }
-          int64_t ioff = 0, soff = 0;
-          for (int64_t d = 0; d < nd; ++d) ioff += pos[d] * index.stride(d);
-          const int64_t j = static_cast<int64_t>(ip[ioff]);
-          for (int64_t d = 0; d < nd; ++d) soff += (d == dim ? j : pos[d]) * in.stride(d);
-          dst[flat] = src[soff];
-        }
-      });
+    if (!in.is_contiguous()) {  // strided input: one strided copy per selected slice
+      for (int64_t k = 0; k < n; ++k) copy(views::select(out, dim, k), views::select(in, dim, ip[k]));
+      return;
+    }
+    // in as (A, N, B) rows around dim, out (contiguous) as (A, n, B): out row (a, k) is in row
+    // (a, ip[k]); every output row is written once.
+    int64_t A = 1, B = 1;
+    for (int64_t d = 0; d < dim; ++d) A *= in.size(d);
+    for (int64_t d = dim + 1; d < in.dim(); ++d) B *= in.size(d);
+    const int64_t N = in.size(dim);
+    const std::size_t row = static_cast<std::size_t>(B) * in.element_size();
+    const char* src = static_cast<const char*>(in.raw_data());
+    char* dst = static_cast<char*>(out.raw_data());
+    detail::parallel_for(A * n, B, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t a = t / n, j = static_cast<int64_t>(ip[t % n]);
+        std::memcpy(dst + static_cast<std::size_t>(t) * row, src + static_cast<std::size_t>(a * N + j) * row, row);
+      }
     });
   });
 }

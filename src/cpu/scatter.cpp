@@ -1,12 +1,11 @@
-// Scatter-style kernels (several inputs may land on one output element). The Deterministic ones
-// own their outputs: each element is written by one task, in index order (Note [Scatter lines];
-// rows_ordered), so the bits depend only on the inputs. The Nondeterministic ones (atomic adds,
-// racing writes) exist only for ops whose PyTorch CPU kernel races as well (op_table.def's
-// policy); the dispatcher picks between them (ops/dispatch.h). Indices were checked by the public
-// ops; racing writes go through relaxed atomics, so a race is never undefined behaviour.
+// gather and the scatter-style kernels (several inputs may land on one output element). Every
+// kernel owns its outputs: each element is written by one task, in index order (Note [Scatter
+// lines]; rows_ordered), so the bits depend only on the inputs, with or without deterministic
+// mode. (Racing and atomic kernels for index_copy_, index_put_ and put_, as PyTorch's CPU has,
+// were measured slower than these on every workload of bench/README.md and were removed.)
+// Indices were checked by the public ops.
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -24,20 +23,6 @@ inline T plain_add(T a, T b) {
   else if constexpr (std::is_integral_v<T>)  // wraps like the other integer ops, no UB
     return static_cast<T>(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
   else return a + b;
-}
-
-template <class T>
-inline void atomic_add(T& dst, T v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    if (v) std::atomic_ref<bool>(dst).store(true, std::memory_order_relaxed);
-  } else {
-    std::atomic_ref<T>(dst).fetch_add(v, std::memory_order_relaxed);  // integers wrap
-  }
-}
-
-template <class T>
-inline void racing_store(T& dst, T v) {
-  std::atomic_ref<T>(dst).store(v, std::memory_order_relaxed);
 }
 
 // Runs f on a contiguous tensor holding self's values, then writes them back if it was a copy.
@@ -62,7 +47,7 @@ Rows rows_of(const Tensor& self, int64_t dim) {
   return r;
 }
 
-enum class RowOp { AtomicAdd, RacingStore, Add, Store };
+enum class RowOp { Add, Store };
 
 // The setup both row kernels share: self made contiguous (written back after), source and
 // index contiguous; then body<T>(dst, src, ip, r, n) with the row geometry and n = index length.
@@ -81,36 +66,17 @@ void with_rows(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
   });
 }
 
-// Fast path: every (a, k) pair is an independent task; tasks that hit the same row race.
-template <RowOp op>
-void rows_parallel(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  with_rows(self, dim, index, source, [&]<class T>(T* dst, const T* src, const auto* ip, const Rows& r, int64_t n) {
-    detail::parallel_for(r.A * n, r.B, [&](int64_t b, int64_t e) {
-      int64_t a = b / n, k = b % n;  // task t = (a, k), stepped without a division per task
-      for (int64_t t = b; t < e; ++t) {
-        T* d = dst + (a * r.N + static_cast<int64_t>(ip[k])) * r.B;
-        const T* s = src + (a * n + k) * r.B;
-        for (int64_t i = 0; i < r.B; ++i) {
-          if constexpr (op == RowOp::AtomicAdd) atomic_add(d[i], s[i]);
-          else racing_store(d[i], s[i]);
-        }
-        if (++k == n) {
-          k = 0;
-          ++a;
-        }
-      }
-    });
-  });
-}
-
 // Owner computes: destination rows (a, j) are split among threads and each thread walks k in
 // increasing order, applying only the updates to rows it owns. Every row therefore sees its
 // updates in index order (adds in that order; the last write wins), whatever the thread count.
 template <RowOp op>
 void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   with_rows(self, dim, index, source, [&]<class T>(T* dst, const T* src, const auto* ip, const Rows& r, int64_t n) {
-    const int64_t cost = n * r.B / (r.N > 0 ? r.N : 1) + 1;
-    detail::parallel_for(r.A * r.N, cost, [&](int64_t b, int64_t e) {
+    // Rows narrower than kMinRow run on one thread: every thread would scan the whole index for
+    // a few elements per update, which measured slower on 2 threads than on 1.
+    constexpr int64_t kMinRow = 16;
+    if (r.A * r.N == 0 || n == 0) return;
+    const auto body = [&](int64_t b, int64_t e) {
       for (int64_t a = b / r.N; a <= (e - 1) / r.N; ++a) {
         const int64_t jb = a == b / r.N ? b % r.N : 0;
         const int64_t je = a == (e - 1) / r.N ? (e - 1) % r.N + 1 : r.N;
@@ -120,11 +86,8 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
           if constexpr (op == RowOp::Add) d = plain_add(d, s);
           else d = s;
         };
-        if (r.B == 1) {  // one element per row (1-D self, put_): no inner loop
-          for (int64_t k = 0; k < n; ++k) {
-            const int64_t j = static_cast<int64_t>(ip[k]);
-            if (j >= jb && j < je) apply(drow[j], srow[k]);
-          }
+        if (r.B == 1 && jb == 0 && je == r.N) {  // one element per row (1-D self, put_), all rows
+          for (int64_t k = 0; k < n; ++k) apply(drow[ip[k]], srow[k]);
           continue;
         }
         for (int64_t k = 0; k < n; ++k) {
@@ -135,7 +98,9 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
           for (int64_t i = 0; i < r.B; ++i) apply(d[i], s[i]);
         }
       }
-    });
+    };
+    if (r.B < kMinRow) body(0, r.A * r.N);
+    else detail::parallel_for(r.A * r.N, n * r.B / (r.N > 0 ? r.N : 1) + 1, body);
   });
 }
 
@@ -144,14 +109,13 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
 // scatter_add_ and scatter_reduce see index as lines: positions that differ only in their
 // coordinate k along dim. A line's updates land in self's line with the same other coordinates,
 // so two lines never touch one element, and inside a line the positions are taken in increasing
-// k, which is the row-major order of the serial definition for every element of self. Lines are
-// owned by tasks. When dim is not the last dim, a task owns a block of lines side by side along
-// the last dim and walks k outside, the block inside (so memory is read in runs, as PyTorch's
-// kernel does); each line still sees its k in increasing order. When there are fewer blocks than
-// threads, the destinations along dim are also cut into parts: the task owning a part scans the
-// whole block and applies only the updates that land in its part. Every element therefore sees
-// its updates in the serial order whatever the thread count or the cut: the same bits as
-// PyTorch's CPU kernel, which walks each line serially too.
+// k, which is the row-major order of the serial definition for every element of self. Tasks own
+// blocks of lines side by side along the last dim (when it is not dim) and walk k outside, the
+// block inside, so memory is read in runs, as PyTorch's kernel does; each line still sees its k
+// in increasing order, whatever the thread count or the blocking: the same bits as PyTorch's CPU
+// kernel, which walks each line serially too. A single line (a 1-D index) runs on one thread.
+// (Cutting a line's destinations among threads, each scanning the whole line, was measured
+// slower on 2 threads than on 1: bench/README.md, "Scatter-style ops".)
 struct Lines {
   int64_t n = 1;     // positions per line (index.size(dim))
   int64_t size = 1;  // self.size(dim): the destinations of a line
@@ -160,11 +124,13 @@ struct Lines {
   std::array<int64_t, 3> side{0, 0, 0};  // strides along the last dim (between lines of a block)
 };
 
-// f(L, offsets of the block's first line {index, src, self}, w, jb, je) for each task: the block
-// holds lines [0, w) at L.side apart; f applies the updates whose destination along dim lies in
-// [jb, je), k outside and the block's lines inside.
+// f(L, offsets of the block's first line {index, src, self}, w, kb, ke) for each task: the block
+// holds lines [0, w) at L.side apart; f applies their updates for k in [kb, ke), k outside and the
+// block's lines inside. Scatters get every k in one task; split_k (gather, whose outputs are all
+// distinct) also cuts k into ranges when there are fewer blocks than threads.
 template <class F>
-void for_each_line_block(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, F f) {
+void for_each_line_block(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, F f,
+                         bool split_k = false) {
   constexpr int64_t kBlock = 512;  // lines per block at most
   const int64_t nd = index.dim();
   const std::array<const Tensor*, 3> ts{&index, &src, &self};
@@ -183,15 +149,16 @@ void for_each_line_block(const Tensor& self, int64_t dim, const Tensor& index, c
     }
   }
   if (outer == 0 || L.width == 0 || L.n == 0) return;
-  const int64_t blocks_per_row = (L.width + kBlock - 1) / kBlock;
-  const int64_t blocks = outer * blocks_per_row;
+  // blocks of at most kBlock lines, narrower when that gives every thread a block
   const int threads = detail::num_threads();
-  const int64_t parts =
-      blocks >= threads ? 1 : std::max<int64_t>(1, std::min<int64_t>(L.size, (threads + blocks - 1) / blocks));
-  detail::parallel_for(blocks * parts, L.n * std::min(L.width, kBlock) + 1, [&](int64_t b, int64_t e) {
+  const int64_t bw = std::min(kBlock, std::max<int64_t>(1, (L.width + threads - 1) / threads));
+  const int64_t blocks_per_row = (L.width + bw - 1) / bw;
+  const int64_t blocks = outer * blocks_per_row;
+  const int64_t kparts = split_k && blocks < threads ? std::min<int64_t>(L.n, (threads + blocks - 1) / blocks) : 1;
+  detail::parallel_for(blocks * kparts, (L.n + kparts - 1) / kparts * bw + 1, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
-      const int64_t block = t / parts, part = t % parts;
-      const int64_t row = block / blocks_per_row, c0 = (block % blocks_per_row) * kBlock;
+      const int64_t block = t / kparts, kpart = t % kparts;
+      const int64_t row = block / blocks_per_row, c0 = (block % blocks_per_row) * bw;
       std::array<int64_t, 3> off{0, 0, 0};
       for (int k = 0; k < 3; ++k) off[k] = c0 * L.side[k];
       for (int64_t d = last - 1, r = row; d >= 0; --d) {
@@ -200,7 +167,7 @@ void for_each_line_block(const Tensor& self, int64_t dim, const Tensor& index, c
         r /= index.size(d);
         for (int k = 0; k < 3; ++k) off[k] += p * ts[k]->stride(d);
       }
-      f(L, off, std::min(kBlock, L.width - c0), part * L.size / parts, (part + 1) * L.size / parts);
+      f(L, off, std::min(bw, L.width - c0), kpart * L.n / kparts, (kpart + 1) * L.n / kparts);
     }
   });
 }
@@ -252,21 +219,38 @@ void divide_by_count(T* dst, const std::vector<int64_t>& count) {
 
 }  // namespace
 
-// Nondeterministic: parallel over (slice, k) with atomic adds.
-void index_add_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  rows_parallel<RowOp::AtomicAdd>(self, dim, index, source);
-}
-// Deterministic: owner computes, adds in increasing k.
+// Owner computes, adds in increasing k (index_add_, index_put_ and put_ with accumulate).
 void index_add_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   rows_ordered<RowOp::Add>(self, dim, index, source);
 }
-// Nondeterministic: parallel writes; with duplicate indices the winner depends on timing.
-void index_copy_racing(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  rows_parallel<RowOp::RacingStore>(self, dim, index, source);
-}
-// Deterministic: owner computes in increasing k, so the last duplicate wins (PyTorch's serial path).
+// Owner computes in increasing k, so the last duplicate wins (PyTorch's serial path).
 void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   rows_ordered<RowOp::Store>(self, dim, index, source);
+}
+
+// out[... k ...] = in[... index[... k ...] ...] along dim: the lines of Note [Scatter lines],
+// read in runs; every output element is written once, so k is cut among threads too.
+void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  with_index(index, [&]<class I>() {
+    dispatch_dtype(in.dtype(), [&]<class T>() {
+      const T* src = static_cast<const T*>(in.raw_data());
+      T* dst = static_cast<T*>(out.raw_data());
+      const I* ip = static_cast<const I*>(index.raw_data());
+      for_each_line_block(in, dim, index, out, [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t w,
+                                                   int64_t kb, int64_t ke) {
+        const I* il = ip + off[0];
+        T* ol = dst + off[1];
+        const T* sl = src + off[2];
+        const int64_t is = L.step[0], ic = L.side[0], os = L.step[1], oc = L.side[1], ss = L.step[2], sc = L.side[2];
+        if (w == 1) {  // dim is the last dim: one line
+          for (int64_t k = kb; k < ke; ++k) ol[k * os] = sl[static_cast<int64_t>(il[k * is]) * ss];
+          return;
+        }
+        for (int64_t k = kb; k < ke; ++k)
+          for (int64_t c = 0; c < w; ++c) ol[k * os + c * oc] = sl[static_cast<int64_t>(il[k * is + c * ic]) * ss + c * sc];
+      }, /*split_k=*/true);
+    });
+  });
 }
 
 // Deterministic: owner computes over lines, in index order (Note [Scatter lines]).
@@ -285,31 +269,39 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
       const int64_t* ip = static_cast<const int64_t*>(index.raw_data());
       std::vector<int64_t> count;
       if (reduce == ScatterReduction::Mean) count.assign(static_cast<std::size_t>(out.numel()), include_self ? 1 : 0);
-      for_each_line_block(out, dim, index, src, [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t w,
-                                                    int64_t jb, int64_t je) {
-        const int64_t* il = ip + off[0];
-        const int64_t is = L.step[0], ic = L.side[0];
-        const T* sl = sp + off[1];
-        const int64_t ss = L.step[1], sc = L.side[1];
-        T* dl = dst + off[2];
-        const int64_t ds = L.step[2], dc = L.side[2];
-        if (!include_self) {  // positions that receive a value start from the identity
-          const T init = reduce_identity<T>(reduce);
-          for (int64_t k = 0; k < L.n; ++k)
-            for (int64_t c = 0; c < w; ++c) {
-              const int64_t j = il[k * is + c * ic];
-              if (j >= jb && j < je) dl[j * ds + c * dc] = init;
-            }
-        }
-        for (int64_t k = 0; k < L.n; ++k)
-          for (int64_t c = 0; c < w; ++c) {
-            const int64_t j = il[k * is + c * ic];
-            if (j < jb || j >= je) continue;
-            const int64_t o = j * ds + c * dc;
-            dl[o] = combine(reduce, dl[o], sl[k * ss + c * sc]);
-            if (!count.empty()) ++count[static_cast<std::size_t>(off[2] + o)];
+      auto run = [&]<ScatterReduction R>() {  // the reduction fixed at compile time
+        int64_t* cnt = R == ScatterReduction::Mean ? count.data() : nullptr;
+        for_each_line_block(out, dim, index, src, [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t w,
+                                                      int64_t, int64_t) {
+          const int64_t* il = ip + off[0];
+          const int64_t is = L.step[0], ic = L.side[0];
+          const T* sl = sp + off[1];
+          const int64_t ss = L.step[1], sc = L.side[1];
+          T* dl = dst + off[2];
+          const int64_t ds = L.step[2], dc = L.side[2];
+          if (!include_self) {  // positions that receive a value start from the identity
+            const T init = reduce_identity<T>(R);
+            for (int64_t k = 0; k < L.n; ++k)
+              for (int64_t c = 0; c < w; ++c) dl[il[k * is + c * ic] * ds + c * dc] = init;
           }
-      });
+          auto update = [&](int64_t o, T v) {
+            dl[o] = combine(R, dl[o], v);
+            if constexpr (R == ScatterReduction::Mean) ++cnt[off[2] + o];
+          };
+          if (w == 1) {  // dim is the last dim: one line, walked along k
+            for (int64_t k = 0; k < L.n; ++k) update(il[k * is] * ds, sl[k * ss]);
+            return;
+          }
+          for (int64_t k = 0; k < L.n; ++k)
+            for (int64_t c = 0; c < w; ++c) update(il[k * is + c * ic] * ds + c * dc, sl[k * ss + c * sc]);
+        });
+      };
+      switch (reduce) {
+        case ScatterReduction::Sum: run.template operator()<ScatterReduction::Sum>(); break;
+        case ScatterReduction::Mean: run.template operator()<ScatterReduction::Mean>(); break;
+        case ScatterReduction::Amax: run.template operator()<ScatterReduction::Amax>(); break;
+        case ScatterReduction::Amin: run.template operator()<ScatterReduction::Amin>(); break;
+      }
       if (!count.empty()) divide_by_count(dst, count);
     });
   });

@@ -45,7 +45,7 @@ void check_nll_args(const Tensor& input, const Tensor& target, const Tensor& wei
               detail::shape_str(weight.sizes()));
   const Tensor t = target.contiguous();
   const int64_t* p = t.data_ptr<int64_t>();
-  for (int64_t i = 0; i < t.numel(); ++i)
+  for (int64_t i = 0, n = t.numel(); i < n; ++i)
     if (p[i] != ignore_index)
       DITTO_CHECK(p[i] >= 0 && p[i] < C, "nll_loss", "target ", p[i], " is out of bounds for ", C, " classes");
 }

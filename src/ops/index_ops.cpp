@@ -1,4 +1,6 @@
 // Public joining and indexing ops: every index is checked before a kernel runs.
+#include <atomic>
+
 #include "autograd/graph.h"
 #include "cpu/loops.h"
 #include "ops/common.h"
@@ -17,7 +19,18 @@ void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* o
   cpu::dispatch_dtype(idx.dtype(), [&]<class I>() {
     if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
       const I* p = idx.data_ptr<I>();
-      for (int64_t i = 0; i < idx.numel(); ++i)
+      const int64_t n = idx.numel();
+      // one branch-free pass, in parallel (unsigned compare: negatives are huge); the first bad
+      // index is looked for only when there is one
+      std::atomic<bool> any_bad{false};
+      detail::parallel_for(n, 1, [&](int64_t b, int64_t e) {
+        bool bad = false;
+        for (int64_t i = b; i < e; ++i)
+          bad |= static_cast<uint64_t>(static_cast<int64_t>(p[i])) >= static_cast<uint64_t>(size);
+        if (bad) any_bad.store(true, std::memory_order_relaxed);
+      });
+      if (!any_bad.load()) return;
+      for (int64_t i = 0; i < n; ++i)
         if (p[i] < 0 || p[i] >= size)
           fail(op, "index ", static_cast<int64_t>(p[i]), " is out of bounds for dimension ", dim, " with size ", size);
     }
@@ -111,7 +124,8 @@ Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; 
 
 // PyTorch's gather_shape_check and scatter_shape_check (src null for gather), for a non-empty
 // index: int64, self's rank, no larger than self apart from dim and no larger than src.
-void check_scatter_gather(const char* op, const Tensor& self, int64_t d, const Tensor& index, const Tensor* src) {
+void check_scatter_gather(const char* op, const Tensor& self, int64_t d, const Tensor& index, const Tensor* src,
+                          bool index_values = true) {
   if (index.dtype() != kInt64) fail(op, "Expected dtype int64 for index, got ", dtype_name(index.dtype()));
   const int64_t nd = nonempty_dim(self);
   if (nonempty_dim(index) != nd)
@@ -129,7 +143,7 @@ void check_scatter_gather(const char* op, const Tensor& self, int64_t d, const T
            " to be smaller than self ", shape_str(self.sizes()), " apart from dimension ", d);
     }
   }
-  check_indices(index, nonempty_size(self, d), d, op);
+  if (index_values) check_indices(index, nonempty_size(self, d), d, op);
 }
 }  // namespace
 
@@ -153,7 +167,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 namespace {
-void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source) {
+void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source, bool index_values) {
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
     fail("index_add_", "expected dtype int32 or int64 for index, got ", dtype_name(index.dtype()));
   if (index.dim() > 1) fail("index_add_", "index must be 0-D or 1-D, got ", index.dim(), "-D");
@@ -174,17 +188,19 @@ void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const T
         fail("index_add_", "source ", shape_str(source.sizes()), " and self ", shape_str(self.sizes()),
              " differ at dimension ", k);
   }
-  check_indices(index, self.dim() == 0 ? 1 : self.size(d), d, "index_add_");
+  if (index_values) check_indices(index, self.dim() == 0 ? 1 : self.size(d), d, "index_add_");
 }
 
 }  // namespace
 
-Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+namespace {
+Tensor index_add_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                      bool check_index_values) {
   detail::check_defined(self, "index_add_");
   detail::check_defined(index, "index_add_", "index");
   detail::check_defined(source, "index_add_", "source");
   const int64_t d = detail::wrap_dim(dim, self.dim(), "index_add_");
-  check_index_add(self, d, index, source);
+  check_index_add(self, d, index, source, check_index_values);
   Tensor out = self.detach().clone();
   Tensor src = source;
   if (alpha.to_double() != 1.0) {
@@ -201,12 +217,17 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   }
   return out;
 }
+}  // namespace
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  return index_add_impl(self, dim, index, source, alpha, true);
+}
 
 namespace {
 // scatter_add and scatter_reduce: checks, then the kernel on self's clone (0-dim tensors run as
 // 1-D), then autograd. An empty index returns self unchanged; only src's dtype is checked then.
 Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                      ScatterReduction r, bool include_self, bool reduce_op) {
+                      ScatterReduction r, bool include_self, bool reduce_op, bool check_index_values = true) {
   detail::check_defined(self, op);
   detail::check_defined(index, op, "index");
   detail::check_defined(src, op, "src");
@@ -217,7 +238,7 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
   if (self.dtype() == kBool && r == ScatterReduction::Mean) fail(op, "reduce='mean' is not implemented for bool");
   Tensor used = src;
   if (index.numel() > 0) {
-    check_scatter_gather(op, self, d, index, &src);
+    check_scatter_gather(op, self, d, index, &src, check_index_values);
     // only src's first index.size(k) entries along each dim take part
     used = at_least_1d(src);
     for (int64_t k = 0; k < used.dim(); ++k)
@@ -284,5 +305,15 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
   storage()->bump_version();
   return autograd::rebase_history(*this, r, "scatter_add_"), *this;
 }
+
+namespace detail {
+// The backward passes of gather and index_select: their index was checked by the forward.
+Tensor scatter_add_checked_index(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_common("scatter_add_", self, dim, index, src, ScatterReduction::Sum, true, false, false);
+}
+Tensor index_add_checked_index(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return index_add_impl(self, dim, index, source, 1, false);
+}
+}  // namespace detail
 
 }  // namespace ditto

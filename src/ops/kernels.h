@@ -153,15 +153,13 @@ void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor&
 // index.cpp
 void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
 void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+// scatter.cpp: gather and the scatter-style kernels, each of which owns its outputs (Note
+// [Scatter lines]; rows in index order), so their results depend only on the inputs.
 void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
-// scatter.cpp: the scatter-style kernels. Deterministic ones own their outputs (Note [Scatter
-// lines]); the racing and atomic ones serve only the ops whose PyTorch CPU kernel races too.
 void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
                     bool include_self);
-void index_add_atomic(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 void index_add_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
-void index_copy_racing(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 // conv.cpp
 void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args);

@@ -1,7 +1,7 @@
 // Public scatter-style ops whose PyTorch CPU kernels race: index_copy, index_put, put. Several
-// inputs may land on one output element; each has a deterministic kernel, and a racing one where
-// the table lists it (op_table.def); the dispatcher picks. Every index is checked here, before a
-// kernel runs. scatter_add and scatter_reduce are in index_ops.cpp.
+// inputs may land on one output element; ditto's kernels own their outputs, so duplicates resolve
+// in index order (op_table.def). Every index is checked here, before a kernel runs. scatter_add
+// and scatter_reduce are in index_ops.cpp.
 #include "autograd/graph.h"
 #include "cpu/loops.h"
 #include "ops/common.h"
@@ -23,7 +23,7 @@ Tensor checked_index(const Tensor& index, int64_t size, bool allow_negative, Bad
   cpu::dispatch_dtype(idx.dtype(), [&]<class I>() {
     if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
       const I* p = idx.data_ptr<I>();
-      for (int64_t i = 0; i < idx.numel(); ++i) {
+      for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
         const int64_t v = static_cast<int64_t>(p[i]);
         if (v >= size || v < (allow_negative ? -size : 0)) bad(v);
         o[i] = v < 0 ? v + size : v;
@@ -123,7 +123,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
     const Tensor m = index.contiguous();
     const bool* p = m.data_ptr<bool>();
     std::vector<int64_t> pos;
-    for (int64_t i = 0; i < m.numel(); ++i)
+    for (int64_t i = 0, n = m.numel(); i < n; ++i)
       if (p[i]) pos.push_back(i);
     lin = detail::new_tensor({static_cast<int64_t>(pos.size())}, kInt64, op);
     std::copy(pos.begin(), pos.end(), lin.data_ptr<int64_t>());
