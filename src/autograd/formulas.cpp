@@ -201,7 +201,7 @@ DITTO_FORMULA(index_select) {  // tensors: index; ints: dim
 }
 DITTO_FORMULA(gather) {  // tensors: index; ints: dim
   Tensor r = zeros(s.shapes[0], g[0].dtype());
-  return {detail::scatter_add_checked_index(r, s.ints[0], s.tensors[0], g[0])};
+  return {scatter_add(r, s.ints[0], s.tensors[0], g[0])};
 }
 DITTO_FORMULA(index_add) {  // self, source: tensors index; ints: dim; scalars: alpha
   Tensor gs = g[0].index_select(s.ints[0], s.tensors[0]);

@@ -3,9 +3,13 @@
 // lines]; rows_ordered), so the bits depend only on the inputs, with or without deterministic
 // mode. (Racing and atomic kernels for index_copy_, index_put_ and put_, as PyTorch's CPU has,
 // were measured slower than these on every workload of bench/README.md and were removed.)
-// Indices were checked by the public ops.
+// gather, scatter_add_ and scatter_reduce check their indices as they go (a compare beside the
+// load they make anyway, as PyTorch's kernels do): an index outside [0, size) is never used, and
+// the kernel returns false so that the public op reports it. The other kernels' indices were
+// checked by the public ops.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -23,6 +27,12 @@ inline T plain_add(T a, T b) {
   else if constexpr (std::is_integral_v<T>)  // wraps like the other integer ops, no UB
     return static_cast<T>(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
   else return a + b;
+}
+
+// i in [0, size), with one unsigned compare (negatives wrap to huge values).
+template <class I>
+inline bool in_range(I i, int64_t size) {
+  return static_cast<uint64_t>(static_cast<int64_t>(i)) < static_cast<uint64_t>(size);
 }
 
 // Runs f on a contiguous tensor holding self's values, then writes them back if it was a copy.
@@ -230,7 +240,8 @@ void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, co
 
 // out[... k ...] = in[... index[... k ...] ...] along dim: the lines of Note [Scatter lines],
 // read in runs; every output element is written once, so k is cut among threads too.
-void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+bool gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  std::atomic<bool> bad{false};
   with_index(index, [&]<class I>() {
     dispatch_dtype(in.dtype(), [&]<class T>() {
       const T* src = static_cast<const T*>(in.raw_data());
@@ -242,26 +253,35 @@ void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& inde
         T* ol = dst + off[1];
         const T* sl = src + off[2];
         const int64_t is = L.step[0], ic = L.side[0], os = L.step[1], oc = L.side[1], ss = L.step[2], sc = L.side[2];
+        bool out_of_range = false;
+        auto read = [&](I i, int64_t c) {  // an index outside [0, size) reads nothing and is reported
+          if (in_range(i, L.size)) return sl[static_cast<int64_t>(i) * ss + c * sc];
+          out_of_range = true;
+          return T{};
+        };
         if (w == 1) {  // dim is the last dim: one line
-          for (int64_t k = kb; k < ke; ++k) ol[k * os] = sl[static_cast<int64_t>(il[k * is]) * ss];
-          return;
+          for (int64_t k = kb; k < ke; ++k) ol[k * os] = read(il[k * is], 0);
+        } else {
+          for (int64_t k = kb; k < ke; ++k)
+            for (int64_t c = 0; c < w; ++c) ol[k * os + c * oc] = read(il[k * is + c * ic], c);
         }
-        for (int64_t k = kb; k < ke; ++k)
-          for (int64_t c = 0; c < w; ++c) ol[k * os + c * oc] = sl[static_cast<int64_t>(il[k * is + c * ic]) * ss + c * sc];
+        if (out_of_range) bad.store(true, std::memory_order_relaxed);
       }, /*split_k=*/true);
     });
   });
+  return !bad.load();
 }
 
 // Deterministic: owner computes over lines, in index order (Note [Scatter lines]).
-void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  scatter_reduce(self, dim, index, src, ScatterReduction::Sum, true);
+bool scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_reduce(self, dim, index, src, ScatterReduction::Sum, true);
 }
 
 // Deterministic: owner computes over lines, in index order (Note [Scatter lines]). self is
 // written in place; mean counts per element of a contiguous self.
-void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
+bool scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
                     bool include_self) {
+  std::atomic<bool> bad{false};
   on_contiguous(self, [&](const Tensor& out) {
     dispatch_dtype(out.dtype(), [&]<class T>() {
       T* dst = static_cast<T*>(out.raw_data());
@@ -279,21 +299,31 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
           const int64_t ss = L.step[1], sc = L.side[1];
           T* dl = dst + off[2];
           const int64_t ds = L.step[2], dc = L.side[2];
+          bool out_of_range = false;  // such an index is skipped and reported
           if (!include_self) {  // positions that receive a value start from the identity
             const T init = reduce_identity<T>(R);
             for (int64_t k = 0; k < L.n; ++k)
-              for (int64_t c = 0; c < w; ++c) dl[il[k * is + c * ic] * ds + c * dc] = init;
+              for (int64_t c = 0; c < w; ++c) {
+                const int64_t j = il[k * is + c * ic];
+                if (in_range(j, L.size)) dl[j * ds + c * dc] = init;
+              }
           }
-          auto update = [&](int64_t o, T v) {
+          auto update = [&](int64_t j, int64_t c, T v) {
+            if (!in_range(j, L.size)) {
+              out_of_range = true;
+              return;
+            }
+            const int64_t o = j * ds + c * dc;
             dl[o] = combine(R, dl[o], v);
             if constexpr (R == ScatterReduction::Mean) ++cnt[off[2] + o];
           };
           if (w == 1) {  // dim is the last dim: one line, walked along k
-            for (int64_t k = 0; k < L.n; ++k) update(il[k * is] * ds, sl[k * ss]);
-            return;
+            for (int64_t k = 0; k < L.n; ++k) update(il[k * is], 0, sl[k * ss]);
+          } else {
+            for (int64_t k = 0; k < L.n; ++k)
+              for (int64_t c = 0; c < w; ++c) update(il[k * is + c * ic], c, sl[k * ss + c * sc]);
           }
-          for (int64_t k = 0; k < L.n; ++k)
-            for (int64_t c = 0; c < w; ++c) update(il[k * is + c * ic] * ds + c * dc, sl[k * ss + c * sc]);
+          if (out_of_range) bad.store(true, std::memory_order_relaxed);
         });
       };
       switch (reduce) {
@@ -305,6 +335,7 @@ void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
       if (!count.empty()) divide_by_count(dst, count);
     });
   });
+  return !bad.load();
 }
 
 }  // namespace ditto::cpu

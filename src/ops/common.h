@@ -15,9 +15,8 @@ Tensor wrap_scalar(const Scalar& s, ScalarType dtype);
 // Normalised, sorted, unique dims; empty input means every dim.
 Shape reduce_dims(const Shape& dims, int64_t ndim, const char* op);
 void check_defined(const Tensor& t, const char* op, const char* what = "input");
-// scatter_add and index_add for an index whose values were checked already (the backward passes
-// of gather and index_select, which saved it): every other argument is still checked.
-Tensor scatter_add_checked_index(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// index_add for an index whose values were checked already (the backward of index_select, which
+// saved it): every other argument is still checked.
 Tensor index_add_checked_index(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 
 }  // namespace ditto::detail

@@ -123,9 +123,9 @@ int64_t nonempty_size(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.
 Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
 
 // PyTorch's gather_shape_check and scatter_shape_check (src null for gather), for a non-empty
-// index: int64, self's rank, no larger than self apart from dim and no larger than src.
-void check_scatter_gather(const char* op, const Tensor& self, int64_t d, const Tensor& index, const Tensor* src,
-                          bool index_values = true) {
+// index: int64, self's rank, no larger than self apart from dim and no larger than src. The
+// index values are checked by the kernels, which read them anyway (cpu/scatter.cpp).
+void check_scatter_gather(const char* op, const Tensor& self, int64_t d, const Tensor& index, const Tensor* src) {
   if (index.dtype() != kInt64) fail(op, "Expected dtype int64 for index, got ", dtype_name(index.dtype()));
   const int64_t nd = nonempty_dim(self);
   if (nonempty_dim(index) != nd)
@@ -143,7 +143,6 @@ void check_scatter_gather(const char* op, const Tensor& self, int64_t d, const T
            " to be smaller than self ", shape_str(self.sizes()), " apart from dimension ", d);
     }
   }
-  if (index_values) check_indices(index, nonempty_size(self, d), d, op);
 }
 }  // namespace
 
@@ -155,7 +154,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   Tensor out = detail::new_tensor(index.sizes(), x.dtype(), op);
   if (index.numel() == 0) return out;  // nothing else is checked then (PyTorch)
   check_scatter_gather(op, x, d, index, nullptr);
-  ops::call<OpId::gather>(x.device(), at_least_1d(out), at_least_1d(x), d, at_least_1d(index));
+  if (!ops::call<OpId::gather>(x.device(), at_least_1d(out), at_least_1d(x), d, at_least_1d(index)))
+    check_indices(index, nonempty_size(x, d), d, op);  // throws, naming the first bad index
   if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
     autograd::Saved s;
     s.tensors = {index};
@@ -227,7 +227,7 @@ namespace {
 // scatter_add and scatter_reduce: checks, then the kernel on self's clone (0-dim tensors run as
 // 1-D), then autograd. An empty index returns self unchanged; only src's dtype is checked then.
 Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                      ScatterReduction r, bool include_self, bool reduce_op, bool check_index_values = true) {
+                      ScatterReduction r, bool include_self, bool reduce_op) {
   detail::check_defined(self, op);
   detail::check_defined(index, op, "index");
   detail::check_defined(src, op, "src");
@@ -238,7 +238,7 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
   if (self.dtype() == kBool && r == ScatterReduction::Mean) fail(op, "reduce='mean' is not implemented for bool");
   Tensor used = src;
   if (index.numel() > 0) {
-    check_scatter_gather(op, self, d, index, &src, check_index_values);
+    check_scatter_gather(op, self, d, index, &src);
     // only src's first index.size(k) entries along each dim take part
     used = at_least_1d(src);
     for (int64_t k = 0; k < used.dim(); ++k)
@@ -247,8 +247,9 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
   Tensor out = self.detach().clone();
   if (index.numel() > 0) {
     const Tensor o = at_least_1d(out), i = at_least_1d(index), u = used.detach();
-    if (reduce_op) ops::call<OpId::scatter_reduce>(self.device(), o, d, i, u, r, include_self);
-    else ops::call<OpId::scatter_add_>(self.device(), o, d, i, u);
+    const bool in_range = reduce_op ? ops::call<OpId::scatter_reduce>(self.device(), o, d, i, u, r, include_self)
+                                    : ops::call<OpId::scatter_add_>(self.device(), o, d, i, u);
+    if (!in_range) check_indices(index, nonempty_size(self, d), d, op);  // throws, naming the first bad index
   }
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, used)) {
     if (index.numel() == 0) return autograd::any_needs_grad(self) ? self.clone() : out;
@@ -307,10 +308,7 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
 }
 
 namespace detail {
-// The backward passes of gather and index_select: their index was checked by the forward.
-Tensor scatter_add_checked_index(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_common("scatter_add_", self, dim, index, src, ScatterReduction::Sum, true, false, false);
-}
+// index_select's backward: its index was checked by the forward.
 Tensor index_add_checked_index(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
   return index_add_impl(self, dim, index, source, 1, false);
 }

@@ -47,18 +47,20 @@ using Addmm = void(const Tensor& out, const Tensor& self, const Tensor& a, const
                    const Scalar& alpha);
 using Cat = void(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
 using IndexSelect = void(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
-using Gather = void(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+// Gather, ScatterAdd and ScatterReduce check index values themselves: an index outside
+// [0, size(dim)) is skipped (gather writes a zero) and the kernel returns false.
+using Gather = bool(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
 // self is updated in place: self.select(dim, index[k]) += source.select(dim, k), in k order.
 using IndexAdd = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 // self[... index[p] ...] += src[p] along dim, in row-major order of p.
-using ScatterAdd = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+using ScatterAdd = bool(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 // As IndexAdd, but self.select(dim, index[k]) = source.select(dim, k): with duplicate indices the
 // last k wins in deterministic kernels. index is 1-D, in range; source has index.numel() slices.
 using IndexCopy = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 // self[... index[p] ...] = reduce(self[...], src[p]) along dim (PyTorch's scatter_reduce_); without
 // include_self the positions that receive values start from the reduction's identity. Mean
 // divides by the number of values (plus one with include_self).
-using ScatterReduce = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+using ScatterReduce = bool(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                            ScatterReduction reduce, bool include_self);
 // Composite ops have no kernel of their own.
 using Composite = void();
@@ -155,9 +157,9 @@ void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
 void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
 // scatter.cpp: gather and the scatter-style kernels, each of which owns its outputs (Note
 // [Scatter lines]; rows in index order), so their results depend only on the inputs.
-void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
-void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
-void scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
+bool gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+bool scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+bool scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
                     bool include_self);
 void index_add_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
