@@ -521,6 +521,15 @@ TEST(DefaultDeterminism, IndexAdd) {
   const Tensor v1 = from_vector(std::vector<float>(val.begin(), val.begin() + n), {n});
   expect_deterministic("index_add_ 1-D", [&] { return index_add(zeros({m}), 0, i.to(kInt32), v1); },
                        from_vector(ref1, {m}));
+  // rows of 32 along dim 0: rows are owned by threads (the parallel path)
+  const int64_t w = 32, nr = kUpdates / w;
+  const auto ridx = random_index(nr, 0, m, 13);
+  std::vector<float> ref2(static_cast<std::size_t>(m * w), 0.0f);
+  for (std::size_t k = 0; k < ridx.size(); ++k)
+    for (std::size_t c = 0; c < w; ++c) ref2[static_cast<std::size_t>(ridx[k]) * w + c] += val[k * w + c];
+  const Tensor v2 = from_vector(std::vector<float>(val.begin(), val.begin() + nr * w), {nr, w});
+  expect_deterministic("index_add_ rows", [&] { return index_add(zeros({m, w}), 0, idx_tensor(ridx, {nr}), v2); },
+                       from_vector(ref2, {m, w}));
 }
 
 TEST(DefaultDeterminism, IndexCopy) {
