@@ -50,6 +50,8 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads
     } else if (g.sizes() != r.sizes()) {
       detail::fail("backward", "gradient has shape ", detail::shape_str(g.sizes()), " but the tensor has shape ",
                    detail::shape_str(r.sizes()));
+    } else if (g.dtype() != r.dtype()) {
+      g = g.to(r.dtype());  // PyTorch casts the seed gradient to the output's dtype
     }
     Edge e;
     if (m->grad_fn) {

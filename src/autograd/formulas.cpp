@@ -127,6 +127,7 @@ DITTO_FORMULA(amax) {  // tensors: x, out. Ties share the gradient equally (PyTo
 DITTO_FORMULA(max_dim) {  // tensors: indices; ints = {keepdim, dim}
   const int64_t dim = s.ints[1];
   const Shape& shape = s.shapes[0];
+  if (shape.empty()) return {g[0].reshape({})};  // a 0-dim input is its own max
   Tensor idx = s.ints[0] ? s.tensors[0] : s.tensors[0].unsqueeze(dim);
   Tensor gv = s.ints[0] ? g[0] : g[0].unsqueeze(dim);
   Shape pos_shape(shape.size(), 1);
@@ -203,8 +204,9 @@ DITTO_FORMULA(gather) {  // tensors: index; ints: dim
   Tensor r = zeros(s.shapes[0], g[0].dtype());
   return {scatter_add(r, s.ints[0], s.tensors[0], g[0])};
 }
-DITTO_FORMULA(index_add) {  // self, source: tensors index; ints: dim; scalars: alpha
-  Tensor gs = g[0].index_select(s.ints[0], s.tensors[0]);
+DITTO_FORMULA(index_add) {  // self, source: tensors index; shapes: source; ints: dim; scalars: alpha
+  // (a 0-dim self selects to 0-dim rows: reshaped to source's shape)
+  Tensor gs = g[0].index_select(s.ints[0], s.tensors[0]).reshape(s.shapes[0]);
   if (s.scalars[0].to_double() != 1.0) gs = gs * s.scalars[0];
   return {g[0], gs};
 }

@@ -3,12 +3,13 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <new>
 #include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+
+#include "ditto/error.h"
 
 namespace ditto::detail {
 namespace {
@@ -71,7 +72,11 @@ void* allocate(std::size_t nbytes) {
     }
   }
   void* p = std::aligned_alloc(b >= kHuge ? kHuge : kAlign, b);
-  if (!p) throw std::bad_alloc();
+  if (!p) {  // give the cached blocks back and try once more, then fail as a ditto::Error
+    empty_cache();
+    p = std::aligned_alloc(b >= kHuge ? kHuge : kAlign, b);
+  }
+  if (!p) detail::fail("allocate", "can't allocate memory: you tried to allocate ", nbytes, " bytes");
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (b >= kHuge) madvise(p, b, MADV_HUGEPAGE);  // a hint: failure only means small pages
 #endif

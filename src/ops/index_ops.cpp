@@ -203,14 +203,15 @@ Tensor index_add_impl(const Tensor& self, int64_t dim, const Tensor& index, cons
   check_index_add(self, d, index, source, check_index_values);
   Tensor out = self.detach().clone();
   Tensor src = source;
-  if (alpha.to_double() != 1.0) {
+  if (alpha.to_double() != 1.0) {  // alpha in self's dtype, as PyTorch's kernel takes it
     NoGradGuard no_grad;
-    src = source * alpha;
+    src = mul(source, detail::wrap_scalar(alpha, self.dtype()));
   }
   ops::call<OpId::index_add_>(self.device(), out, d, index.reshape({-1}), src.detach());
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, source)) {
     autograd::Saved s;
     s.tensors = {index.reshape({-1})};
+    s.shapes = {source.sizes()};
     s.ints = {d};
     s.scalars = {alpha};
     autograd::record(OpId::index_add_, {self, source}, {out}, std::move(s));

@@ -25,7 +25,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
     fail("bmm", "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
   same_dtype(a, b, "bmm");
   Tensor out = detail::new_tensor({a.size(0), a.size(1), b.size(2)}, a.dtype(), "bmm");
-  ops::call<OpId::bmm>(a.device(), out, a, b);
+  if (out.numel() > 0) ops::call<OpId::bmm>(a.device(), out, a, b);  // an empty batch costs nothing
   if (is_floating(a.dtype()) && autograd::any_needs_grad(a, b)) {
     autograd::Saved s;
     s.tensors = {a, b};

@@ -58,11 +58,16 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   return track_view(OpId::slice, *this, out, {detail::wrap_dim(dim, this->dim(), "slice"), s, e, step});
 }
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  detail::check_defined(*this, "narrow");
+  DITTO_CHECK(this->dim() > 0, "narrow", "narrow() cannot be applied to a 0-dim tensor.");
   const int64_t d = detail::wrap_dim(dim, this->dim(), "narrow");
   const int64_t size = sizes()[d];
+  DITTO_CHECK(length >= 0, "narrow", "narrow(): length must be non-negative.");
+  DITTO_CHECK(start >= -size && start <= size, "narrow", "start out of range (expected to be in range of [", -size,
+              ", ", size, "], but got ", start, ")");
   if (start < 0) start += size;
-  DITTO_CHECK(start >= 0 && length >= 0 && start + length <= size, "narrow", "start (", start, ") + length (", length,
-              ") exceeds dimension size (", size, ")");
+  DITTO_CHECK(length <= size - start, "narrow", "start (", start, ") + length (", length, ") exceeds dimension size (",
+              size, ").");  // compared without forming start + length, which could overflow
   return slice(d, start, start + length);
 }
 Tensor Tensor::expand(const Shape& shape) const {
@@ -97,7 +102,11 @@ Tensor Tensor::reshape(const Shape& shape) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  if (dim() == 0) return reshape({1});
+  if (dim() == 0) {  // PyTorch: a 0-dim tensor flattens to (1,), its dims wrapped as one dim's
+    detail::wrap_dim(start_dim, 1, "flatten");
+    detail::wrap_dim(end_dim, 1, "flatten");
+    return reshape({1});
+  }
   const int64_t s = detail::wrap_dim(start_dim, dim(), "flatten"), e = detail::wrap_dim(end_dim, dim(), "flatten");
   DITTO_CHECK(s <= e, "flatten", "start_dim cannot come after end_dim");
   Shape shape(sizes().begin(), sizes().begin() + s);
@@ -192,9 +201,10 @@ Tensor Tensor::mul(const Tensor& o) const { return ditto::mul(*this, o); }
 Tensor Tensor::div(const Tensor& o) const { return ditto::div(*this, o); }
 
 namespace {
-// In place: compute out of place, check the result fits self's dtype, copy back.
+// In place: compute out of place, check the result can be cast to self's dtype (PyTorch's
+// canCast: not floating to integral, not to bool from anything else), copy back.
 Tensor& assign(Tensor& self, const Tensor& result, const char* op) {
-  if (result.dtype() != self.dtype() && promote_types(result.dtype(), self.dtype()) != self.dtype())
+  if (detail::category(result.dtype()) > detail::category(self.dtype()))
     fail(op, "result type ", dtype_name(result.dtype()), " can't be cast to the desired output type ",
          dtype_name(self.dtype()));
   if (result.sizes() != self.sizes())

@@ -133,8 +133,12 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
   end = std::clamp<int64_t>(end, start, size);
   Shape sz = self.sizes(), st = self.strides();
   const int64_t off = self.storage_offset() + start * st[dim];
-  sz[dim] = (end - start + step - 1) / step;
-  st[dim] *= step;
+  sz[dim] = end == start ? 0 : 1 + (end - start - 1) / step;  // no overflow for any step
+  // a huge step leaves at most one element, whose stride does not matter
+  if (__builtin_mul_overflow(st[dim], step, &st[dim])) {
+    if (sz[dim] > 1) fail("slice", "the stride of the result overflows (step ", step, ")");
+    st[dim] = self.strides()[dim];
+  }
   return detail::make_view(self, sz, st, off);
 }
 
