@@ -3,6 +3,7 @@
 // ditto::Error naming the op where it raises).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -127,4 +128,103 @@ TEST(Robustness, FailedAllocationIsADittoError) {
   EXPECT_NE(error_of([] { zeros({int64_t{1} << 40}); }).find("can't allocate memory"), std::string::npos);
   EXPECT_NE(error_of([] { nn::Linear(int64_t{1} << 40, 6); }), "");
   EXPECT_NE(error_of([] { empty_strided({int64_t{1} << 40}, {1}); }), "");
+}
+
+namespace F = nn::functional;
+
+// 3, 6. convolution with a huge stride or padding: overflow in the shape arithmetic, then
+// out-of-bounds writes in im2col / col2im. A huge stride that leaves one output is valid.
+TEST(Robustness, ConvolutionWithHugeStrideOrPadding) {
+  EXPECT_TRUE(equal(F::conv1d(ones({1, 1, 4}), ones({1, 1, 2}), {}, kMax, 2), zeros({1, 1, 1})));
+  EXPECT_NE(error_of([] { F::conv2d(ones({1, 1, 3, 7}), ones({1, 1, 2, 2}), {}, {3, 3}, {2, kMax}, {1, 2}); })
+                .find("[conv2d] the padded input size overflows"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              F::conv2d_backward_input(ones({1, 2, 2, 1}), ones({2, 1, 2, 3}), {1, 2, 2, 2}, 3, {2, kMax}, {2, kMax}, 2);
+            }),
+            "");
+  const std::string e = error_of([] { nn::Conv2d(6, 6, 3, 2, kMax, 2, 3)(randn({1, 6, 3, 3})); });
+  EXPECT_NE(e.find("overflows"), std::string::npos) << e;
+}
+
+// 7, 8, 9. pooling and unpooling with huge kernel, stride, padding or dilation.
+TEST(Robustness, PoolingWithHugeArguments) {
+  EXPECT_NE(error_of([] { F::max_pool1d(ones({1, 1, 7}), 3, 1, 1, kMax); }).find("overflows"), std::string::npos);
+  EXPECT_NE(error_of([] { F::avg_pool2d(ones({1, 1, 6, 4}), {2, int64_t{1} << 62}, {}, {0}, true); }), "");
+  const Tensor x = ones({1, 1, 2, 2}), idx = zeros({1, 1, 2, 2}, kInt64);
+  EXPECT_NE(error_of([&] { F::max_unpool2d(x, idx, 2, kMax); }).find("overflows"), std::string::npos);
+  EXPECT_NE(error_of([&] { F::max_unpool2d(x, idx, kMax, 2); }), "");
+  EXPECT_NE(error_of([&] { F::max_unpool2d(x, idx, 2, 2, int64_t{1} << 62); }), "");
+  EXPECT_NE(error_of([&] { F::max_unpool3d(ones({1, 1, 1, 1, 1}), zeros({1, 1, 1, 1, 1}), kMax, kMax); }), "");
+}
+
+// 11. empty tensors with huge dims cost nothing; a broadcast view whose element count exceeds
+// int64 is refused.
+TEST(Robustness, HugeEmptyShapes) {
+  const Tensor z = zeros({int64_t{1} << 62, 0, 3});
+  EXPECT_EQ(z.numel(), 0);
+  EXPECT_EQ(z.strides(), Shape({3, 3, 1}));
+  EXPECT_NE(error_of([] { zeros({1, 1, 0}).expand({kMax, 4, 0}).view({-1}); }).find("overflows"), std::string::npos);
+}
+
+// 12. alpha negation, addmm's beta on integers, arange's span.
+TEST(Robustness, IntegerScalarEdgeCases) {
+  const int64_t lo = std::numeric_limits<int64_t>::min();
+  EXPECT_TRUE(equal(sub(tensor({1}), tensor({1}), lo), tensor({lo + 1})));  // wraps, as PyTorch
+  EXPECT_NE(error_of([] { addmm(ones({2, 2}, kInt64), ones({2, 2}, kInt64), ones({2, 2}, kInt64), 1e300); })
+                .find("value cannot be converted to type int64 without overflow"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { arange(lo, 0, 2); }).find("[arange] invalid size"), std::string::npos);
+}
+
+// 18. in-place ops on a view of a leaf that requires grad, and random fills of such a leaf.
+TEST(Robustness, InPlaceOnLeafViewsIsRefused) {
+  Tensor x = ones({3}).requires_grad_();
+  Tensor m = ones({2, 3}).requires_grad_();
+  EXPECT_NE(error_of([&] { m.t().mul_(2); }).find("a view of a leaf Variable that requires grad"), std::string::npos);
+  EXPECT_NE(error_of([&] { x.t().mul_(2); }).find("leaf Variable that requires grad"), std::string::npos);
+  EXPECT_NE(error_of([&] { x.add_(ones({3})); }), "");  // refused before it writes
+  EXPECT_NE(error_of([&] { m.slice(0, 0, 1).fill_(1.0); }).find("a view of a leaf Variable"), std::string::npos);
+  EXPECT_NE(error_of([&] { m.select(0, 1).view({3}).index_put_({tensor({0})}, tensor({5.0f})); }), "");
+  EXPECT_NE(error_of([&] { x.uniform_(); }).find("a leaf Variable that requires grad"), std::string::npos);
+  EXPECT_NE(error_of([&] { x.normal_(); }), "");
+  EXPECT_NE(error_of([&] { x.bernoulli_(); }), "");
+  EXPECT_NE(error_of([&] { x.random_(0, 5); }), "");
+  EXPECT_TRUE(equal(x, ones({3})));
+  EXPECT_TRUE(equal(m, ones({2, 3})));
+  {
+    NoGradGuard no_grad;  // allowed without grad mode (how nn::init fills parameters)
+    x.t().mul_(2);
+    x.uniform_();
+  }
+  Tensor y = x * 2;  // a view of a non-leaf may be written in place
+  y.view({3}).mul_(2);
+}
+
+// 19. scalars that do not fit the dtype they are stored into.
+TEST(Robustness, ScalarsMustFitTheDtype) {
+  EXPECT_NE(error_of([] { zeros({2}, kInt32).fill_(INFINITY); }).find("value cannot be converted to type int32"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { add(ones({2}, kInt32), ones({2}, kInt32), int64_t{1} << 31); }), "");
+  EXPECT_NE(error_of([] { scalar_tensor(std::numeric_limits<int64_t>::min(), kInt32); }), "");
+  EXPECT_NE(error_of([] { masked_fill(zeros({2}), tensor({true, false}), 1e300); }).find("float32"), std::string::npos);
+  EXPECT_TRUE(equal(zeros({2}).fill_(INFINITY), full({2}, INFINITY)));  // inf and NaN fit floats
+  EXPECT_TRUE(equal(zeros({2}, kInt32).fill_(-2147483648.0), full({2}, -2147483648LL, kInt32)));
+  EXPECT_TRUE(equal(zeros({2}, kBool).fill_(7), ones({2}, kBool)));
+}
+
+// 16. a.div_(b) / a.mul_(b) with only b requiring grad: b's gradient reads a's value before the
+// write, which autograd reported as "modified by an inplace operation".
+TEST(Robustness, InPlaceMulDivWithOtherRequiringGrad) {
+  Tensor b = full({3}, 2.0f).requires_grad_();
+  Tensor a = ones({3});
+  a.div_(b);
+  a.sum().backward();
+  EXPECT_TRUE(equal(b.grad(), full({3}, -0.25f)));
+  Tensor c = full({3}, 3.0f).requires_grad_();
+  Tensor d = full({3}, 5.0f);
+  d.mul_(c);
+  d.sum().backward();
+  EXPECT_TRUE(equal(c.grad(), full({3}, 5.0f)));
+  EXPECT_TRUE(equal(d, full({3}, 15.0f)));
 }

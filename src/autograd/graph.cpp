@@ -148,8 +148,16 @@ void zero_grad(std::vector<Tensor>& params, bool set_to_none) {
 
 void check_inplace(const Tensor& self, const char* op) {
   const AutogradMeta* m = meta(self);
-  if (t_grad_enabled && m && m->requires_grad && !m->grad_fn)
-    detail::fail(op, "a leaf Variable that requires grad is being used in an in-place operation.");
+  if (!t_grad_enabled || !m || !m->requires_grad) return;
+  if (!m->grad_fn) detail::fail(op, "a leaf Variable that requires grad is being used in an in-place operation.");
+  if (m->view_of_leaf)
+    detail::fail(op, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+void mark_view(const Tensor& base, const Tensor& view) {
+  const AutogradMeta* b = meta(base);
+  if (!b || !b->requires_grad) return;
+  if (AutogradMeta* v = meta(view)) v->view_of_leaf = !b->grad_fn || b->view_of_leaf;
 }
 
 void rebase_history(const Tensor& self, const Tensor& result, const char* op) {

@@ -45,6 +45,7 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;  // leaves: the unique AccumulateGrad node
+  bool view_of_leaf = false;  // a view (of a view ...) of a leaf that requires grad: no in-place ops
 };
 
 AutogradMeta* meta(const Tensor& t);       // null when the tensor has none
@@ -67,5 +68,8 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 void rebase_history(const Tensor& self, const Tensor& result, const char* op);
 // Refuses an in-place op on a leaf that requires grad (while grad mode is on).
 void check_inplace(const Tensor& self, const char* op);
+// Marks view (a view op's output, already recorded) as a view of a leaf when base is one or is
+// itself such a view, so that check_inplace refuses in-place ops on it, as PyTorch does.
+void mark_view(const Tensor& base, const Tensor& view);
 
 }  // namespace ditto::autograd

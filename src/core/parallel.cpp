@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -47,7 +48,8 @@ void parallel_for(int64_t n, int64_t cost_per_item, const std::function<void(int
   if (n <= 0) return;
   constexpr int64_t kMinWork = 32768;  // below this, one thread is faster
   int threads = num_threads();
-  const int64_t work = n * (cost_per_item > 0 ? cost_per_item : 1);
+  int64_t work;  // saturates: a cost estimate past int64 is simply "large"
+  if (__builtin_mul_overflow(n, cost_per_item > 0 ? cost_per_item : 1, &work)) work = INT64_MAX;
   if (threads <= 1 || n == 1 || work < kMinWork || omp_in_parallel()) {
     fn(0, n);
     return;

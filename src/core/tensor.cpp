@@ -46,7 +46,9 @@ Shape contiguous_strides(const Shape& sizes) {
   int64_t s = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
     st[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+    // Past an empty dim the product can exceed int64 (zeros({1 << 62, 0, 3})): such strides
+    // never address an element, so they saturate instead of overflowing.
+    if (__builtin_mul_overflow(s, std::max<int64_t>(sizes[i], 1), &s)) s = std::numeric_limits<int64_t>::max();
   }
   return st;
 }

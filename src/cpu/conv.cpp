@@ -50,7 +50,7 @@ struct Span {
   int64_t lo, hi;
 };
 Span valid_span(int64_t off, int64_t sW, int64_t W, int64_t oW) {
-  int64_t lo = off >= 0 ? 0 : (-off + sW - 1) / sW;
+  int64_t lo = off >= 0 ? 0 : (-off - 1) / sW + 1;  // ceil(-off / sW), without overflow for a huge sW
   int64_t hi = off > W - 1 ? 0 : (W - 1 - off) / sW + 1;
   hi = hi < oW ? hi : oW;
   lo = lo < hi ? lo : hi;

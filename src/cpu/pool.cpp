@@ -36,6 +36,14 @@ AvgWindow avg_window(int64_t oh, int64_t ow, const Planes& p, const Pool2dArgs& 
   return {h0, h1, w0, w1, d};
 }
 
+// The cost estimate of a plane for parallel_for, saturating (huge kernels are legal arguments).
+int64_t window_cost(const Planes& p, const Pool2dArgs& a) {
+  int64_t c = p.oH * p.oW;
+  for (int64_t k : {a.kernel[0], a.kernel[1]})
+    if (__builtin_mul_overflow(c, k, &c)) return std::numeric_limits<int64_t>::max();
+  return c;
+}
+
 // Adaptive window i of n over size L: [floor(i * L / n), ceil((i + 1) * L / n)).
 int64_t start_index(int64_t i, int64_t n, int64_t L) { return i * L / n; }
 int64_t end_index(int64_t i, int64_t n, int64_t L) { return ((i + 1) * L + n - 1) / n; }
@@ -51,11 +59,11 @@ void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& input
     const int64_t kH = a.kernel[0], kW = a.kernel[1], dH = a.dilation[0], dW = a.dilation[1];
     const int64_t sH = a.stride[0], sW = a.stride[1], pH = a.padding[0], pW = a.padding[1];
     // Output columns whose window lies inside the row: [in_lo, in_hi).
-    const int64_t in_lo = std::min<int64_t>((pW + sW - 1) / sW, p.oW);
+    const int64_t in_lo = std::min<int64_t>(pW == 0 ? 0 : (pW - 1) / sW + 1, p.oW);  // ceil(pW / sW), no overflow
     const int64_t in_hi = std::max<int64_t>(in_lo, std::min<int64_t>(p.oW, p.W - 1 - (kW - 1) * dW + pW >= 0
                                                                           ? (p.W - 1 - (kW - 1) * dW + pW) / sW + 1
                                                                           : 0));
-    detail::parallel_for(p.planes, p.oH * p.oW * kH * kW, [&](int64_t c0, int64_t c1) {
+    detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         const T* x = px + c * p.H * p.W;
         for (int64_t oh = 0; oh < p.oH; ++oh) {
@@ -118,7 +126,7 @@ void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dArgs& a) {
     const Planes p = planes_of(input, out);
     const T* px = input.data_ptr<T>();
     T* py = out.data_ptr<T>();
-    detail::parallel_for(p.planes, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t c0, int64_t c1) {
+    detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         const T* x = px + c * p.H * p.W;
         for (int64_t oh = 0; oh < p.oH; ++oh)
@@ -140,7 +148,7 @@ void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const
     const Planes p = planes_of(grad_input, grad_out);
     const T* pg = grad_out.data_ptr<T>();
     T* px = grad_input.data_ptr<T>();
-    detail::parallel_for(p.planes, p.oH * p.oW * a.kernel[0] * a.kernel[1], [&](int64_t c0, int64_t c1) {
+    detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         T* gx = px + c * p.H * p.W;
         for (int64_t i = 0; i < p.H * p.W; ++i) gx[i] = T(0);

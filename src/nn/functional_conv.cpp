@@ -6,9 +6,13 @@
 #include <string>
 
 #include "autograd/graph.h"
+#include "core/checked.h"
 #include "ops/common.h"
 
 namespace ditto::nn {
+using ditto::detail::checked_add;
+using ditto::detail::checked_mul;
+using ditto::detail::checked_sub;
 using ditto::detail::fail;
 using ditto::detail::shape_str;
 using ops::OpId;
@@ -52,10 +56,16 @@ Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : t.detach().contig
 
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-// PyTorch's pooling_output_shape.
-int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode) {
-  int64_t o = floor_div(in + 2 * pad - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), s) + 1;
-  if (ceil_mode && (o - 1) * s >= in + pad) --o;  // the last window must start inside the input
+// PyTorch's pooling_output_shape, overflow-checked.
+int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode, const char* op) {
+  const int64_t window = checked_add(checked_mul(d, k - 1, op, "the dilated kernel size"), 1, op,
+                                     "the dilated kernel size");
+  const int64_t padded = checked_add(in, checked_mul(2, pad, op, "the padded input size"), op, "the padded input size");
+  const int64_t span = checked_add(checked_sub(padded, window, op, "the pooling span"), ceil_mode ? s - 1 : 0, op,
+                                   "the pooling span");
+  int64_t o = floor_div(span, s) + 1;
+  int64_t last_start;  // the last window must start inside the input (or its left padding)
+  if (ceil_mode && (__builtin_mul_overflow(o - 1, s, &last_start) || last_start >= in + pad)) --o;
   return o;
 }
 
@@ -112,7 +122,7 @@ PoolGeom pool_geom(int dims, const char* op, const Tensor& x, const SizeArg& ker
   check_nonempty_planes(x, op);
   PoolGeom g;
   for (int i = 0; i < dims; ++i) {
-    const int64_t in = x.size(2 + i), o = pool_out(in, k[i], p[i], s[i], d[i], ceil_mode);
+    const int64_t in = x.size(2 + i), o = pool_out(in, k[i], p[i], s[i], d[i], ceil_mode, op);
     if (o < 1)
       fail(op, "input of spatial size ", shape_str(Shape(x.sizes().begin() + 2, x.sizes().end())),
            " is too small for kernel_size ", shape_str(k), " (output size ", o, " in dim ", i, ")");
@@ -173,7 +183,10 @@ Shape conv_output_shape(int dims, const char* op, const Shape& in, const Shape& 
   for (int i = 0; i < dims; ++i) {
     const int64_t k = w[2 + i];
     if (k < 1) fail(op, "expected a non-empty kernel, got weight of shape ", shape_str(w));
-    const int64_t eff = d[i] * (k - 1) + 1, padded = in[2 + i] + 2 * p[i];
+    const int64_t eff = checked_add(checked_mul(d[i], k - 1, op, "the dilated kernel size"), 1, op,
+                                    "the dilated kernel size");
+    const int64_t padded =
+        checked_add(in[2 + i], checked_mul(2, p[i], op, "the padded input size"), op, "the padded input size");
     if (padded < eff)
       fail(op, "kernel size ", eff, " (dilated) can't be greater than the padded input size ", padded, " in dim ", i,
            " (input ", shape_str(in), ", weight ", shape_str(w), ")");
@@ -249,7 +262,11 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
       fail(op, "expected an input with non-zero sizes except the batch, got ", shape_str(input.sizes()));
   // PyTorch's _unpool_output_size
   Shape deflt, out_sp;
-  for (int i = 0; i < dims; ++i) deflt.push_back((input.size(lead + i) - 1) * s[i] + k[i] - 2 * p[i]);
+  for (int i = 0; i < dims; ++i) {
+    const int64_t span = checked_mul(input.size(lead + i) - 1, s[i], op, "the output size");
+    deflt.push_back(checked_sub(checked_add(span, k[i], op, "the output size"),
+                                checked_mul(2, p[i], op, "the output size"), op, "the output size"));
+  }
   if (output_size.empty()) {
     out_sp = deflt;
   } else {
@@ -257,16 +274,19 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
     if (out_sp.size() == static_cast<std::size_t>(dims + 2)) out_sp.erase(out_sp.begin(), out_sp.begin() + 2);
     if (out_sp.size() != static_cast<std::size_t>(dims))
       fail(op, "output_size should have ", dims, " or ", dims + 2, " elements, got ", output_size.size());
-    for (int i = 0; i < dims; ++i)
-      if (!(deflt[i] - s[i] < out_sp[i] && out_sp[i] < deflt[i] + s[i]))
-        fail(op, "invalid output_size ", shape_str(output_size), " (dim ", i, " must be between ", deflt[i] - s[i],
-             " and ", deflt[i] + s[i], ")");
+    for (int i = 0; i < dims; ++i) {
+      const int64_t lo = checked_sub(deflt[i], s[i], op, "the output size"),
+                    hi = checked_add(deflt[i], s[i], op, "the output size");
+      if (!(lo < out_sp[i] && out_sp[i] < hi))
+        fail(op, "invalid output_size ", shape_str(output_size), " (dim ", i, " must be between ", lo, " and ", hi, ")");
+    }
   }
   check_at_least(out_sp, 1, op, "output size");
   Shape out_shape(input.sizes().begin(), input.sizes().begin() + lead);
   int64_t P = 1, Lin = 1, Lout = 1;
-  for (int64_t v : out_shape) P *= v;
-  for (int i = 0; i < dims; ++i) Lin *= input.size(lead + i), Lout *= out_sp[i];
+  for (int64_t v : out_shape) P *= v;  // sizes of the input's tensor: no overflow
+  for (int i = 0; i < dims; ++i) Lin *= input.size(lead + i), Lout = checked_mul(Lout, out_sp[i], op, "the output size");
+  checked_mul(P, Lout, op, "the output size");
   out_shape.insert(out_shape.end(), out_sp.begin(), out_sp.end());
   // The dispatcher first (deterministic mode refuses before anything else, as PyTorch's alert).
   const OpId id = dims == 3 ? OpId::max_unpool3d : OpId::max_unpool2d;
@@ -305,6 +325,11 @@ Tensor avg_pool2d(const char* op, const Tensor& input, const SizeArg& kernel_siz
   PoolGeom g = pool_geom(2, op, x, kernel_size, stride, padding, 1, ceil_mode);
   g.args.count_include_pad = count_include_pad;
   g.args.divisor = divisor_override.value_or(0);
+  // the kernel's windows (start + kernel, padded ends) and their area must fit int64
+  checked_mul(g.args.kernel[0], g.args.kernel[1], op, "the kernel area");
+  for (int i = 0; i < 2; ++i)
+    checked_add(checked_mul(g.out_spatial[static_cast<std::size_t>(i)], g.args.stride[i], op, "a window's start"),
+                g.args.kernel[i], op, "a window's end");
   Tensor out = ditto::detail::new_tensor(shape4(x, g.out_spatial), x.dtype(), "avg_pool2d");
   ops::call<OpId::avg_pool2d>(x.device(), out, dense(x), g.args);
   if (autograd::needs_grad(x)) {

@@ -15,6 +15,9 @@ Tensor wrap_scalar(const Scalar& s, ScalarType dtype);
 // Normalised, sorted, unique dims; empty input means every dim.
 Shape reduce_dims(const Shape& dims, int64_t ndim, const char* op);
 void check_defined(const Tensor& t, const char* op, const char* what = "input");
+// PyTorch's checked_convert: a scalar stored into dtype must fit it ("value cannot be converted
+// to type int32 without overflow"); floating dtypes take inf and NaN, bool takes anything.
+void check_fits(const Scalar& s, ScalarType dtype, const char* op);
 // index_add for an index whose values were checked already (the backward of index_select, which
 // saved it): every other argument is still checked.
 Tensor index_add_checked_index(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);

@@ -1,5 +1,7 @@
 // Public elementwise ops: argument checks, broadcasting and PyTorch's type promotion.
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "autograd/graph.h"
 #include "ops/common.h"
@@ -25,6 +27,21 @@ Tensor wrap_scalar(const Scalar& s, ScalarType dtype) {
 
 void check_defined(const Tensor& t, const char* op, const char* what) {
   if (!t.defined()) fail(op, "expected a defined tensor for ", what);
+}
+
+void check_fits(const Scalar& s, ScalarType dtype, const char* op) {
+  if (dtype == kBool || s.is_bool()) return;
+  bool fits = true;
+  if (s.is_floating()) {
+    const double v = s.to_double();
+    if (dtype == kFloat32) fits = !std::isfinite(v) || std::fabs(v) <= std::numeric_limits<float>::max();
+    else if (dtype != kFloat64)  // integers: finite and within range (2^63 itself does not fit int64)
+      fits = std::isfinite(v) && v >= (dtype == kInt32 ? -2147483648.0 : -9223372036854775808.0) &&
+             v < (dtype == kInt32 ? 2147483648.0 : 9223372036854775808.0);
+  } else if (dtype == kInt32) {
+    fits = s.to_int() >= std::numeric_limits<int32_t>::min() && s.to_int() <= std::numeric_limits<int32_t>::max();
+  }
+  if (!fits) fail(op, "value cannot be converted to type ", dtype_name(dtype), " without overflow");
 }
 
 }  // namespace detail
@@ -138,6 +155,7 @@ Tensor add_scaled(const Tensor& a, const Tensor& b, const Scalar& alpha, const c
   detail::check_defined(b, name, "other");
   check_alpha(a, b, alpha, name);
   const ScalarType t = result_type(a, b);
+  detail::check_fits(alpha, t, name);
   const Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = detail::new_tensor(shape, t, name);
   ops::call<OpId::add_scaled>(a.device(), out, views::expand(detail::cast(a, t), shape),
@@ -164,7 +182,9 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
     fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
   if (alpha.is_bool()) fail("sub", "Boolean alpha only supported for Boolean results.");
   if (alpha.to_double() == 1.0) return arith<OpId::sub>(a, b, "sub");
-  const Scalar neg_alpha = alpha.is_floating() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
+  // -alpha wraps for INT64_MIN, as PyTorch's int64 arithmetic does (no signed overflow)
+  const Scalar neg_alpha = alpha.is_floating() ? Scalar(-alpha.to_double())
+                                               : Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(alpha.to_int())));
   return add_scaled(a, b, neg_alpha, "sub");
 }
 Tensor mul(const Tensor& a, const Tensor& b) { return arith<OpId::mul>(a, b, "mul"); }
@@ -292,6 +312,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
     fail("masked_fill", "only supports boolean masks, but got mask with dtype ", dtype_name(mask.dtype()));
   // Out of place, input and mask broadcast together (PyTorch); the value is converted to x's
   // dtype (a float value truncates into an integer tensor, as PyTorch does).
+  detail::check_fits(value, x.dtype(), "masked_fill");
   const Shape shape = detail::broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill");
   Tensor out = detail::new_tensor(shape, x.dtype(), "masked_fill");
   ops::call<OpId::copy_>(x.device(), out, views::expand(x, shape));

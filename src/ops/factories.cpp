@@ -49,6 +49,7 @@ Tensor empty_strided(const Shape& size, const Shape& strides, ScalarType dtype) 
 }
 
 Tensor full(const Shape& size, const Scalar& value, std::optional<ScalarType> dtype) {
+  detail::check_fits(value, dtype.value_or(value.default_dtype()), "full");
   Tensor t = detail::new_tensor(size, dtype.value_or(value.default_dtype()), "full");
   ops::call<OpId::fill_>(Device::CPU, t, value);
   return t;
@@ -126,7 +127,11 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
     // PyTorch sizes an int64 range in int64: the bounds and step are truncated first.
     const int64_t a = start.to_int(), b = end.to_int(), c = step.to_int();
     DITTO_CHECK(c != 0, "arange", "step must be nonzero");
-    n = static_cast<double>((b - a) / c + ((b - a) % c != 0 && ((b - a) > 0) == (c > 0) ? 1 : 0));
+    int64_t span;  // end - start must fit int64 (PyTorch: "invalid size, possible overflow?")
+    DITTO_CHECK(!__builtin_sub_overflow(b, a, &span), "arange", "invalid size, possible overflow? (start ", a,
+                ", end ", b, ")");
+    const __int128 q = static_cast<__int128>(span) / c;  // INT64_MIN / -1 fits in 128 bits
+    n = static_cast<double>(q + (span % c != 0 && (span > 0) == (c > 0) ? 1 : 0));
     s0 = static_cast<double>(a);
     st0 = static_cast<double>(c);
   } else {

@@ -66,6 +66,8 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
   const Shape bs = detail::broadcast_shapes(self.sizes(), shape, "addmm");
   if (bs != shape)
     fail("addmm", "self of shape ", detail::shape_str(self.sizes()), " cannot be broadcast to ", detail::shape_str(shape));
+  detail::check_fits(beta, a.dtype(), "addmm");
+  detail::check_fits(alpha, a.dtype(), "addmm");
   Tensor out = detail::new_tensor(shape, a.dtype(), "addmm");
   ops::call<OpId::addmm>(a.device(), out, views::expand(self, shape), a, b, beta, alpha);
   if (is_floating(a.dtype()) && autograd::any_needs_grad(self, a, b)) {

@@ -23,6 +23,7 @@ Tensor track_view(OpId id, const Tensor& self, Tensor out, Shape ints = {}) {
     s.shapes = {self.sizes()};
     s.ints = std::move(ints);
     autograd::record(id, {self}, {out}, std::move(s));
+    autograd::mark_view(self, out);
   }
   return out;
 }
@@ -159,6 +160,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
 
 Tensor& Tensor::fill_(const Scalar& value) {
   detail::check_defined(*this, "fill_");
+  detail::check_fits(value, dtype(), "fill_");
   autograd::check_inplace(*this, "fill_");
   ops::call<OpId::fill_>(device(), *this, value);
   storage()->bump_version();
@@ -204,6 +206,7 @@ namespace {
 // In place: compute out of place, check the result can be cast to self's dtype (PyTorch's
 // canCast: not floating to integral, not to bool from anything else), copy back.
 Tensor& assign(Tensor& self, const Tensor& result, const char* op) {
+  autograd::check_inplace(self, op);  // before anything is written
   if (detail::category(result.dtype()) > detail::category(self.dtype()))
     fail(op, "result type ", dtype_name(result.dtype()), " can't be cast to the desired output type ",
          dtype_name(self.dtype()));
@@ -222,8 +225,14 @@ Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
   return assign(*this, ditto::add(*this, o, alpha), "add_");
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) { return assign(*this, ditto::sub(*this, o, alpha), "sub_"); }
-Tensor& Tensor::mul_(const Tensor& o) { return assign(*this, ditto::mul(*this, o), "mul_"); }
-Tensor& Tensor::div_(const Tensor& o) { return assign(*this, ditto::div(*this, o), "div_"); }
+// mul and div save self for other's gradient: when other needs one, they get a copy of self's
+// value, which the write below does not change (PyTorch saves the original self too).
+Tensor& Tensor::mul_(const Tensor& o) {
+  return assign(*this, ditto::mul(autograd::needs_grad(o) ? clone() : *this, o), "mul_");
+}
+Tensor& Tensor::div_(const Tensor& o) {
+  return assign(*this, ditto::div(autograd::needs_grad(o) ? clone() : *this, o), "div_");
+}
 Tensor& Tensor::add_(const Scalar& o) { return assign(*this, ditto::add(*this, o), "add_"); }
 Tensor& Tensor::sub_(const Scalar& o) { return assign(*this, ditto::sub(*this, o), "sub_"); }
 Tensor& Tensor::mul_(const Scalar& o) { return assign(*this, ditto::mul(*this, o), "mul_"); }

@@ -172,6 +172,7 @@ Tensor expand(const Tensor& self, const Shape& shape) {
            shape_str(self.sizes()));
     }
   }
+  detail::checked_numel(sz, "expand");  // a broadcast view can claim more elements than int64 counts
   return detail::make_view(self, sz, st, self.storage_offset());
 }
 

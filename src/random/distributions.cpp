@@ -12,6 +12,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "autograd/graph.h"
 #include "cpu/capability.h"
 #include "ditto/factory.h"
 #include "ditto/random.h"
@@ -33,6 +34,7 @@ void check_size(const Shape& size, const char* op) {
 // several elements share one address.
 void check_target(const Tensor& t, const char* op) {
   DITTO_CHECK(t.defined(), op, "the tensor is undefined");
+  autograd::check_inplace(t, op);  // not on a leaf (or a view of one) that requires grad
   DITTO_CHECK(t.device() == Device::CPU, op, "only CPU tensors are supported, got ",
               device_name(t.device()));
   if (t.numel() == 0) return;
