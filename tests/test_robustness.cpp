@@ -228,3 +228,13 @@ TEST(Robustness, InPlaceMulDivWithOtherRequiringGrad) {
   EXPECT_TRUE(equal(c.grad(), full({3}, 5.0f)));
   EXPECT_TRUE(equal(d, full({3}, 15.0f)));
 }
+
+// Found by ditto-fuzz (tests/fuzz/ditto_fuzz.cpp), seed 1 call 456 and seed 3 call 3783.
+TEST(Robustness, FuzzerFinds) {
+  // printing an empty tensor with a huge dim listed every index of that dim
+  EXPECT_EQ(zeros({0, 2, int64_t{1} << 62, 1}).to_string(), "tensor([], size=(0, 2, 4611686018427387904, 1))");
+  // arange's element count: INT64_MIN / -1 raised SIGFPE (PyTorch 1.13 crashes the same way)
+  EXPECT_NE(error_of([] { arange(0, std::numeric_limits<int64_t>::min(), -1); }), "");
+  EXPECT_NE(error_of([] { arange(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), -1); }),
+            "");
+}

@@ -110,12 +110,13 @@ class Printer {
   explicit Printer(const PrintData& d) : d_(d) {
     const size_t nd = d.sizes.size();
     strides_.assign(nd, 1);
-    for (size_t k = nd; k-- > 1;) strides_[k - 1] = strides_[k] * d.sizes[k];
+    shown_.resize(nd);
     numel_ = 1;
-    for (int64_t s : d.sizes) numel_ *= s;
+    for (int64_t s : d.sizes) numel_ *= s;  // a tensor's sizes multiply without overflow (checked_numel)
+    if (numel_ == 0) return;  // printed as its size only: nothing to index (dims may be huge)
+    for (size_t k = nd; k-- > 1;) strides_[k - 1] = strides_[k] * d.sizes[k];
     summarize_ = numel_ > kThreshold;
     // The shown indices of each dim do not depend on the enclosing indices.
-    shown_.resize(nd);
     for (size_t k = 0; k < nd; ++k) shown_[k] = shown_indices(d.sizes[k]);
   }
 

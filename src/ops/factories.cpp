@@ -130,8 +130,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
     int64_t span;  // end - start must fit int64 (PyTorch: "invalid size, possible overflow?")
     DITTO_CHECK(!__builtin_sub_overflow(b, a, &span), "arange", "invalid size, possible overflow? (start ", a,
                 ", end ", b, ")");
-    const __int128 q = static_cast<__int128>(span) / c;  // INT64_MIN / -1 fits in 128 bits
-    n = static_cast<double>(q + (span % c != 0 && (span > 0) == (c > 0) ? 1 : 0));
+    const __int128 q = static_cast<__int128>(span) / c, rem = static_cast<__int128>(span) % c;  // INT64_MIN / -1 fits
+    n = static_cast<double>(q + (rem != 0 && (span > 0) == (c > 0) ? 1 : 0));
     s0 = static_cast<double>(a);
     st0 = static_cast<double>(c);
   } else {

@@ -1,0 +1,463 @@
+// ditto-fuzz: seeded random calls over every op of the op table, to find what fixed lists of bad
+// inputs do not (run under ASan+UBSan in CI). Each call draws an op, then random arguments:
+// ranks 0-4, sizes 0-6 and now and then a huge one, every dtype, dims and indices in and out of
+// range, negative values, non-contiguous inputs, the mode on or off, and inputs that require
+// grad, whose gradients are then checked to have their leaf's shape and dtype. A call may
+// succeed or raise ditto::Error; anything else (another exception, a gradient of the wrong
+// shape, a sanitizer report, a crash, a call that runs past --timeout) fails with a one-line
+// reproducer: `ditto-fuzz --seed S --call K`, which replays exactly that call.
+//
+//   ditto-fuzz [--seed S] [--calls N] [--call K] [--timeout SECONDS] [--verbose]
+//
+// Every op of the table must have a generator here (the run fails otherwise), so an op is
+// fuzzed the day it lands.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ditto/ditto.h"
+#include "ops/op_table.h"
+
+using namespace ditto;
+namespace F = ditto::nn::functional;
+
+namespace {
+
+constexpr int64_t kHuge = int64_t{1} << 62;
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : g_(seed) {}
+  int64_t range(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(g_); }  // [lo, hi]
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(g_) < p; }
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[static_cast<std::size_t>(range(0, static_cast<int64_t>(v.size()) - 1))];
+  }
+  uint64_t next() { return g_(); }
+
+ private:
+  std::mt19937_64 g_;
+};
+
+const std::vector<ScalarType> kDtypes = {kBool, kInt32, kInt64, kFloat32, kFloat64};
+
+// A size: small, sometimes 0, rarely huge or negative.
+int64_t size_arg(Rng& r) {
+  if (r.chance(0.02)) return r.chance(0.5) ? kHuge : -r.range(1, 3);
+  return r.range(0, 6);
+}
+// A dim for a tensor of rank nd: usually valid (negative too), sometimes out of range.
+int64_t dim_arg(Rng& r, int64_t nd) {
+  const int64_t n = nd > 0 ? nd : 1;
+  if (r.chance(0.1)) return r.chance(0.5) ? n + r.range(0, 2) : -n - 1 - r.range(0, 2);
+  return r.range(-n, n - 1);
+}
+Shape shape_arg(Rng& r, int64_t max_rank = 4) {
+  Shape s(static_cast<std::size_t>(r.range(0, max_rank)));
+  for (auto& v : s) v = r.chance(0.9) ? r.range(1, 5) : r.range(0, 6);
+  return s;
+}
+
+struct Ctx {
+  Rng& r;
+  std::vector<Tensor> leaves;  // inputs that require grad
+  std::ostringstream desc;
+
+  // A tensor of shape s and dtype dt with small values (indices stay mostly valid), sometimes
+  // non-contiguous, sometimes requiring grad.
+  Tensor tensor(Shape s, ScalarType dt, bool allow_grad = true) {
+    int64_t n = 1;
+    for (int64_t v : s) n *= v;
+    Tensor t;
+    if (dt == kBool) {
+      t = randint(0, 2, s, kInt64).to(kBool);
+    } else if (is_floating(dt)) {
+      t = randn(s, dt) * 3.0;
+      if (n > 0 && r.chance(0.05)) t = t.masked_fill(randint(0, 2, s, kInt64).to(kBool), r.chance(0.5) ? NAN : INFINITY);
+    } else {
+      t = randint(-2, 7, s, dt);
+    }
+    if (s.size() >= 2 && r.chance(0.2)) t = t.transpose(0, 1).contiguous().transpose(0, 1);  // same shape, strided
+    if (allow_grad && is_floating(dt) && r.chance(0.3)) {
+      t = t.detach().requires_grad_();
+      leaves.push_back(t);
+    }
+    desc << dtype_name(dt) << "(";
+    for (std::size_t i = 0; i < s.size(); ++i) desc << (i ? "," : "") << s[i];
+    desc << (t.is_contiguous() ? "" : ",strided") << (t.requires_grad() ? ",grad" : "") << ") ";
+    return t;
+  }
+  Tensor any(int64_t max_rank = 4) { return tensor(shape_arg(r, max_rank), r.pick(kDtypes)); }
+  Tensor floating(Shape s) { return tensor(std::move(s), r.chance(0.8) ? kFloat32 : kFloat64); }
+  Tensor index(Shape s, int64_t bound) {  // int64 indices in [-1, bound], mostly in range
+    Tensor t = randint(0, bound > 0 ? bound : 1, s, kInt64);
+    if (r.chance(0.05) && t.numel() > 0) t = t.masked_fill(randint(0, 2, s, kInt64).to(kBool), r.chance(0.5) ? -1 : bound);
+    desc << "index(" << t.numel() << "<" << bound << ") ";
+    return t;
+  }
+  Scalar scalar() {
+    switch (r.range(0, 4)) {
+      case 0: return Scalar(r.chance(0.5));
+      case 1: return Scalar(r.range(-3, 3));
+      case 2: return Scalar(r.chance(0.9) ? static_cast<double>(r.range(-6, 6)) / 2 : 1e300);
+      case 3: return Scalar(r.chance(0.5) ? kHuge : std::numeric_limits<int64_t>::min());
+      default: return Scalar(0.5);
+    }
+  }
+};
+
+using Gen = std::function<std::vector<Tensor>(Ctx&)>;
+struct OpFuzzer {
+  std::vector<std::string> ops;  // the table ops it calls (names as in the table)
+  Gen run;
+};
+
+std::vector<Tensor> one(Tensor t) { return {std::move(t)}; }
+
+std::vector<OpFuzzer> generators() {
+  std::vector<OpFuzzer> g;
+  auto reg = [&](std::vector<std::string> ops, Gen f) { g.push_back({std::move(ops), std::move(f)}); };
+  // views and copies
+  reg({"view", "transpose", "permute", "select", "slice", "expand", "squeeze", "unsqueeze", "copy_", "fill_"},
+      [](Ctx& c) {
+        Tensor x = c.any();
+        const int64_t nd = x.dim();
+        switch (c.r.range(0, 10)) {
+          case 0: return one(x.view(shape_arg(c.r)));
+          case 1: return one(x.reshape({-1, c.r.range(1, 3)}));
+          case 2: return one(x.transpose(dim_arg(c.r, nd), dim_arg(c.r, nd)));
+          case 3: {
+            Shape p(static_cast<std::size_t>(nd));
+            for (auto& v : p) v = dim_arg(c.r, nd);
+            return one(x.permute(p));
+          }
+          case 4: return one(x.select(dim_arg(c.r, nd), c.r.range(-3, 5)));
+          case 5: return one(x.slice(dim_arg(c.r, nd), c.r.range(-6, 6), c.r.range(-6, 8), c.r.chance(0.05) ? kHuge : c.r.range(1, 3)));
+          case 6: return one(x.expand(shape_arg(c.r)));
+          case 7: return one(c.r.chance(0.5) ? x.squeeze() : x.squeeze(dim_arg(c.r, nd)));
+          case 8: return one(x.unsqueeze(dim_arg(c.r, nd + 1)));
+          case 9: {
+            Tensor y = c.any().detach();
+            return one(y.copy_(x));
+          }
+          default: {
+            Tensor y = x.detach().clone();
+            return one(y.fill_(c.scalar()));
+          }
+        }
+      });
+  reg({"arange", "linspace"}, [](Ctx& c) {
+    if (c.r.chance(0.5)) return one(arange(c.scalar(), c.scalar(), c.scalar()));
+    return one(linspace(static_cast<double>(c.r.range(-5, 5)), static_cast<double>(c.r.range(-5, 5)), size_arg(c.r)));
+  });
+  // elementwise
+  reg({"neg", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "pow", "clamp", "gelu"}, [](Ctx& c) {
+    Tensor x = c.any();
+    switch (c.r.range(0, 11)) {
+      case 0: return one(neg(x));
+      case 1: return one(abs(x));
+      case 2: return one(exp(x));
+      case 3: return one(log(x));
+      case 4: return one(sqrt(x));
+      case 5: return one(rsqrt(x));
+      case 6: return one(sigmoid(x));
+      case 7: return one(tanh(x));
+      case 8: return one(relu(x));
+      case 9: return one(pow(x, c.scalar()));
+      case 10: return one(clamp(x, c.scalar(), c.r.chance(0.5) ? std::optional<Scalar>(c.scalar()) : std::nullopt));
+      default: return one(gelu(x, c.r.chance(0.5) ? "none" : c.r.chance(0.9) ? "tanh" : "bad"));
+    }
+  });
+  reg({"pow.Tensor", "add", "add.alpha", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "where",
+       "masked_fill"},
+      [](Ctx& c) {
+        Tensor a = c.any(3), b = c.r.chance(0.7) ? c.tensor(a.sizes(), c.r.pick(kDtypes)) : c.any(3);
+        switch (c.r.range(0, 13)) {
+          case 0: return one(pow(a, b));
+          case 1: return one(add(a, b));
+          case 2: return one(add(a, b, c.scalar()));
+          case 3: return one(sub(a, b, c.r.chance(0.5) ? Scalar(1) : c.scalar()));
+          case 4: return one(mul(a, b));
+          case 5: return one(div(a, b));
+          case 6: return one(eq(a, b));
+          case 7: return one(ne(a, b));
+          case 8: return one(lt(a, b));
+          case 9: return one(le(a, b));
+          case 10: return one(gt(a, b));
+          case 11: return one(ge(a, b));
+          case 12: return one(where(b.to(kBool), a, c.r.chance(0.5) ? a : b));
+          default: return one(masked_fill(a, b.to(kBool), c.scalar()));
+        }
+      });
+  reg({"lerp.Scalar", "addcmul", "addcdiv", "gelu_backward", "threshold_backward"}, [](Ctx& c) {
+    const Shape s = shape_arg(c.r, 3);
+    Tensor a = c.floating(s), b = c.floating(c.r.chance(0.8) ? s : shape_arg(c.r, 3)), d = c.floating(s);
+    switch (c.r.range(0, 4)) {
+      case 0: return one(lerp(a, b, c.scalar()));
+      case 1: return one(addcmul(a, b, d, c.scalar()));
+      case 2: return one(addcdiv(a, b, d, c.scalar()));
+      case 3: return one(gelu_backward(a, b));
+      default: return one(threshold_backward(a, b, c.scalar()));
+    }
+  });
+  // reductions
+  reg({"sum", "mean", "prod", "amax", "amin", "max.dim", "min.dim", "argmax", "argmin", "var", "softmax",
+       "log_softmax"},
+      [](Ctx& c) {
+        Tensor x = c.any();
+        const int64_t nd = x.dim();
+        const bool keep = c.r.chance(0.5);
+        const Shape dims = c.r.chance(0.3) ? Shape{} : Shape{dim_arg(c.r, nd)};
+        switch (c.r.range(0, 11)) {
+          case 0: return one(sum(x, dims, keep, c.r.chance(0.2) ? std::optional<ScalarType>(c.r.pick(kDtypes)) : std::nullopt));
+          case 1: return one(mean(x, dims, keep));
+          case 2: return one(c.r.chance(0.5) ? prod(x) : prod(x, dim_arg(c.r, nd), keep));
+          case 3: return one(amax(x, dims, keep));
+          case 4: return one(amin(x, dims, keep));
+          case 5: {
+            auto [v, i] = max(x, dim_arg(c.r, nd), keep);
+            return std::vector<Tensor>{v, i};
+          }
+          case 6: {
+            auto [v, i] = min(x, dim_arg(c.r, nd), keep);
+            return std::vector<Tensor>{v, i};
+          }
+          case 7: return one(argmax(x, c.r.chance(0.5) ? std::optional<int64_t>(dim_arg(c.r, nd)) : std::nullopt, keep));
+          case 8: return one(argmin(x, c.r.chance(0.5) ? std::optional<int64_t>(dim_arg(c.r, nd)) : std::nullopt, keep));
+          case 9: return one(var(x, dims, c.r.chance(0.5), keep));
+          case 10: return one(softmax(x, dim_arg(c.r, nd)));
+          default: return one(log_softmax(x, dim_arg(c.r, nd)));
+        }
+      });
+  // linear algebra
+  reg({"bmm", "mm", "addmm"}, [](Ctx& c) {
+    const int64_t n = size_arg(c.r), k = size_arg(c.r), m = size_arg(c.r);
+    const bool ok = c.r.chance(0.8);
+    const ScalarType dt = c.r.chance(0.8) ? kFloat32 : c.r.pick(kDtypes);
+    auto sz = [&](int64_t v) { return v < 0 || v > 8 ? int64_t{2} : v; };
+    switch (c.r.range(0, 3)) {
+      case 0: return one(mm(c.tensor({sz(n), sz(k)}, dt), c.tensor({ok ? sz(k) : sz(m), sz(m)}, dt)));
+      case 1: return one(bmm(c.tensor({2, sz(n), sz(k)}, dt), c.tensor({ok ? 2 : 3, sz(k), sz(m)}, dt)));
+      case 2: return one(matmul(c.tensor(shape_arg(c.r, 3), dt), c.tensor(shape_arg(c.r, 3), dt)));
+      default:
+        return one(addmm(c.tensor({sz(m)}, dt), c.tensor({sz(n), sz(k)}, dt), c.tensor({sz(k), sz(m)}, dt),
+                         c.scalar(), c.scalar()));
+    }
+  });
+  // joining and indexing
+  reg({"cat", "index_select", "gather", "index_add_", "scatter_add_", "scatter_reduce", "index_copy_", "index_put_",
+       "index_put_.accumulate", "put_", "put_.accumulate", "embedding", "embedding_dense_backward"},
+      [](Ctx& c) {
+        Tensor x = c.any(3);
+        const int64_t nd = x.dim(), d = dim_arg(c.r, nd);
+        const int64_t size = nd == 0 ? 1 : x.size(d >= -nd && d < nd ? d : 0);
+        const int64_t n = c.r.range(0, 6);
+        Shape along = x.sizes();  // x's shape with n along d
+        if (nd > 0 && d >= -nd && d < nd) along[static_cast<std::size_t>(d < 0 ? d + nd : d)] = n;
+        switch (c.r.range(0, 12)) {
+          case 0: return one(cat({x, c.r.chance(0.7) ? c.tensor(along, x.dtype()) : c.any(3)}, d));
+          case 1: return one(index_select(x, d, c.index({n}, size)));
+          case 2: return one(gather(x, d, c.index(c.r.chance(0.8) ? along : shape_arg(c.r, 3), size)));
+          case 3: return one(index_add(x, d, c.index({n}, size), c.tensor(along, x.dtype()), c.scalar()));
+          case 4: return one(scatter_add(x, d, c.index(along, size), c.tensor(along, x.dtype())));
+          case 5:
+            return one(scatter_reduce(x, d, c.index(along, size), c.tensor(along, x.dtype()),
+                                      c.r.pick(std::vector<std::string>{"sum", "mean", "amax", "amin", "prod", "max"}),
+                                      c.r.chance(0.5)));
+          case 6: return one(index_copy(x, d, c.index({n}, size), c.tensor(along, x.dtype())));
+          case 7: {
+            const int64_t rows = nd == 0 ? 1 : x.size(0);
+            Shape vs = x.sizes();
+            if (!vs.empty()) vs[0] = n;
+            return one(index_put(x, {c.index({n}, rows)}, c.tensor(vs, x.dtype()), c.r.chance(0.5)));
+          }
+          case 8: return one(put(x, c.index({n}, x.numel()), c.tensor({n}, x.dtype()), c.r.chance(0.5)));
+          case 9: return one(index_put(x, {c.tensor(Shape(x.sizes().begin(), x.sizes().begin() + (nd > 0 ? 1 : 0)), kBool)},
+                                       c.tensor({1}, x.dtype()), false));
+          case 10: return one(embedding(c.floating({c.r.range(0, 6), 3}), c.index(shape_arg(c.r, 2), 4), c.r.range(-2, 4)));
+          case 11: return one(embedding_dense_backward(c.floating({n, 3}), c.index({n}, 4), c.r.range(-1, 5), c.r.range(-2, 4)));
+          default: return one(F::embedding(c.index(shape_arg(c.r, 2), 5), c.floating({5, 2})));
+        }
+      });
+  // convolution and pooling
+  reg({"conv2d", "conv2d_backward_input", "conv2d_backward_weight", "max_pool2d_with_indices",
+       "max_pool2d_with_indices_backward", "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool2d",
+       "adaptive_avg_pool2d_backward", "max_unpooling2d_forward_out", "max_unpooling3d_forward_out"},
+      [](Ctx& c) {
+        auto arg = [&](int64_t lo) { return c.r.chance(0.05) ? (c.r.chance(0.5) ? kHuge : int64_t{-1}) : c.r.range(lo, 3); };
+        const int64_t N = c.r.range(0, 2), C = c.r.range(1, 3), H = c.r.range(1, 6), W = c.r.range(1, 6);
+        const Tensor x = c.floating(c.r.chance(0.9) ? Shape{N, C, H, W} : shape_arg(c.r));
+        switch (c.r.range(0, 9)) {
+          case 0: {
+            const int64_t g = c.r.chance(0.8) ? 1 : C;
+            const Tensor w = c.floating({c.r.range(1, 3) * g, C / g, c.r.range(1, 3), c.r.range(1, 3)});
+            return one(F::conv2d(x, w, c.r.chance(0.5) ? c.floating({w.size(0)}) : Tensor(), {arg(1), arg(1)},
+                                 {arg(0), arg(0)}, {arg(1), arg(1)}, g));
+          }
+          case 1:
+            return one(F::conv1d(c.floating({N, C, W}), c.floating({2, C, c.r.range(1, 3)}), Tensor(), arg(1), arg(0),
+                                 arg(1), 1));
+          case 2:
+            return one(F::conv2d_backward_input(c.floating({N, 2, c.r.range(1, 4), c.r.range(1, 4)}),
+                                                c.floating({2, C, 2, 2}), {N, C, H, W}, arg(1), arg(0), arg(1), 1));
+          case 3:
+            return one(F::conv2d_backward_weight(c.floating({N, 2, c.r.range(1, 4), c.r.range(1, 4)}), x,
+                                                 {2, C, 2, 2}, arg(1), arg(0), arg(1), 1));
+          case 4: {
+            auto vi = F::max_pool2d_with_indices(x, {arg(1), arg(1)}, c.r.chance(0.3) ? nn::SizeArg() : nn::SizeArg(arg(1)),
+                                                     arg(0), arg(1), c.r.chance(0.5));
+            return std::vector<Tensor>{vi.first, vi.second};
+          }
+          case 5: return one(F::max_pool1d(c.floating({N, C, W}), arg(1), arg(1), arg(0), arg(1), c.r.chance(0.5)));
+          case 6:
+            return one(F::avg_pool2d(x, {arg(1), arg(1)}, {}, arg(0), c.r.chance(0.5), c.r.chance(0.5),
+                                     c.r.chance(0.2) ? std::optional<int64_t>(c.r.range(-1, 3)) : std::nullopt));
+          case 7: return one(F::adaptive_avg_pool2d(x, {arg(1), arg(1)}));
+          case 8: {
+            const int64_t k = arg(1);
+            return one(F::max_unpool2d(x, c.index(x.sizes(), 16), k, c.r.chance(0.5) ? nn::SizeArg() : nn::SizeArg(arg(1)),
+                                       arg(0)));
+          }
+          default: {
+            const Tensor x5 = c.floating({1, 1, c.r.range(1, 3), c.r.range(1, 3), c.r.range(1, 3)});
+            return one(F::max_unpool3d(x5, c.index(x5.sizes(), 8), arg(1), arg(1), arg(0)));
+          }
+        }
+      });
+  return g;
+}
+
+int64_t g_current = -1;
+uint64_t g_seed = 0;
+const Ctx* g_ctx = nullptr;  // the call in progress, for the hang report
+void report(const char* what) {
+  std::fprintf(stderr, "ditto-fuzz: %s (%s): reproduce with ditto-fuzz --seed %llu --call %lld\n", what,
+               g_ctx ? g_ctx->desc.str().c_str() : "", static_cast<unsigned long long>(g_seed),
+               static_cast<long long>(g_current));
+}
+void on_timeout(int) {
+  report("hang");
+  std::_Exit(3);
+}
+void on_crash(int sig) {
+  report(sig == SIGFPE ? "crash (SIGFPE)" : sig == SIGSEGV ? "crash (SIGSEGV)" : "crash (SIGABRT)");
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+
+// Runs call k of seed s: returns "" (succeeded), "rejected", or the failure's text.
+std::string run_call(const std::vector<OpFuzzer>& gens, uint64_t seed, int64_t k, std::string& desc, bool& rejected) {
+  Rng r(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(k));
+  manual_seed(r.next());
+  const OpFuzzer& g = gens[static_cast<std::size_t>(r.range(0, static_cast<int64_t>(gens.size()) - 1))];
+  const bool mode = r.chance(0.3);
+  DeterministicGuard guard(mode, r.chance(0.3));
+  set_warning_handler([](const Warning&) {});
+  Ctx c{r, {}, {}};
+  g_ctx = &c;
+  c.desc << g.ops[0] << "... mode=" << mode << " ";
+  rejected = false;
+  try {
+    const std::vector<Tensor> out = g.run(c);
+    for (const Tensor& o : out) {
+      if (!o.defined()) return "returned an undefined tensor";
+      (void)o.to_string();  // reads every element
+      if (o.requires_grad() && is_floating(o.dtype())) {
+        o.sum().backward();
+        for (const Tensor& leaf : c.leaves) {
+          const Tensor& gr = leaf.grad();
+          if (!gr.defined()) continue;
+          if (gr.sizes() != leaf.sizes() || gr.dtype() != leaf.dtype()) {
+            desc = c.desc.str();
+            return std::string("a gradient's shape or dtype differs from its leaf's (") + dtype_name(gr.dtype()) +
+                   " vs " + dtype_name(leaf.dtype()) + ")";
+          }
+        }
+        break;
+      }
+    }
+  } catch (const NondeterministicError&) {
+    rejected = true;
+  } catch (const Error&) {
+    rejected = true;
+  } catch (const std::exception& e) {
+    desc = c.desc.str();
+    return std::string("non-ditto exception: ") + e.what();
+  }
+  desc = c.desc.str();
+  g_ctx = nullptr;
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t seed = 1;
+  int64_t calls = 2000, only = -1;
+  unsigned timeout = 30;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--seed") seed = std::stoull(value());
+    else if (a == "--calls") calls = std::stoll(value());
+    else if (a == "--call") only = std::stoll(value());
+    else if (a == "--timeout") timeout = static_cast<unsigned>(std::stoul(value()));
+    else if (a == "--verbose") verbose = true;
+    else {
+      std::fprintf(stderr, "usage: ditto-fuzz [--seed S] [--calls N] [--call K] [--timeout SECONDS] [--verbose]\n");
+      return 2;
+    }
+  }
+  const std::vector<OpFuzzer> gens = generators();
+  // every op of the table is fuzzed
+  std::set<std::string> covered;
+  for (const OpFuzzer& g : gens) covered.insert(g.ops.begin(), g.ops.end());
+  int missing = 0;
+  for (const ops::OpEntry& op : ops::all_ops())
+    if (!covered.count(op.name)) {
+      std::fprintf(stderr, "ditto-fuzz: op %s has no generator in tests/fuzz/ditto_fuzz.cpp\n", op.name);
+      ++missing;
+    }
+  if (missing) return 1;
+  set_num_threads(2);
+  g_seed = seed;
+  std::signal(SIGALRM, on_timeout);
+  for (int sig : {SIGFPE, SIGSEGV, SIGABRT}) std::signal(sig, on_crash);  // (sanitizers install their own)
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  int64_t ok = 0, rejected_n = 0, failed = 0;
+  const int64_t first = only >= 0 ? only : 0, last = only >= 0 ? only + 1 : calls;
+  for (int64_t k = first; k < last; ++k) {
+    g_current = k;
+    alarm(timeout);
+    std::string desc;
+    bool rejected = false;
+    const std::string why = run_call(gens, seed, k, desc, rejected);
+    alarm(0);
+    if (verbose) std::printf("%lld %s %s\n", static_cast<long long>(k), rejected ? "rejected" : why.empty() ? "ok" : "FAIL", desc.c_str());
+    if (!why.empty()) {
+      ++failed;
+      std::printf("FAIL: %s | %s | reproduce with: ditto-fuzz --seed %llu --call %lld\n", why.c_str(), desc.c_str(),
+                  static_cast<unsigned long long>(seed), static_cast<long long>(k));
+    } else if (rejected) {
+      ++rejected_n;
+    } else {
+      ++ok;
+    }
+  }
+  std::printf("ditto-fuzz: seed %llu, %lld calls: %lld succeeded, %lld rejected with ditto::Error, %lld failed\n",
+              static_cast<unsigned long long>(seed), static_cast<long long>(last - first), static_cast<long long>(ok),
+              static_cast<long long>(rejected_n), static_cast<long long>(failed));
+  return failed ? 1 : 0;
+}
