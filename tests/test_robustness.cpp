@@ -238,3 +238,11 @@ TEST(Robustness, FuzzerFinds) {
   EXPECT_NE(error_of([] { arange(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), -1); }),
             "");
 }
+
+// cat's output size is checked too.
+TEST(Robustness, CatSizeOverflow) {
+  const Tensor a = zeros({int64_t{1} << 62, 0});
+  EXPECT_NE(error_of([&] { cat({a, a}, 0); }).find("[cat] the concatenated size overflows"), std::string::npos);
+  const Tensor b = zeros({int64_t{1} << 61, 0});
+  EXPECT_EQ(cat({b, b, b}, 0).size(0), 3 * (int64_t{1} << 61));
+}

@@ -2,6 +2,7 @@
 #include <atomic>
 
 #include "autograd/graph.h"
+#include "core/checked.h"
 #include "cpu/loops.h"
 #include "ops/common.h"
 
@@ -62,7 +63,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
       if (k != d && x.size(k) != ref->size(k))
         fail("cat", "sizes of tensors must match except in dimension ", d, ". Expected size ", ref->size(k),
              " but got size ", x.size(k), " for tensor number ", i, " in the list.");
-    shape[d] += x.size(d);
+    shape[d] = detail::checked_add(shape[d], x.size(d), "cat", "the concatenated size");
     inputs.push_back(x);
   }
   Tensor out = detail::new_tensor(shape, t, "cat");
