@@ -237,6 +237,13 @@ TEST(Robustness, FuzzerFinds) {
   EXPECT_NE(error_of([] { arange(0, std::numeric_limits<int64_t>::min(), -1); }), "");
   EXPECT_NE(error_of([] { arange(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), -1); }),
             "");
+  // under UBSan: adaptive pooling to a huge output of an empty batch overflowed its cost estimate
+  EXPECT_EQ(F::adaptive_avg_pool2d(zeros({0, 2, 3, 3}), {int64_t{1} << 62, 2}).sizes(),
+            Shape({0, 2, int64_t{1} << 62, 2}));
+  // and integer addmm's alpha and beta multiplied with signed overflow; they wrap, as the GEMM does
+  const int64_t lo = std::numeric_limits<int64_t>::min();
+  EXPECT_TRUE(equal(addmm(ones({1, 1}, kInt64), full({1, 1}, 4, kInt64), ones({1, 1}, kInt64), 1, lo),
+                    tensor({{1}})));  // 4 * INT64_MIN wraps to 0
 }
 
 // cat's output size is checked too.

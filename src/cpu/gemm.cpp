@@ -278,17 +278,28 @@ void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor&
                beta_zero = beta.to_double() == 0.0;
     const T* s = self.data_ptr<T>();
     const int64_t ss0 = self.stride(0), ss1 = self.stride(1);
+    // integers wrap, as the GEMM's own integer path does (signed overflow is undefined)
+    auto mul = [](T x, T y) -> T {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) * static_cast<std::make_unsigned_t<T>>(y));
+      else return static_cast<T>(x * y);
+    };
+    auto add = [](T x, T y) -> T {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) + static_cast<std::make_unsigned_t<T>>(y));
+      else return static_cast<T>(x + y);
+    };
     detail::parallel_for(M, N, [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i)
         for (int64_t j = 0; j < N; ++j) {
           T acc = c[i * N + j];
-          if (!alpha_one) acc = static_cast<T>(al * acc);
+          if (!alpha_one) acc = mul(al, acc);
           if (beta_zero) {  // beta == 0 ignores self, even NaN in it (as PyTorch)
             c[i * N + j] = acc;
             continue;
           }
-          const T sv = beta_one ? s[i * ss0 + j * ss1] : static_cast<T>(be * s[i * ss0 + j * ss1]);
-          c[i * N + j] = static_cast<T>(sv + acc);
+          const T sv = beta_one ? s[i * ss0 + j * ss1] : mul(be, s[i * ss0 + j * ss1]);
+          c[i * N + j] = add(sv, acc);
         }
     });
   });

@@ -87,7 +87,7 @@ Conv2dArgs conv_args(int dims, const Shape& s, const Shape& p, const Shape& d, i
 Tensor conv2d_op(const Tensor& x, const Tensor& w, const Tensor& b, const Conv2dArgs& a, const Shape& out_shape) {
   Tensor out = ditto::detail::new_tensor(out_shape, x.dtype(), "conv2d");
   const Tensor xc = dense(x), wc = dense(w);
-  ops::call<OpId::conv2d>(x.device(), out, xc, wc, b.defined() ? dense(b) : Tensor(), a);
+  if (out.numel() > 0) ops::call<OpId::conv2d>(x.device(), out, xc, wc, b.defined() ? dense(b) : Tensor(), a);
   const bool gx = autograd::needs_grad(x), gw = autograd::needs_grad(w), gb = autograd::needs_grad(b);
   if (gx || gw || gb) {
     autograd::Saved s;
@@ -230,7 +230,7 @@ std::pair<Tensor, Tensor> max_pool(int dims, const char* op, const Tensor& input
   const Shape os = shape4(x4, g.out_spatial);
   Tensor values = ditto::detail::new_tensor(os, x.dtype(), "max_pool2d_with_indices");
   Tensor indices = ditto::detail::new_tensor(os, kInt64, "max_pool2d_with_indices");
-  ops::call<OpId::max_pool2d_with_indices>(x.device(), values, indices, dense(x4), g.args);
+  if (values.numel() > 0) ops::call<OpId::max_pool2d_with_indices>(x.device(), values, indices, dense(x4), g.args);
   if (autograd::needs_grad(x4)) {
     autograd::Saved s;
     s.tensors = {indices};
@@ -331,7 +331,7 @@ Tensor avg_pool2d(const char* op, const Tensor& input, const SizeArg& kernel_siz
     checked_add(checked_mul(g.out_spatial[static_cast<std::size_t>(i)], g.args.stride[i], op, "a window's start"),
                 g.args.kernel[i], op, "a window's end");
   Tensor out = ditto::detail::new_tensor(shape4(x, g.out_spatial), x.dtype(), "avg_pool2d");
-  ops::call<OpId::avg_pool2d>(x.device(), out, dense(x), g.args);
+  if (out.numel() > 0) ops::call<OpId::avg_pool2d>(x.device(), out, dense(x), g.args);
   if (autograd::needs_grad(x)) {
     autograd::Saved s;
     s.shapes = {x.sizes()};
@@ -352,7 +352,7 @@ Tensor adaptive_avg_pool2d(const char* op, const Tensor& input, const SizeArg& o
   check_nonempty_planes(x, op);
   if (os[0] == 1 && os[1] == 1) return unbatch(x.mean({2, 3}, true), 2, unbatched);  // as PyTorch
   Tensor out = ditto::detail::new_tensor({x.size(0), x.size(1), os[0], os[1]}, x.dtype(), "adaptive_avg_pool2d");
-  ops::call<OpId::adaptive_avg_pool2d>(x.device(), out, dense(x));
+  if (out.numel() > 0) ops::call<OpId::adaptive_avg_pool2d>(x.device(), out, dense(x));  // empty: nothing to do
   if (autograd::needs_grad(x)) {
     autograd::Saved s;
     s.shapes = {x.sizes()};
