@@ -8,12 +8,15 @@
 // reproducer: `ditto-fuzz --seed S --call K`, which replays exactly that call.
 //
 //   ditto-fuzz [--seed S] [--calls N] [--call K] [--timeout SECONDS] [--verbose]
+//   ditto-fuzz --emit calls.jsonl --calls N && /usr/bin/python3 tools/fuzz_vs_pytorch.py calls.jsonl
 //
 // Every op of the table must have a generator here (the run fails otherwise), so an op is
 // fuzzed the day it lands.
 #include <unistd.h>
 
+#include <cmath>
 #include <csignal>
+#include <fstream>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -23,6 +26,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
 #include "ops/op_table.h"
@@ -356,6 +361,118 @@ void on_crash(int sig) {
 }
 
 
+// --- Calls PyTorch can replay (--emit FILE): a subset of the ops, whose arguments are all written
+// out (tensors with their values), with ditto's outcome; tools/fuzz_vs_pytorch.py runs each in
+// PyTorch and reports where one library accepts what the other refuses.
+nlohmann::json encode(const Tensor& t) {
+  nlohmann::json j;
+  j["dtype"] = dtype_name(t.dtype());
+  j["sizes"] = t.sizes();
+  const Tensor c = t.contiguous();
+  nlohmann::json data = nlohmann::json::array();
+  switch (c.dtype()) {
+    case kBool: for (bool v : to_vector<bool>(c)) data.push_back(v); break;
+    case kInt32: for (int32_t v : to_vector<int32_t>(c)) data.push_back(v); break;
+    case kInt64: for (int64_t v : to_vector<int64_t>(c)) data.push_back(v); break;
+    case kFloat32: for (float v : to_vector<float>(c)) data.push_back(std::isfinite(v) ? v : 0.0f); break;
+    case kFloat64: for (double v : to_vector<double>(c)) data.push_back(std::isfinite(v) ? v : 0.0); break;
+  }
+  j["data"] = data;
+  return j;
+}
+
+nlohmann::json replayable_call(Rng& r) {
+  static const std::vector<std::string> unary = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu"};
+  static const std::vector<std::string> binary = {"add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "pow"};
+  static const std::vector<std::string> dimmed = {"sum", "mean", "amax", "amin", "prod", "argmax", "softmax",
+                                                  "log_softmax", "var", "transpose", "select", "unsqueeze",
+                                                  "squeeze", "flatten", "gather", "index_select", "cat"};
+  const int family = static_cast<int>(r.range(0, 2));
+  const std::string op = family == 0 ? r.pick(unary) : family == 1 ? r.pick(binary) : r.pick(dimmed);
+  auto make = [&](Shape sz) {
+    const ScalarType dt = r.pick(kDtypes);
+    if (dt == kBool) return randint(0, 2, sz, kInt64).to(kBool);
+    if (is_floating(dt)) return (randn(sz, dt) * 3.0);
+    return randint(-2, 7, sz, dt);
+  };
+  nlohmann::json j;
+  j["op"] = op;
+  const Tensor x = make(shape_arg(r, 3));
+  const int64_t nd = x.dim(), d = dim_arg(r, nd), d2 = dim_arg(r, nd);
+  const bool keep = r.chance(0.5);
+  j["dim"] = d;
+  j["dim2"] = d2;
+  j["keepdim"] = keep;
+  Tensor y;
+  std::function<Tensor()> run;
+  if (family == 0) {
+    run = [&] {
+      if (op == "neg") return neg(x);
+      if (op == "abs") return abs(x);
+      if (op == "exp") return exp(x);
+      if (op == "log") return log(x);
+      if (op == "sqrt") return sqrt(x);
+      if (op == "rsqrt") return rsqrt(x);
+      if (op == "sigmoid") return sigmoid(x);
+      if (op == "tanh") return tanh(x);
+      return relu(x);
+    };
+  } else if (family == 1) {
+    y = r.chance(0.7) ? make(x.sizes()) : make(shape_arg(r, 3));
+    run = [&] {
+      if (op == "add") return add(x, y);
+      if (op == "sub") return sub(x, y);
+      if (op == "mul") return mul(x, y);
+      if (op == "div") return div(x, y);
+      if (op == "eq") return eq(x, y);
+      if (op == "ne") return ne(x, y);
+      if (op == "lt") return lt(x, y);
+      if (op == "le") return le(x, y);
+      if (op == "gt") return gt(x, y);
+      if (op == "ge") return ge(x, y);
+      return pow(x, y);
+    };
+  } else {
+    if (op == "gather" || op == "index_select") {
+      const int64_t size = nd == 0 ? 1 : x.size(d >= -nd && d < nd ? d : 0);
+      y = randint(0, size > 0 ? size : 1, op == "gather" ? shape_arg(r, 3) : Shape{r.range(0, 4)}, kInt64);
+    } else if (op == "cat") {
+      y = make(r.chance(0.6) ? x.sizes() : shape_arg(r, 3));
+    }
+    run = [&] {
+      if (op == "sum") return sum(x, {d}, keep);
+      if (op == "mean") return mean(x, {d}, keep);
+      if (op == "amax") return amax(x, {d}, keep);
+      if (op == "amin") return amin(x, {d}, keep);
+      if (op == "prod") return prod(x, d, keep);
+      if (op == "argmax") return argmax(x, d, keep);
+      if (op == "softmax") return softmax(x, d);
+      if (op == "log_softmax") return log_softmax(x, d);
+      if (op == "var") return var(x, {d}, true, keep);
+      if (op == "transpose") return x.transpose(d, d2);
+      if (op == "select") return x.select(d, d2);
+      if (op == "unsqueeze") return x.unsqueeze(d);
+      if (op == "squeeze") return x.squeeze(d);
+      if (op == "flatten") return x.flatten(d, d2);
+      if (op == "gather") return gather(x, d, y);
+      if (op == "index_select") return index_select(x, d, y);
+      return cat({x, y}, d);
+    };
+  }
+  j["x"] = encode(x);
+  if (y.defined()) j["y"] = encode(y);
+  try {
+    const Tensor out = run();
+    j["ditto"] = "ok";
+    j["dtype"] = dtype_name(out.dtype());
+    j["sizes"] = out.sizes();
+  } catch (const Error& e) {
+    j["ditto"] = "error";
+    j["error"] = std::string(e.what()).substr(0, 200);
+  }
+  return j;
+}
+
 // Runs call k of seed s: returns "" (succeeded), "rejected", or the failure's text.
 std::string run_call(const std::vector<OpFuzzer>& gens, uint64_t seed, int64_t k, std::string& desc, bool& rejected) {
   Rng r(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(k));
@@ -407,6 +524,7 @@ int main(int argc, char** argv) {
   int64_t calls = 2000, only = -1;
   unsigned timeout = 30;
   bool verbose = false;
+  std::string emit;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -415,10 +533,20 @@ int main(int argc, char** argv) {
     else if (a == "--call") only = std::stoll(value());
     else if (a == "--timeout") timeout = static_cast<unsigned>(std::stoul(value()));
     else if (a == "--verbose") verbose = true;
+    else if (a == "--emit") emit = value();
     else {
-      std::fprintf(stderr, "usage: ditto-fuzz [--seed S] [--calls N] [--call K] [--timeout SECONDS] [--verbose]\n");
+      std::fprintf(stderr,
+                   "usage: ditto-fuzz [--seed S] [--calls N] [--call K] [--timeout SECONDS] [--verbose] [--emit FILE]\n");
       return 2;
     }
+  }
+  if (!emit.empty()) {  // calls for PyTorch to replay, one JSON object a line
+    std::ofstream out(emit);
+    Rng r(seed);
+    manual_seed(seed);
+    for (int64_t k = 0; k < calls; ++k) out << replayable_call(r).dump() << "\n";
+    std::printf("ditto-fuzz: wrote %lld replayable calls to %s\n", static_cast<long long>(calls), emit.c_str());
+    return 0;
   }
   const std::vector<OpFuzzer> gens = generators();
   // every op of the table is fuzzed

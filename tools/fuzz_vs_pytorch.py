@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""Replays ditto-fuzz's replayable calls in PyTorch and compares which calls each library accepts.
+
+    build/tests/ditto-fuzz --emit calls.jsonl --calls 3000
+    /usr/bin/python3 tools/fuzz_vs_pytorch.py calls.jsonl     (needs Debian's python3-torch, 1.13)
+
+Each line of the input is one call (op, tensors with their values, dims) and ditto's outcome:
+"ok" with the result's dtype and sizes, or "error". Prints the counts, then every call where the
+two libraries disagree: ditto refuses what PyTorch accepts ("too eager"), ditto accepts what
+PyTorch refuses ("too lax"), or both accept with another result dtype or shape. Exits 1 when
+there is any disagreement not listed in KNOWN below (documented differences), else 0; exits 77
+when PyTorch is not installed (CTest counts that as skipped). Each call runs in a forked child:
+a call on which PyTorch itself crashes is listed, not counted as a disagreement.
+"""
+import collections
+import json
+import os
+import sys
+
+try:
+  import torch
+except ImportError:
+  print('fuzz_vs_pytorch.py: PyTorch is not installed (apt-get install python3-torch); skipped')
+  sys.exit(77)
+
+DT = {'bool': torch.bool, 'int32': torch.int32, 'int64': torch.int64, 'float32': torch.float32,
+      'float64': torch.float64}
+NAME = {v: k for k, v in DT.items()}
+
+
+
+def reduced_size(c):
+  sizes, d = c['x']['sizes'], c['dim']
+  return sizes[d] if sizes and -len(sizes) <= d < len(sizes) else 1
+
+
+# Differences that are known and kept, each with its reason: (op, kind, predicate on the call).
+KNOWN = [
+    # PyTorch refuses argmax/argmin on bool ("argmax_cpu" not implemented for 'Bool') except when
+    # the reduced dim has size 1, where it skips its kernel; ditto refuses bool consistently.
+    ('argmax', 'too eager (ditto refuses)', lambda c: c['x']['dtype'] == 'bool' and reduced_size(c) == 1),
+    # PyTorch returns early on an empty input before checking its dtype (softmax of an empty
+    # int64 tensor is an empty int64 tensor); ditto checks the dtype whatever the size.
+    ('argmax', 'too eager (ditto refuses)', lambda c: c['x']['dtype'] == 'bool' and 0 in c['x']['sizes']),
+    ('softmax', 'too eager (ditto refuses)', lambda c: 0 in c['x']['sizes']),
+    ('log_softmax', 'too eager (ditto refuses)', lambda c: 0 in c['x']['sizes']),
+]
+
+
+def known(c, kind):
+  return any(op == c['op'] and k == kind and pred(c) for op, k, pred in KNOWN)
+
+
+def tensor(j):
+  return torch.tensor(j['data'], dtype=DT[j['dtype']]).reshape(j['sizes'])
+
+
+def run(c):
+  x = tensor(c['x'])
+  y = tensor(c['y']) if 'y' in c else None
+  op, d, d2, keep = c['op'], c['dim'], c['dim2'], c['keepdim']
+  if op in ('neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sigmoid', 'tanh', 'relu'):
+    return getattr(torch, op)(x)
+  if op in ('add', 'sub', 'mul', 'div', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'pow'):
+    return getattr(torch, op)(x, y)
+  if op in ('sum', 'mean', 'amax', 'amin'):
+    return getattr(torch, op)(x, [d], keepdim=keep)
+  if op in ('prod', 'argmax'):
+    return getattr(torch, op)(x, d, keepdim=keep)
+  if op in ('softmax', 'log_softmax'):
+    return getattr(torch, op)(x, d)
+  if op == 'var':
+    return torch.var(x, [d], unbiased=True, keepdim=keep)
+  if op == 'transpose':
+    return x.transpose(d, d2)
+  if op == 'select':
+    return x.select(d, d2)
+  if op == 'unsqueeze':
+    return x.unsqueeze(d)
+  if op == 'squeeze':
+    return x.squeeze(d)
+  if op == 'flatten':
+    return x.flatten(d, d2)
+  if op == 'gather':
+    return torch.gather(x, d, y)
+  if op == 'index_select':
+    return torch.index_select(x, d, y)
+  if op == 'cat':
+    return torch.cat([x, y], d)
+  raise ValueError(op)
+
+
+def replay(c):
+  """Runs the call in a forked child (PyTorch 1.13 corrupts its heap on some bad calls, and a
+  crash must not end the replay): (True, dtype, sizes), (False, message) or (None, signal)."""
+  rfd, wfd = os.pipe()
+  pid = os.fork()
+  if pid == 0:
+    os.close(rfd)
+    try:
+      r = run(c)
+      out = {'ok': True, 'dtype': NAME[r.dtype], 'sizes': list(r.shape)}
+    except (RuntimeError, IndexError, ValueError, TypeError) as e:
+      out = {'ok': False, 'error': str(e).split('\n')[0][:160]}
+    os.write(wfd, json.dumps(out).encode())
+    os._exit(0)
+  os.close(wfd)
+  data = b''
+  while chunk := os.read(rfd, 65536):
+    data += chunk
+  os.close(rfd)
+  _, status = os.waitpid(pid, 0)
+  if os.WIFSIGNALED(status) or not data:
+    return None
+  return json.loads(data)
+
+
+def main(path):
+  counts = collections.Counter()
+  kept = 0
+  unknown, crashed = [], []
+  for line in open(path):
+    c = json.loads(line)
+    desc = f"{c['op']} x={c['x']['dtype']}{c['x']['sizes']}" + (
+        f" y={c['y']['dtype']}{c['y']['sizes']}" if 'y' in c else '') + f" dim={c['dim']} dim2={c['dim2']}"
+    r = replay(c)
+    if r is None:  # PyTorch's bug, not a disagreement: listed, not failed
+      counts['PyTorch crashed'] += 1
+      crashed.append(f"PyTorch crashed: {desc} (ditto: {c['ditto']} {c.get('error', '')})")
+      continue
+    torch_ok, torch_err = r['ok'], r.get('error', '')
+    ditto_ok = c['ditto'] == 'ok'
+    if ditto_ok and torch_ok:
+      if r['dtype'] != c['dtype'] or r['sizes'] != c['sizes']:
+        kind = 'result differs'
+        detail = f"ditto {c['dtype']}{c['sizes']}, PyTorch {r['dtype']}{r['sizes']}"
+      else:
+        counts['both accept, same dtype and shape'] += 1
+        continue
+    elif not ditto_ok and not torch_ok:
+      counts['both refuse'] += 1
+      continue
+    elif torch_ok:
+      kind, detail = 'too eager (ditto refuses)', c.get('error', '')
+    else:
+      kind, detail = 'too lax (ditto accepts)', torch_err
+    counts[kind] += 1
+    if not known(c, kind):
+      unknown.append(f'{kind}: {desc}: {detail}')
+    else:
+      kept += 1
+  total = sum(counts.values())
+  print(f'fuzz_vs_pytorch.py: {total} calls replayed in PyTorch {torch.__version__}')
+  for k, v in sorted(counts.items()):
+    print(f'  {v:6d}  {k}')
+  print(f'  of the disagreements, {kept} are known and kept (KNOWN in tools/fuzz_vs_pytorch.py), '
+        f'{len(unknown)} are not')
+  for u in crashed[:10]:
+    print('  ' + u)
+  for u in unknown[:60]:
+    print('  ' + u)
+  if len(unknown) > 60:
+    print(f'  ... and {len(unknown) - 60} more')
+  return 1 if unknown else 0
+
+
+if __name__ == '__main__':
+  sys.exit(main(sys.argv[1]))
