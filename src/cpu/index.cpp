@@ -11,9 +11,7 @@ void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim) {
   for (const Tensor& t : inputs) {
     if (t.dim() == 1 && t.numel() == 0 && out.dim() != 1) continue;  // legacy empty inputs are skipped
     const int64_t len = t.size(dim);
-    if (len == 0) continue;
-    Tensor dst = views::slice(out, dim, offset, offset + len, 1);
-    copy(dst, t);
+    if (t.numel() > 0) copy(views::slice(out, dim, offset, offset + len, 1), t);  // (an empty slice's offset may be huge)
     offset += len;
   }
 }

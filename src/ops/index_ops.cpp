@@ -67,7 +67,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     inputs.push_back(x);
   }
   Tensor out = detail::new_tensor(shape, t, "cat");
-  ops::call<OpId::cat>(ref->device(), out, inputs, d);
+  if (out.numel() > 0) ops::call<OpId::cat>(ref->device(), out, inputs, d);
   if (is_floating(t) && autograd::any_needs_grad_list(inputs)) {
     autograd::Saved s;
     s.ints = {d};
