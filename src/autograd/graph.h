@@ -7,7 +7,6 @@
 
 #include "autograd/saved.h"
 #include "ditto/autograd.h"
-#include "ops/op_table.h"
 
 namespace ditto::autograd {
 
@@ -57,11 +56,12 @@ bool any_needs_grad(const T&... t) {
 }
 bool any_needs_grad_list(const std::vector<Tensor>& ts);
 
-// Records op's node: inputs are the differentiable inputs (in the formula's order), outputs
-// receive the node as grad_fn. Call only when any_needs_grad(inputs).
-// node_name overrides the table's name (one op, several PyTorch names: clone/to/contiguous).
-void record(ops::OpId op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, Saved saved,
-            const char* node_name = nullptr);
+// Records a node: inputs are the differentiable inputs (in the formula's order), outputs
+// receive the node as grad_fn; backward runs the formula on saved. op names the op in errors.
+// Call only when any_needs_grad(inputs). Public ops call ops::record (ops/common.h), which takes
+// these from the op's row.
+void record_node(const char* op, const char* node_name, BackwardFn backward, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs, Saved saved);
 // Sums a broadcast gradient back to shape (leading dims and dims of size 1).
 Tensor sum_to(const Tensor& grad, const Shape& shape);
 // The in-place form: self's history becomes that of result (whose data was copied into self).

@@ -23,7 +23,7 @@
 #include "core/parallel.h"
 #include "cpu/gemm.h"
 #include "cpu/loops.h"
-#include "ops/kernels.h"
+#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 namespace {

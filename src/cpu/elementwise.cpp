@@ -6,7 +6,7 @@
 #include "cpu/dmath.h"
 #include "cpu/fma_kernels.h"
 #include "cpu/loops.h"
-#include "ops/kernels.h"
+#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 namespace {

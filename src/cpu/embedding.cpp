@@ -2,7 +2,7 @@
 // order, so every row's sum has the index order whatever the thread count (as PyTorch's CPU
 // kernel); no atomics.
 #include "cpu/loops.h"
-#include "ops/kernels.h"
+#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 

@@ -14,7 +14,7 @@
 #include "cpu/gemm_impl.h"
 #include "cpu/gemm_kernels.h"
 #include "cpu/loops.h"
-#include "ops/kernels.h"
+#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 

@@ -2,7 +2,8 @@
 #include <cstring>
 
 #include "cpu/loops.h"
-#include "ops/kernels.h"
+#include "core/views.h"
+#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 

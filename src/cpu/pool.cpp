@@ -9,7 +9,7 @@
 #include "core/parallel.h"
 #include "cpu/loops.h"
 #include "cpu/pool_kernels.h"
-#include "ops/kernels.h"
+#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 namespace {

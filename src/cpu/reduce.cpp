@@ -7,7 +7,7 @@
 #include "cpu/dmath.h"
 #include "cpu/loops.h"
 #include "cpu/reduce_kernels.h"
-#include "ops/kernels.h"
+#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cpu/loops.h"
-#include "ops/kernels.h"
+#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 namespace {

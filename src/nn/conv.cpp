@@ -1,12 +1,12 @@
 // Convolution and pooling modules: parameters, PyTorch's default init, and calls into the shared
-// implementations of nn/functional_conv.h under the module's name.
+// implementations of ops/conv_ops.h under the module's name.
 #include "ditto/nn/conv.h"
 
 #include <cmath>
 
 #include "ditto/factory.h"
 #include "ditto/nn/init.h"
-#include "nn/functional_conv.h"
+#include "ops/conv_ops.h"
 
 namespace ditto::nn {
 namespace {

@@ -1,9 +1,17 @@
 #pragma once
 // Helpers shared by the public ops.
+#include "autograd/graph.h"
 #include "core/tensor_impl.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
 #include "ops/dispatch.h"
+
+namespace ditto::ops {
+// Records op id's node (autograd::record_node) with the op's name, node name and backward formula
+// from its row. node_name overrides the row's (one op, several PyTorch names: clone/to/contiguous).
+void record(OpId id, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, autograd::Saved saved,
+            const char* node_name = nullptr);
+}  // namespace ditto::ops
 
 namespace ditto::detail {
 

@@ -81,7 +81,7 @@ Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType o
       if constexpr (id == OpId::mul) s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), autograd::needs_grad(a) ? b1 : Tensor()};
       if constexpr (id == OpId::div) s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), b1};
       if constexpr (id == OpId::pow_tensor) s.tensors = {a1, b1, out};
-      autograd::record(id, {a, b}, {out}, std::move(s));
+      ops::record(id, {a, b}, {out}, std::move(s));
     }
   }
   return out;
@@ -121,7 +121,7 @@ Tensor unary_float(const Tensor& x, const char* name) {
   if (autograd::any_needs_grad(x)) {
     autograd::Saved s;
     s.tensors = {id == OpId::log ? xc : out};  // log's derivative needs x; the others the output
-    autograd::record(id, {x}, {out}, std::move(s));
+    ops::record(id, {x}, {out}, std::move(s));
   }
   return out;
 }
@@ -135,7 +135,7 @@ Tensor unary_same(const Tensor& x, const char* name) {
     autograd::Saved s;
     if constexpr (id == OpId::abs) s.tensors = {x};
     if constexpr (id == OpId::relu) s.tensors = {out};
-    autograd::record(id, {x}, {out}, std::move(s));
+    ops::record(id, {x}, {out}, std::move(s));
   }
   return out;
 }
@@ -163,7 +163,7 @@ Tensor add_scaled(const Tensor& a, const Tensor& b, const Scalar& alpha, const c
   if (is_floating(t) && autograd::any_needs_grad(a, b)) {
     autograd::Saved s;
     s.scalars = {alpha};
-    autograd::record(OpId::add_scaled, {a, b}, {out}, std::move(s));
+    ops::record(OpId::add_scaled, {a, b}, {out}, std::move(s));
   }
   return out;
 }
@@ -242,7 +242,7 @@ Tensor pow(const Tensor& x, const Scalar& exponent) {
     autograd::Saved s;
     s.tensors = {xc};
     s.scalars = {exponent};
-    autograd::record(OpId::pow_scalar, {x}, {out}, std::move(s));
+    ops::record(OpId::pow_scalar, {x}, {out}, std::move(s));
   }
   return out;
 }
@@ -269,7 +269,7 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
     s.tensors = {xc};
     s.scalars = {lo.value_or(Scalar(0)), hi.value_or(Scalar(0))};
     s.ints = {lo.has_value(), hi.has_value()};
-    autograd::record(OpId::clamp, {x}, {out}, std::move(s));
+    ops::record(OpId::clamp, {x}, {out}, std::move(s));
   }
   return out;
 }
@@ -294,7 +294,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (is_floating(t) && autograd::any_needs_grad(a, b)) {
     autograd::Saved s;
     s.tensors = {c};
-    autograd::record(OpId::where, {a, b}, {out}, std::move(s));
+    ops::record(OpId::where, {a, b}, {out}, std::move(s));
   }
   return out;
 }
@@ -321,7 +321,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   if (autograd::any_needs_grad(x)) {
     autograd::Saved s;
     s.tensors = {m};
-    autograd::record(OpId::masked_fill, {x}, {out}, std::move(s));
+    ops::record(OpId::masked_fill, {x}, {out}, std::move(s));
   }
   return out;
 }

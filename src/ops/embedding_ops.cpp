@@ -30,7 +30,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
     autograd::Saved s;
     s.tensors = {flat};
     s.ints = {weight.size(0), padding_idx};
-    autograd::record(OpId::embedding, {weight}, {out}, std::move(s));
+    ops::record(OpId::embedding, {weight}, {out}, std::move(s));
   }
   Shape shape = indices.sizes();
   shape.push_back(weight.size(1));

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "core/determinism_state.h"
-#include "cpu/loops.h"
+#include "core/dtype_dispatch.h"
 #include "ops/common.h"
 
 namespace ditto {
@@ -13,7 +13,7 @@ using ops::OpId;
 namespace detail {
 // With deterministic mode and fill on, uninitialised memory is made recognisable (PyTorch 2.1+).
 void fill_uninitialized(const Tensor& t) {
-  cpu::dispatch_dtype(t.dtype(), [&]<class T>() {
+  core::dispatch_dtype(t.dtype(), [&]<class T>() {
     T v;
     if constexpr (std::is_floating_point_v<T>) v = std::numeric_limits<T>::quiet_NaN();
     else v = std::numeric_limits<T>::max();
@@ -196,12 +196,12 @@ Tensor tensor(const NestedList& data, std::optional<ScalarType> dtype) {
   if (leaves.empty() && data.leaf() == false && shape.size() == 1 && shape[0] == 0) kind = Scalar::Kind::Float;
   const ScalarType dt = dtype.value_or(kind == Scalar::Kind::Float ? kFloat32 : kind == Scalar::Kind::Int ? kInt64 : kBool);
   Tensor t = detail::new_tensor(shape, dt, "tensor");
-  cpu::dispatch_dtype(dt, [&]<class T>() {
+  core::dispatch_dtype(dt, [&]<class T>() {
     T* p = t.data_ptr<T>();
     for (std::size_t i = 0; i < leaves.size(); ++i) {
       const Scalar& s = leaves[i]->scalar();
       if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(s.to_double());
-      else p[i] = s.is_floating() ? cpu::convert<T>(s.to_double()) : s.to<T>();
+      else p[i] = s.is_floating() ? core::convert<T>(s.to_double()) : s.to<T>();
     }
   });
   return t;

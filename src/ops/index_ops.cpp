@@ -3,7 +3,8 @@
 
 #include "autograd/graph.h"
 #include "core/checked.h"
-#include "cpu/loops.h"
+#include "core/dtype_dispatch.h"
+#include "core/parallel.h"
 #include "ops/common.h"
 
 namespace ditto {
@@ -17,7 +18,7 @@ bool legacy_empty(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
 // Checks every index in [0, size) (negative ones are refused too, as PyTorch's kernels do).
 void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* op) {
   const Tensor idx = index.contiguous();
-  cpu::dispatch_dtype(idx.dtype(), [&]<class I>() {
+  core::dispatch_dtype(idx.dtype(), [&]<class I>() {
     if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
       const I* p = idx.data_ptr<I>();
       const int64_t n = idx.numel();
@@ -72,7 +73,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     autograd::Saved s;
     s.ints = {d};
     for (const Tensor& x : inputs) s.ints.push_back(x.size(d));
-    autograd::record(OpId::cat, inputs, {out}, std::move(s));
+    ops::record(OpId::cat, inputs, {out}, std::move(s));
   }
   return out;
 }
@@ -111,7 +112,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
     s.tensors = {flat};
     s.shapes = {x.sizes()};
     s.ints = {d};
-    autograd::record(OpId::index_select, {x}, {out}, std::move(s));
+    ops::record(OpId::index_select, {x}, {out}, std::move(s));
   }
   return out;
 }
@@ -162,7 +163,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
     s.tensors = {index};
     s.shapes = {x.sizes()};
     s.ints = {d};
-    autograd::record(OpId::gather, {x}, {out}, std::move(s));
+    ops::record(OpId::gather, {x}, {out}, std::move(s));
   }
   return out;
 }
@@ -215,7 +216,7 @@ Tensor index_add_impl(const Tensor& self, int64_t dim, const Tensor& index, cons
     s.shapes = {source.sizes()};
     s.ints = {d};
     s.scalars = {alpha};
-    autograd::record(OpId::index_add_, {self, source}, {out}, std::move(s));
+    ops::record(OpId::index_add_, {self, source}, {out}, std::move(s));
   }
   return out;
 }
@@ -268,7 +269,7 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
       s.ints.push_back(static_cast<int64_t>(r));
       s.ints.push_back(include_self ? 1 : 0);
     }
-    autograd::record(reduce_op ? OpId::scatter_reduce : OpId::scatter_add_, {self, used}, {out}, std::move(s));
+    ops::record(reduce_op ? OpId::scatter_reduce : OpId::scatter_add_, {self, used}, {out}, std::move(s));
   }
   return out;
 }

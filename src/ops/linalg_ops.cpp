@@ -30,7 +30,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
     autograd::Saved s;
     s.tensors = {a, b};
     s.ints = {autograd::needs_grad(a), autograd::needs_grad(b)};  // the formula skips the others
-    autograd::record(OpId::bmm, {a, b}, {out}, std::move(s));
+    ops::record(OpId::bmm, {a, b}, {out}, std::move(s));
   }
   return out;
 }
@@ -48,7 +48,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     autograd::Saved s;
     s.tensors = {a, b};
     s.ints = {autograd::needs_grad(a), autograd::needs_grad(b)};  // the formula skips the others
-    autograd::record(OpId::mm, {a, b}, {out}, std::move(s));
+    ops::record(OpId::mm, {a, b}, {out}, std::move(s));
   }
   return out;
 }
@@ -75,7 +75,7 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
     s.tensors = {a, b};
     s.scalars = {beta, alpha};
     s.ints = {autograd::needs_grad(self), autograd::needs_grad(a), autograd::needs_grad(b)};
-    autograd::record(OpId::addmm, {self, a, b}, {out}, std::move(s));
+    ops::record(OpId::addmm, {self, a, b}, {out}, std::move(s));
   }
   return out;
 }

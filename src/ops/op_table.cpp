@@ -1,6 +1,9 @@
 #include "ops/op_table.h"
 
-#include "autograd/formulas.h"
+#include "ops/common.h"
+
+#include "ops/formulas.h"
+#include "cpu/kernels.h"
 
 #include <vector>
 
@@ -99,5 +102,11 @@ const char* op_kind_name(OpKind k) {
 
 std::span<const OpEntry> all_ops() { return table().ops; }
 const OpEntry& op_entry(OpId id) { return table().ops[static_cast<std::size_t>(id)]; }
+
+void record(OpId id, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, autograd::Saved saved,
+            const char* node_name) {
+  const OpEntry& e = op_entry(id);
+  autograd::record_node(e.name, node_name ? node_name : e.node_name, e.backward, inputs, outputs, std::move(saved));
+}
 
 }  // namespace ditto::ops

@@ -4,7 +4,8 @@
 #include <span>
 
 #include "autograd/saved.h"
-#include "ops/kernels.h"
+#include "ops/signatures.h"
+#include "core/views.h"
 
 namespace ditto::ops {
 

@@ -36,7 +36,7 @@ Tensor addc(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar
     autograd::Saved sv;
     sv.tensors = {a, b};
     sv.scalars = {value};
-    autograd::record(id, {self, t1, t2}, {out}, std::move(sv));
+    ops::record(id, {self, t1, t2}, {out}, std::move(sv));
   }
   return out;
 }
@@ -55,7 +55,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
   if (autograd::any_needs_grad(start, end)) {
     autograd::Saved s;
     s.scalars = {weight};
-    autograd::record(OpId::lerp, {start, end}, {out}, std::move(s));
+    ops::record(OpId::lerp, {start, end}, {out}, std::move(s));
   }
   return out;
 }
@@ -77,7 +77,7 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
     autograd::Saved s;
     s.tensors = {x};
     s.ints = {tanh_approx};
-    autograd::record(OpId::gelu, {x}, {out}, std::move(s));
+    ops::record(OpId::gelu, {x}, {out}, std::move(s));
   }
   return out;
 }

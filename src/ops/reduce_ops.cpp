@@ -87,7 +87,7 @@ Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_d
   if (is_floating(out_dtype) && autograd::any_needs_grad(source)) {
     std::vector<Tensor> keep;
     if constexpr (id == OpId::prod || id == OpId::amax || id == OpId::amin) keep = {x, out};
-    autograd::record(id, {source}, {out}, reduction_saved(x, p, keepdim, keep));
+    ops::record(id, {source}, {out}, reduction_saved(x, p, keepdim, keep));
   }
   return out;
 }
@@ -177,7 +177,7 @@ std::pair<Tensor, Tensor> with_index(const Tensor& x, int64_t dim, bool keepdim,
     s.tensors = {indices};
     s.shapes = {x.sizes()};
     s.ints = {keepdim, p.dims.empty() ? 0 : p.dims[0]};
-    autograd::record(id, {x}, {values, indices}, std::move(s));
+    ops::record(id, {x}, {values, indices}, std::move(s));
   }
   return {values, indices};
 }
@@ -225,7 +225,7 @@ Tensor var_impl(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim,
   Tensor out = detail::new_tensor(p.out_shape, x.dtype(), op);
   ops::call<OpId::var>(x.device(), out.view({p.M}), p.rows, unbiased ? 1 : 0, take_sqrt);
   if (autograd::any_needs_grad(x))
-    autograd::record(OpId::var, {x}, {out}, reduction_saved(x, p, keepdim, {x, out}, {unbiased ? 1 : 0, take_sqrt}),
+    ops::record(OpId::var, {x}, {out}, reduction_saved(x, p, keepdim, {x, out}, {unbiased ? 1 : 0, take_sqrt}),
                      take_sqrt ? "StdBackward0" : "VarBackward0");
   return out;
 }
@@ -258,7 +258,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, const char* op) {
     autograd::Saved s;
     s.tensors = {result};
     s.ints = {d};
-    autograd::record(id, {x}, {result}, std::move(s));
+    ops::record(id, {x}, {result}, std::move(s));
   }
   return result;
 }

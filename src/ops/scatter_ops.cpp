@@ -3,7 +3,7 @@
 // in index order (op_table.def). Every index is checked here, before a kernel runs. scatter_add
 // and scatter_reduce are in index_ops.cpp.
 #include "autograd/graph.h"
-#include "cpu/loops.h"
+#include "core/dtype_dispatch.h"
 #include "ops/common.h"
 
 namespace ditto {
@@ -20,7 +20,7 @@ Tensor checked_index(const Tensor& index, int64_t size, bool allow_negative, Bad
   Tensor out = detail::new_tensor({index.numel()}, kInt64, "index");
   int64_t* o = out.data_ptr<int64_t>();
   const Tensor idx = index.contiguous();
-  cpu::dispatch_dtype(idx.dtype(), [&]<class I>() {
+  core::dispatch_dtype(idx.dtype(), [&]<class I>() {
     if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
       const I* p = idx.data_ptr<I>();
       for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
@@ -86,7 +86,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
     autograd::Saved s;
     s.tensors = {idx};
     s.ints = {d};
-    autograd::record(OpId::index_copy_, {self, src}, {out}, std::move(s));
+    ops::record(OpId::index_copy_, {self, src}, {out}, std::move(s));
   }
   return out;
 }
@@ -157,7 +157,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
     s.tensors = {lin};
     s.shapes = {self_rows};
     s.ints = {accumulate ? 1 : 0};
-    autograd::record(accumulate ? OpId::index_put_accumulate : OpId::index_put_, {self, vals}, {out}, std::move(s));
+    ops::record(accumulate ? OpId::index_put_accumulate : OpId::index_put_, {self, vals}, {out}, std::move(s));
   }
   return out;
 }
@@ -191,7 +191,7 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
     autograd::Saved s;
     s.tensors = {lin};
     s.ints = {accumulate ? 1 : 0};
-    autograd::record(accumulate ? OpId::put_accumulate : OpId::put_, {self, src}, {out}, std::move(s));
+    ops::record(accumulate ? OpId::put_accumulate : OpId::put_, {self, src}, {out}, std::move(s));
   }
   return out;
 }

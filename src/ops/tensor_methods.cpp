@@ -4,7 +4,7 @@
 #include "autograd/graph.h"
 #include "core/determinism_state.h"
 #include "core/print.h"
-#include "cpu/loops.h"
+#include "core/dtype_dispatch.h"
 #include "ops/common.h"
 
 namespace ditto {
@@ -22,7 +22,7 @@ Tensor track_view(OpId id, const Tensor& self, Tensor out, Shape ints = {}) {
     autograd::Saved s;
     s.shapes = {self.sizes()};
     s.ints = std::move(ints);
-    autograd::record(id, {self}, {out}, std::move(s));
+    ops::record(id, {self}, {out}, std::move(s));
     autograd::mark_view(self, out);
   }
   return out;
@@ -123,14 +123,14 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 Tensor Tensor::clone() const {
   Tensor out = detail::new_tensor(sizes(), dtype(), "clone");
   ops::call<OpId::copy_>(device(), out, *this);
-  if (autograd::any_needs_grad(*this)) autograd::record(OpId::copy_, {*this}, {out}, {}, "CloneBackward0");
+  if (autograd::any_needs_grad(*this)) ops::record(OpId::copy_, {*this}, {out}, {}, "CloneBackward0");
   return out;
 }
 
 Tensor Tensor::to(ScalarType t) const {
   if (t == dtype()) return *this;
   Tensor out = detail::cast(*this, t);
-  if (is_floating(t) && autograd::any_needs_grad(*this)) autograd::record(OpId::copy_, {*this}, {out}, {}, "ToCopyBackward0");
+  if (is_floating(t) && autograd::any_needs_grad(*this)) ops::record(OpId::copy_, {*this}, {out}, {}, "ToCopyBackward0");
   return out;
 }
 
@@ -152,7 +152,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   storage()->bump_version();
   if (autograd::any_needs_grad(src) && is_floating(dtype())) {
     Tensor alias = detail::make_view(*this, sizes(), strides(), storage_offset());
-    autograd::record(OpId::copy_, {src}, {alias}, {}, "CopyBackwards");
+    ops::record(OpId::copy_, {src}, {alias}, {}, "CopyBackwards");
     autograd::rebase_history(*this, alias, "copy_");
   }
   return *this;
@@ -185,7 +185,7 @@ Tensor& Tensor::resize_(const Shape& shape) {
     const int64_t es = static_cast<int64_t>(element_size());
     const int64_t first = static_cast<int64_t>(old) / es, last = static_cast<int64_t>(need) / es;
     Tensor tail = detail::make_view(*this, {last - first}, {1}, first);
-    cpu::dispatch_dtype(dtype(), [&]<class T>() {
+    core::dispatch_dtype(dtype(), [&]<class T>() {
       T v;
       if constexpr (std::is_floating_point_v<T>) v = std::numeric_limits<T>::quiet_NaN();
       else v = std::numeric_limits<T>::max();
@@ -300,7 +300,7 @@ std::string Tensor::to_string() const {
   d.grad_fn = grad_fn_name();
   d.requires_grad = d.grad_fn.empty() && requires_grad();
   const Tensor c = contiguous();
-  cpu::dispatch_dtype(dtype(), [&]<class T>() {
+  core::dispatch_dtype(dtype(), [&]<class T>() {
     const T* p = static_cast<const T*>(c.raw_data());
     for (int64_t i = 0, n = c.numel(); i < n; ++i) {
       if constexpr (std::is_floating_point_v<T>) d.floats.push_back(static_cast<double>(p[i]));

@@ -58,7 +58,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 }  // namespace functional
 
-// ===== Convolution and pooling (src/nn/functional_conv.cpp) =====================================
+// ===== Convolution and pooling (src/ops/conv_ops.cpp) =====================================
 // Inputs are batched (N, C, *spatial) or unbatched (C, *spatial), as in PyTorch.
 
 // A size per spatial dim, or one for all of them (PyTorch's int-or-tuple): 2, {2} or {2, 3}.

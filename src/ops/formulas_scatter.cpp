@@ -1,10 +1,10 @@
 // Backward formulas of the scatter-style ops (PyTorch's derivatives.yaml). They run scatter_add_,
 // index_put_ and index_copy_, whose deterministic kernels the dispatcher picks in deterministic
 // mode; put_'s backward uses index_put_, so it has one even though put_ itself is refused.
-#include "autograd/formulas.h"
+#include "ops/formulas.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
-#include "ops/kernels.h"
+#include "cpu/kernel_args.h"
 
 namespace ditto::autograd::formulas {
 

@@ -1,7 +1,7 @@
 // Convolution and pooling: argument checks, shapes, dispatch and autograd recording. Every op
 // runs as its 2-D form (1-D with height 1, unbatched with N = 1); the kernels are in
-// cpu/conv.cpp and cpu/pool.cpp, the backward formulas in autograd/formulas_conv.cpp.
-#include "nn/functional_conv.h"
+// cpu/conv.cpp and cpu/pool.cpp, the backward formulas in ops/formulas_conv.cpp.
+#include "ops/conv_ops.h"
 
 #include <string>
 
@@ -94,7 +94,7 @@ Tensor conv2d_op(const Tensor& x, const Tensor& w, const Tensor& b, const Conv2d
     s.tensors = {gw ? xc : Tensor(), gx ? wc : Tensor()};  // each only where the other's grad needs it
     s.shapes = {x.sizes(), w.sizes()};
     s.ints = {a.stride[0], a.stride[1], a.padding[0], a.padding[1], a.dilation[0], a.dilation[1], a.groups, gb};
-    autograd::record(OpId::conv2d, {x, w, b}, {out}, std::move(s));
+    ops::record(OpId::conv2d, {x, w, b}, {out}, std::move(s));
   }
   return out;
 }
@@ -235,7 +235,7 @@ std::pair<Tensor, Tensor> max_pool(int dims, const char* op, const Tensor& input
     autograd::Saved s;
     s.tensors = {indices};
     s.shapes = {x4.sizes()};
-    autograd::record(OpId::max_pool2d_with_indices, {x4}, {values, indices}, std::move(s));
+    ops::record(OpId::max_pool2d_with_indices, {x4}, {values, indices}, std::move(s));
   }
   return {unbatch(values, dims, unbatched), unbatch(indices, dims, unbatched)};
 }
@@ -310,7 +310,7 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
     sv.tensors = {idx};
     sv.shapes = {input.sizes()};
     sv.ints = {P, Lout};
-    autograd::record(id, {input}, {out}, std::move(sv));
+    ops::record(id, {input}, {out}, std::move(sv));
   }
   return out;
 }
@@ -338,7 +338,7 @@ Tensor avg_pool2d(const char* op, const Tensor& input, const SizeArg& kernel_siz
     const Pool2dArgs& a = g.args;
     s.ints = {a.kernel[0], a.kernel[1], a.stride[0],        a.stride[1],          a.padding[0],
               a.padding[1], a.ceil_mode, a.count_include_pad, divisor_override.has_value(), a.divisor};
-    autograd::record(OpId::avg_pool2d, {x}, {out}, std::move(s));
+    ops::record(OpId::avg_pool2d, {x}, {out}, std::move(s));
   }
   return unbatch(out, 2, unbatched);
 }
@@ -356,7 +356,7 @@ Tensor adaptive_avg_pool2d(const char* op, const Tensor& input, const SizeArg& o
   if (autograd::needs_grad(x)) {
     autograd::Saved s;
     s.shapes = {x.sizes()};
-    autograd::record(OpId::adaptive_avg_pool2d, {x}, {out}, std::move(s));
+    ops::record(OpId::adaptive_avg_pool2d, {x}, {out}, std::move(s));
   }
   return unbatch(out, 2, unbatched);
 }

@@ -1,6 +1,6 @@
 // Backward formulas of convolution and pooling (declared in formulas.h, named in op_table.def).
 // Each is the op's own gradient kernel(s), called through the public functions.
-#include "autograd/formulas.h"
+#include "ops/formulas.h"
 
 #include "ditto/nn/functional.h"
 #include "ditto/ops.h"

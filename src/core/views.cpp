@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "core/tensor_impl.h"
-#include "ops/kernels.h"
+#include "core/views.h"
 
 namespace ditto::views {
 using detail::fail;

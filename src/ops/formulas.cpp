@@ -1,6 +1,6 @@
 // Backward formulas. Broadcasting and dtype are handled by the engine (it sums each gradient
 // back to its input's shape and casts it), so formulas return gradients of the op's own shapes.
-#include "autograd/formulas.h"
+#include "ops/formulas.h"
 
 #include "ditto/factory.h"
 #include "ditto/ops.h"

@@ -1,6 +1,6 @@
 // Backward formulas of the pointwise ops with several operands, GELU and embedding (PyTorch's
 // derivatives.yaml entries).
-#include "autograd/formulas.h"
+#include "ops/formulas.h"
 
 #include "ditto/ops.h"
 

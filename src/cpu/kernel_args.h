@@ -1,0 +1,20 @@
+#pragma once
+// The argument structs of kernels (and of their signatures, ops/signatures.h).
+#include <cstdint>
+
+namespace ditto {
+
+// Geometry of a 2-D convolution (conv1d runs as conv2d with height 1).
+struct Conv2dArgs {
+  int64_t stride[2], padding[2], dilation[2], groups;
+};
+// Geometry of a 2-D pooling window; divisor (avg_pool2d's divisor_override) is 0 when unset.
+struct Pool2dArgs {
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+  bool ceil_mode, count_include_pad;
+  int64_t divisor;
+};
+
+enum class ScatterReduction : uint8_t { Sum, Mean, Amax, Amin };
+
+}  // namespace ditto

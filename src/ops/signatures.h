@@ -1,0 +1,94 @@
+#pragma once
+// Kernel signatures: the type of every kernel of an op (op_table.def names one per op), with the
+// contract each kernel keeps.
+#include <optional>
+#include <vector>
+
+#include "cpu/kernel_args.h"
+#include "ditto/tensor.h"
+
+namespace ditto {
+
+namespace kernel_sig {
+// out and in have the same shape; in may be strided; out's dtype is the result dtype.
+using Unary = void(const Tensor& out, const Tensor& in);
+// a and b are expanded to out's shape and have the compute dtype.
+using Binary = void(const Tensor& out, const Tensor& a, const Tensor& b);
+// out = a + alpha * b with one rounding (fma), as PyTorch's vectorised add does.
+using AddScaled = void(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha);
+using PowScalar = void(const Tensor& out, const Tensor& in, const Scalar& exponent);
+using Clamp = void(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi);
+using Where = void(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+using MaskedFill = void(const Tensor& self, const Tensor& mask, const Scalar& value);  // in place
+using Fill = void(const Tensor& out, const Scalar& value);
+using Copy = void(const Tensor& dst, const Tensor& src);  // src expanded to dst's shape, any dtypes
+// in is 2-D (M, R): row m holds the R inputs of output m in canonical (logical) order.
+using Reduce = void(const Tensor& out, const Tensor& in);
+using Var = void(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt);
+using ReduceWithIndex = void(const Tensor& values, const Tensor& indices, const Tensor& in);
+using ArgReduce = void(const Tensor& indices, const Tensor& in);
+using Softmax = void(const Tensor& out, const Tensor& in);  // rows of a contiguous 2-D tensor
+// out (B, M, N) = a (B, M, K) @ b (B, K, N); addmm adds beta * self (expanded to (M, N)).
+using Bmm = void(const Tensor& out, const Tensor& a, const Tensor& b);
+using Addmm = void(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+                   const Scalar& alpha);
+using Cat = void(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
+using IndexSelect = void(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+// Gather, ScatterAdd and ScatterReduce check index values themselves: an index outside
+// [0, size(dim)) is skipped (gather writes a zero) and the kernel returns false.
+using Gather = bool(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+// self is updated in place: self.select(dim, index[k]) += source.select(dim, k), in k order.
+using IndexAdd = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+// self[... index[p] ...] += src[p] along dim, in row-major order of p.
+using ScatterAdd = bool(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// As IndexAdd, but self.select(dim, index[k]) = source.select(dim, k): with duplicate indices the
+// last k wins in deterministic kernels. index is 1-D, in range; source has index.numel() slices.
+using IndexCopy = void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+// self[... index[p] ...] = reduce(self[...], src[p]) along dim (PyTorch's scatter_reduce_); without
+// include_self the positions that receive values start from the reduction's identity. Mean
+// divides by the number of values (plus one with include_self).
+using ScatterReduce = bool(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           ScatterReduction reduce, bool include_self);
+// Composite ops have no kernel of their own.
+using Composite = void();
+using Arange = void(const Tensor& out, double start, double step);
+using Linspace = void(const Tensor& out, double start, double end);
+// Convolution and pooling (cpu/conv.cpp, cpu/pool.cpp): 4-D contiguous tensors (N, C, H, W);
+// bias may be undefined. Output sizes are those of the tensors passed.
+using Conv2d = void(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                    const Conv2dArgs& args);
+using Conv2dBackwardInput = void(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                                 const Conv2dArgs& args);
+using Conv2dBackwardWeight = void(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                                  const Conv2dArgs& args);
+using MaxPool2d = void(const Tensor& values, const Tensor& indices, const Tensor& input, const Pool2dArgs& args);
+using MaxPool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices);
+using AvgPool2d = void(const Tensor& out, const Tensor& input, const Pool2dArgs& args);
+using AvgPool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out, const Pool2dArgs& args);
+using AdaptivePool2d = void(const Tensor& out, const Tensor& input);
+using AdaptivePool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out);
+// out (P, L_out) = 0, then out[p][indices[p][i]] = input[p][i]; indices are in range.
+using MaxUnpool = void(const Tensor& out, const Tensor& input, const Tensor& indices);
+// out = a + w (b - a) as fma(w, b - a, a) for |w| < 0.5, else fma(w - 1, b - a, b) (PyTorch's lerp).
+using Lerp = void(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& weight);
+// addcmul: fma(value * t1, t2, self); addcdiv: self + value * t1 / t2. Operands expanded to out's shape.
+using Addc = void(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
+using Gelu = void(const Tensor& out, const Tensor& in, bool tanh_approx);
+using GeluBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
+using ThresholdBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& self, const Scalar& threshold);
+// grad_weight (num, dim), zeroed, += grad (n, dim) rows at indices (n, int64) in index order,
+// skipping padding_idx (-1: none).
+using EmbeddingBackward = void(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices,
+                               int64_t padding_idx);
+// Views: metadata only, no data is touched.
+using View = Tensor(const Tensor& self, const Shape& shape);
+using Transpose = Tensor(const Tensor& self, int64_t d0, int64_t d1);
+using Permute = Tensor(const Tensor& self, const Shape& dims);
+using Select = Tensor(const Tensor& self, int64_t dim, int64_t index);
+using Slice = Tensor(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step);
+using Expand = Tensor(const Tensor& self, const Shape& shape);
+using Squeeze = Tensor(const Tensor& self, std::optional<int64_t> dim);
+using Unsqueeze = Tensor(const Tensor& self, int64_t dim);
+}  // namespace kernel_sig
+
+}  // namespace ditto

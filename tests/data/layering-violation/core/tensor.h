@@ -1,0 +1,2 @@
+// core, the lowest layer.
+#include "ditto/tensor.h"
