@@ -12,7 +12,7 @@ using ditto::Tensor;
 
 // Class c < 5: a horizontal bar at row 4 + 4c; c >= 5: a vertical bar at column 4 + 4(c - 5);
 // each image shifted by -1..1 pixels and covered with Gaussian noise.
-std::pair<Tensor, Tensor> make_data(int64_t n, ditto::Generator& gen) {
+static std::pair<Tensor, Tensor> make_data(int64_t n, ditto::Generator& gen) {
   Tensor x = ditto::randn({n, 1, 28, 28}, ditto::kFloat32, &gen) * 1.0;
   Tensor y = ditto::randint(0, 10, {n}, ditto::kInt64, &gen);
   Tensor shift = ditto::randint(-1, 2, {n}, ditto::kInt64, &gen);
@@ -25,7 +25,7 @@ std::pair<Tensor, Tensor> make_data(int64_t n, ditto::Generator& gen) {
   return {x, y};
 }
 
-double accuracy(nn::Sequential& model, const Tensor& x, const Tensor& y) {
+static double accuracy(nn::Sequential& model, const Tensor& x, const Tensor& y) {
   ditto::NoGradGuard no_grad;
   model.eval();
   Tensor pred = model(x).argmax(1);

@@ -12,7 +12,7 @@
 namespace nn = ditto::nn;
 
 // Python's repr(round(x, 4)): correctly rounded to 4 decimals, trailing zeros dropped.
-std::string round4(double x) {
+static std::string round4(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4f", x);
   std::string s = buf;

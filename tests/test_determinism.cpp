@@ -1,4 +1,4 @@
-// Deterministic mode (spec: shared/spec/pytorch-determinism.md): the state and its guard, the
+// Deterministic mode (spec: docs/spec/pytorch-determinism.md): the state and its guard, the
 // refusal and warn_only alerts (PyTorch's test_nondeterministic_alert_* pattern), the switch to
 // deterministic kernels (bit-identical over runs and thread counts, equal to a sequential
 // reference), and fill_uninitialized_memory.
@@ -19,23 +19,13 @@
 #include <thread>
 
 #include "ditto/ditto.h"
+#include "guards.h"
 #include "gradcheck.h"
-#include "ops/op_table.h"
+#include "ops/op_info.h"
 
 using namespace ditto;
 
 namespace {
-
-// Restores mode, warn_only, fill, the thread count and the warning handler after a test.
-struct StateGuard {
-  DeterministicGuard det{are_deterministic_algorithms_enabled(), is_deterministic_algorithms_warn_only_enabled(),
-                         get_fill_uninitialized_memory()};
-  int threads = get_num_threads();
-  ~StateGuard() {
-    set_num_threads(threads);
-    set_warning_handler(nullptr);
-  }
-};
 
 // Installs a handler that records every warning.
 struct WarningLog {
@@ -56,7 +46,7 @@ std::string refusal(const std::string& op) {
 // warn_only (with the op's result checked by check), nothing with the mode off.
 void check_alert(const std::function<Tensor()>& fn, const std::string& op,
                  const std::function<void(const Tensor&)>& check) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   {
     DeterministicGuard g(true);
     try {
@@ -117,7 +107,7 @@ Reference init_ref(const std::vector<float>& self) { return Reference{self}; }
 // threads, twice each, the result has the sequential reference's bits (ditto's policy:
 // op_table.def, "Policy").
 void expect_deterministic(const std::string& what, const std::function<Tensor()>& fn, const Tensor& ref) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   for (bool mode : {false, true}) {
     DeterministicGuard g(mode);
     WarningLog log;
@@ -139,7 +129,7 @@ void expect_deterministic(const std::string& what, const std::function<Tensor()>
 // State, debug mode, guard, thread safety
 
 TEST(DeterminismApi, FlagsAndDebugModeMapping) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   use_deterministic_algorithms(true);
   EXPECT_TRUE(are_deterministic_algorithms_enabled());
   EXPECT_FALSE(is_deterministic_algorithms_warn_only_enabled());
@@ -173,7 +163,7 @@ TEST(DeterminismApi, FlagsAndDebugModeMapping) {
 }
 
 TEST(DeterminismApi, InvalidDebugModesAreRejected) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   set_deterministic_debug_mode(1);
   for (int bad : {3, -1, 100}) {
     try {
@@ -198,7 +188,7 @@ TEST(DeterminismApi, InvalidDebugModesAreRejected) {
 }
 
 TEST(DeterminismApi, GuardRestoresOnExitAndOnException) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   use_deterministic_algorithms(false, true);
   set_fill_uninitialized_memory(false);
   {
@@ -231,7 +221,7 @@ TEST(DeterminismApi, GuardRestoresOnExitAndOnException) {
 // Writers only ever store (mode, warn_only) = (on, on) or (off, off); a reader that saw debug
 // mode 2 (on, off) would have read a torn state. Run it under -DDITTO_SANITIZE=ON too.
 TEST(DeterminismApi, StateIsSafeToShareBetweenThreads) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   std::atomic<bool> stop{false};
   std::atomic<int> torn{0}, bad{0};
   std::vector<std::thread> threads;
@@ -271,7 +261,7 @@ TEST(DeterminismRefusal, PutIsNotRefused) {
   // PyTorch refuses put_(accumulate=False) (test_nondeterministic_alert_put) and runs
   // put_(accumulate=True) serially; ditto has a deterministic kernel for both (the last
   // duplicate wins; adds in index order), so neither is refused nor warned about.
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   for (bool warn_only : {false, true}) {
     DeterministicGuard g(true, warn_only);
     WarningLog log;
@@ -318,7 +308,7 @@ TEST(DeterminismRefusal, MaxUnpool) {
 // The default handler prints a warning once per op per process; an installed handler sees all.
 // (This is the only test that lets max_unpool warn through the default handler.)
 TEST(DeterminismRefusal, DefaultHandlerWarnsOncePerOp) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   set_warning_handler(nullptr);
   DeterministicGuard g(true, true);
   const Tensor x = ones({1, 1, 2}), idx = zeros({1, 1, 2}, kInt64);
@@ -357,7 +347,7 @@ bool refused(const std::function<Tensor()>& f) {
 }  // namespace
 
 TEST(AllowNondeterministic, OnlyTheNamedOpPassesSilently) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   for (bool warn_only : {false, true}) {
     DeterministicGuard g(true, warn_only);
     WarningLog log;
@@ -366,15 +356,19 @@ TEST(AllowNondeterministic, OnlyTheNamedOpPassesSilently) {
       const Tensor r = unpool2d();  // runs, and warns about nothing
       EXPECT_EQ(r.sizes(), Shape({1, 1, 4, 4}));
       EXPECT_EQ(r[0][0][0][0].item<float>(), 1.0f);
-      if (!warn_only) EXPECT_TRUE(refused(unpool3d)) << "an op the guard does not name was let through";
+      if (!warn_only) {
+        EXPECT_TRUE(refused(unpool3d)) << "an op the guard does not name was let through";
+      }
       EXPECT_TRUE(log.seen.empty());
     }
-    if (!warn_only) EXPECT_TRUE(refused(unpool2d)) << "the exemption outlived its guard";
+    if (!warn_only) {
+      EXPECT_TRUE(refused(unpool2d)) << "the exemption outlived its guard";
+    }
   }
 }
 
 TEST(AllowNondeterministic, OtherThreadsAreNotExempt) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   DeterministicGuard g(true);
   AllowNondeterministic allow({"max_unpooling2d_forward_out"});
   EXPECT_FALSE(refused(unpool2d));
@@ -384,7 +378,7 @@ TEST(AllowNondeterministic, OtherThreadsAreNotExempt) {
 }
 
 TEST(AllowNondeterministic, NestsAndIsRestoredOnException) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   DeterministicGuard g(true);
   try {
     AllowNondeterministic outer({"max_unpooling3d_forward_out"});
@@ -403,7 +397,7 @@ TEST(AllowNondeterministic, NestsAndIsRestoredOnException) {
 }
 
 TEST(AllowNondeterministic, UnknownNamesAreErrorsAndNamesCoverVariants) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   DeterministicGuard g(true);
   try {
     AllowNondeterministic bad({"max_unpooling2d_forward_out", "no_such_op"});
@@ -746,7 +740,7 @@ TEST(DeterminismRefusal, EveryNondeterministicKernelIsTested) {
 // Correctness of the new ops on small inputs (either kernel), argument checks.
 
 TEST(DeterminismIndexOps, SmallResultsOnBothKernels) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   for (bool mode : {false, true}) {
     DeterministicGuard g(mode);
     SCOPED_TRACE(mode);
@@ -901,7 +895,7 @@ void check_no_fill(ScalarType dt) {
 }  // namespace
 
 TEST(DeterminismFill, EmptyAndResizeAreFilledPerDtype) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   DeterministicGuard g(true, false, true);
   check_fill_dtype<float>(kFloat32);
   check_fill_dtype<double>(kFloat64);
@@ -911,13 +905,13 @@ TEST(DeterminismFill, EmptyAndResizeAreFilledPerDtype) {
 }
 
 TEST(DeterminismFill, WarnOnlyStillFills) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   DeterministicGuard g(true, true, true);
   expect_filled<float>(empty({5}), "empty");
 }
 
 TEST(DeterminismFill, NothingIsFilledWithFillOffOrModeOff) {
-  StateGuard state;
+  ditto::testing::ConfigGuard state;
   for (auto [mode, fill] : {std::pair{true, false}, std::pair{false, true}, std::pair{false, false}}) {
     DeterministicGuard g(mode, false, fill);
     check_no_fill<float>(kFloat32);

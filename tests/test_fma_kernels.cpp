@@ -12,12 +12,12 @@
 
 #include "cpu/capability.h"
 #include "cpu/fma_kernels.h"
-#include "levels.h"
+#include "guards.h"
 
 namespace {
 using ditto::CpuCapability;
 
-using ditto::testing::LevelGuard;
+using ditto::testing::ConfigGuard;
 
 template <class T> std::vector<T> values(int64_t n, uint32_t seed) {
   std::mt19937 gen(seed);
@@ -40,7 +40,7 @@ template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>&
 
 template <class T> void check() {
   for (CpuCapability level : ditto::testing::supported_levels()) {
-    LevelGuard guard(level);
+    ConfigGuard guard(level);
     for (int64_t n : {1, 3, 7, 8, 15, 16, 17, 31, 33, 100, 1001}) {
       const auto x = values<T>(n, uint32_t(n)), y = values<T>(n, uint32_t(n + 1000)), z = values<T>(n, uint32_t(n + 2000));
       const std::string at = std::string(ditto::capability_name(level)) + " n=" + std::to_string(n);

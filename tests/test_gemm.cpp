@@ -13,19 +13,15 @@
 
 #include "cpu/capability.h"
 #include "cpu/gemm.h"
-#include "levels.h"
+#include "guards.h"
 #include "ditto/ditto.h"
 
 namespace {
 
 using ditto::CpuCapability;
 
-using ditto::testing::LevelGuard;
+using ditto::testing::ConfigGuard;
 using ditto::testing::supported_levels;
-struct ThreadGuard {
-  int saved = ditto::get_num_threads();
-  ~ThreadGuard() { ditto::set_num_threads(saved); }
-};
 
 // A strided operand: rows x cols logical, element (r, c) at data[r * s0 + c * s1].
 template <class T>
@@ -100,7 +96,7 @@ const int64_t kSizes[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 64, 65, 100, 257};
 
 template <class T>
 void random_shapes_at_every_level() {
-  LevelGuard lg;
+  ConfigGuard lg;
   std::mt19937 g(sizeof(T) * 1000 + 7);
   std::uniform_int_distribution<int> pick(0, 12), lay(0, 3);
   for (int trial = 0; trial < 48; ++trial) {
@@ -125,7 +121,7 @@ TEST(GemmLevels, RandomShapesFloat64) { random_shapes_at_every_level<double>(); 
 // Every tail size at once in each dimension, and K across several K blocks.
 template <class T>
 void tails_at_every_level() {
-  LevelGuard lg;
+  ConfigGuard lg;
   std::mt19937 g(11);
   for (int64_t M : {1, 13, 15, 29}) {
     for (int64_t N : {1, 15, 17, 33, 47, 65}) {
@@ -150,7 +146,7 @@ TEST(GemmLevels, TailsFloat64) { tails_at_every_level<double>(); }
 // accumulate: the chain continues from C's value (one chain split over calls).
 template <class T>
 void accumulate_continues_the_chain(int64_t M, int64_t N) {
-  LevelGuard lg;
+  ConfigGuard lg;
   std::mt19937 g(5);
   const int64_t K = 300, K1 = 123;
   const Operand<T> a = make_operand<T>(M, K, Layout::RowMajor, g);
@@ -183,8 +179,8 @@ TEST(GemmLevels, AccumulateFloat64) {
 // Shapes large enough to be split over threads, each thread count giving the reference bits.
 template <class T>
 void any_thread_count() {
-  ThreadGuard tg;
-  LevelGuard lg;
+  ConfigGuard tg;
+  ConfigGuard lg;
   std::mt19937 g(3);
   struct Shape {
     int64_t M, N, K;
@@ -217,8 +213,8 @@ TEST(GemmThreads, AnyThreadCountFloat64) { any_thread_count<double>(); }
 // columns (A @ vector) the full product runs transposed, lanes over rows: the same chains.
 template <class T>
 void batch_invariance(int64_t N) {
-  ThreadGuard tg;
-  LevelGuard lg;
+  ConfigGuard tg;
+  ConfigGuard lg;
   std::mt19937 g(9);
   const int64_t M = 1000, K = 257;
   const Operand<T> a = make_operand<T>(M, K, Layout::RowMajor, g);
@@ -259,7 +255,7 @@ TEST(GemmBatchInvariance, MatrixVectorFloat64) { batch_invariance<double>(2); }
 // inf, NaN, signed zeros, overflow and subnormals go through the chain as in the reference.
 template <class T>
 void special_values() {
-  LevelGuard lg;
+  ConfigGuard lg;
   using L = std::numeric_limits<T>;
   const T specials[] = {L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(), T(0), -T(0), L::max(),
                         -L::max(),     L::denorm_min(), L::min(),      T(1),           T(-1)};
@@ -294,8 +290,8 @@ TEST(GemmSpecialValues, Float64) { special_values<double>(); }
 // The public ops use the same kernel: mm on transposed views, bmm (many small products are
 // spread over threads per product), addmm's epilogue after the chain.
 TEST(GemmApi, MmBmmAddmmFollowTheRule) {
-  ThreadGuard tg;
-  LevelGuard lg;
+  ConfigGuard tg;
+  ConfigGuard lg;
   ditto::manual_seed(4);
   const ditto::Tensor a = ditto::randn({70, 33}), b = ditto::randn({40, 70}), bias = ditto::randn({40});
   const ditto::Tensor batch_a = ditto::randn({9, 17, 31}), batch_b = ditto::randn({9, 31, 5});

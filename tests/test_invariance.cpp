@@ -22,8 +22,8 @@
 
 #include "cpu/capability.h"
 #include "ditto/ditto.h"
-#include "levels.h"
-#include "ops/op_table.h"
+#include "guards.h"
+#include "ops/op_info.h"
 
 using namespace ditto;
 namespace F = ditto::nn::functional;
@@ -34,6 +34,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Configurations
 
+using ditto::testing::ConfigGuard;
 using ditto::testing::supported_levels;
 
 struct Config {
@@ -57,18 +58,6 @@ std::vector<Config> configs(std::initializer_list<int> threads) {
     for (int t : threads) v.push_back({t, level});
   return v;
 }
-
-// Restores the thread count, the kernel level and deterministic mode when a test ends, however
-// it ends, so a failure here cannot leak into other tests.
-struct ConfigGuard {
-  int threads = get_num_threads();
-  DeterministicGuard det{are_deterministic_algorithms_enabled(), is_deterministic_algorithms_warn_only_enabled(),
-                         get_fill_uninitialized_memory()};
-  ~ConfigGuard() {
-    set_num_threads(threads);
-    reset_cpu_capability_for_testing();
-  }
-};
 
 std::string hex(uint64_t h) { return "0x" + fingerprint_hex(h); }
 

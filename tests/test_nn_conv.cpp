@@ -10,6 +10,7 @@
 
 #include "cpu/capability.h"
 #include "ditto/ditto.h"
+#include "guards.h"
 #include "expect_error.h"
 #include "gradcheck.h"
 #include "nn_conv_golden.h"
@@ -137,16 +138,9 @@ std::vector<RefCase> ref_cases() {
 
 using ditto::testing::expect_error;
 
-struct ThreadsGuard {
-  int saved = get_num_threads();
-  ~ThreadsGuard() { set_num_threads(saved); }
-};
-
 // Runs fn at every kernel level this CPU has (the GEMM under conv has one per level).
 void for_each_level(const std::function<void(const char*)>& fn) {
-  struct Reset {
-    ~Reset() { reset_cpu_capability_for_testing(); }
-  } reset;
+  ditto::testing::ConfigGuard reset;
   for (CpuCapability c : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512}) {
     if (!cpu_supports(c)) continue;
     set_cpu_capability_for_testing(c);
@@ -324,7 +318,7 @@ TEST(NNConvInvariance, SampleIsTheSameAloneOrInAnyBatch) {
 }
 
 TEST(NNConvInvariance, ForwardAndGradientsIndependentOfThreadCountAndKernelLevel) {
-  ThreadsGuard keep;
+  ditto::testing::ConfigGuard keep;
   struct Shp {
     Shape x, w;
     int64_t groups;

@@ -11,7 +11,10 @@
 // Dropout and Embedding (init, forward and backward) are compared bit for bit.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "ditto/ditto.h"
+#include "guards.h"
 #include "gradcheck.h"
 #include "nn_golden.h"
 
@@ -192,19 +195,32 @@ TEST(NNLayers, DropoutEvalZeroAndOne) {
   EXPECT_LT(kept, 20);
 }
 
-TEST(NNLayers, DropoutSameBitsForAnyThreadCount) {
-  const int saved = get_num_threads();
-  auto run = [] {
-    manual_seed(7);
-    Tensor x = randn({300, 301});
-    return F::dropout(x, 0.3, true);
-  };
-  set_num_threads(1);
-  const Tensor a = run();
-  set_num_threads(4);
-  const Tensor b = run();
-  set_num_threads(saved);
-  EXPECT_TRUE(equal(a, b));
+// Dropout against an independent reference written from PyTorch's algorithm (docs/spec/
+// pytorch-cpu-rng.md §4): element i is kept when U53(next64()) < 1 - p, in row-major order, and
+// then y_i = x_i * (1 / f32(1 - p)) in float32; for every thread count, bit for bit.
+TEST(NNLayers, DropoutFollowsPyTorchsStreamForAnyThreadCount) {
+  ditto::testing::ConfigGuard keep;
+  const double p = 0.3;
+  const int64_t n = 300 * 301;  // above the parallel grain, so several threads share the work
+  const Tensor x = (arange(n, kFloat32) / 977.0).tanh().view({300, 301});
+  Generator ref(7);
+  std::vector<float> want(static_cast<std::size_t>(n));
+  const float scale = 1.0f / static_cast<float>(1 - p);
+  const float* xp = x.data_ptr<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    const double u = static_cast<double>(ref.random64() & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
+    want[static_cast<std::size_t>(i)] = xp[i] * (u < 1 - p ? scale : 0.0f);
+  }
+  for (int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    Generator g(7);
+    const Tensor y = F::dropout(x, p, true, &g);
+    ASSERT_EQ(y.sizes(), x.sizes());
+    EXPECT_EQ(std::memcmp(y.data_ptr<float>(), want.data(), want.size() * sizeof(float)), 0) << threads << " threads";
+    Generator after(7);
+    for (int64_t i = 0; i < n; ++i) after.random64();
+    EXPECT_EQ(g.random(), after.random()) << "dropout uses exactly two words per element";
+  }
 }
 
 TEST(NNLayers, DropoutGeneratorArgument) {

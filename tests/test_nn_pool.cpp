@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "levels.h"
+#include "guards.h"
 #include "ditto/ditto.h"
 #include "expect_error.h"
 #include "gradcheck.h"
@@ -34,11 +34,6 @@ void expect_refused(const std::function<void()>& fn, const std::string& op) {
     EXPECT_EQ(m.rfind(op + " does not have a deterministic implementation", 0), 0u) << m;
   }
 }
-
-struct ThreadsGuard {
-  int saved = get_num_threads();
-  ~ThreadsGuard() { set_num_threads(saved); }
-};
 
 Shape shape_or_empty(const json& v) { return v.is_null() ? Shape{} : v.get<Shape>(); }
 
@@ -185,7 +180,7 @@ TEST(NNPoolDeterminism, MaxUnpoolDuplicateIndexTakesOneOfTheValues) {
 // ------------------------------------------------------------------------------ invariance
 
 TEST(NNPoolInvariance, ForwardAndGradientsIndependentOfThreadCount) {
-  ThreadsGuard keep;
+  ditto::testing::ConfigGuard keep;
   manual_seed(31);
   const Tensor x0 = randn({8, 6, 33, 31});
   std::vector<Tensor> ref;
@@ -385,7 +380,7 @@ TEST(NNPool, MaxPool2dEveryLevelMatchesTheLiteralScan) {
     for (CpuCapability level : ditto::testing::supported_levels()) {
       Tensor v, i;
       {
-        ditto::testing::LevelGuard guard(level);
+        ditto::testing::ConfigGuard guard(level);
         std::tie(v, i) = F::max_pool2d_with_indices(x, c.k, c.s, c.p, c.d);
       }
       ASSERT_EQ(v.numel(), int64_t(want_v.size()));

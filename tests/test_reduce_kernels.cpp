@@ -17,12 +17,12 @@
 #include "cpu/reduce.h"
 #include "cpu/reduce_kernels.h"
 #include "ditto/ditto.h"
-#include "levels.h"
+#include "guards.h"
 
 namespace {
 using ditto::CpuCapability;
 
-using ditto::testing::LevelGuard;
+using ditto::testing::ConfigGuard;
 std::vector<CpuCapability> levels() { return ditto::testing::supported_levels(); }
 
 template <class T> auto bits(T v) {
@@ -52,7 +52,7 @@ const int64_t kSizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47,
 
 template <class T> void check_chunks() {
   for (CpuCapability level : levels()) {
-    LevelGuard guard(level);
+    ConfigGuard guard(level);
     for (int64_t n : kSizes) {
       for (bool specials : {false, true}) {
         const std::vector<T> x = random_values<T>(n, uint32_t(n * 7 + specials), specials);
@@ -73,7 +73,7 @@ TEST(ReduceKernels, ChunksMatchTheCanonicalOrderAtEveryLevelDouble) { check_chun
 
 template <class T> void check_columns() {
   for (CpuCapability level : levels()) {
-    LevelGuard guard(level);
+    ConfigGuard guard(level);
     for (int64_t M : {1, 2, 7, 16, 17, 40, 100}) {
       for (int64_t len : {0, 1, 5, 31, 32, 33, 100, 1000}) {
         const int64_t sr = M + 3;  // a padded row, so columns are not the only data
@@ -136,7 +136,7 @@ template <class T> std::vector<T> reference_softmax(const std::vector<T>& x, boo
 
 template <class T> void check_softmax() {
   for (CpuCapability level : levels()) {
-    LevelGuard guard(level);
+    ConfigGuard guard(level);
     for (int64_t n : {1, 2, 7, 16, 17, 33, 100, 1024, 32768 + 45, 3 * 32768 + 1}) {
       for (bool specials : {false, true}) {
         const std::vector<T> x = random_values<T>(n, uint32_t(n + 11 * specials), specials);

@@ -253,3 +253,11 @@ TEST(Robustness, CatSizeOverflow) {
   const Tensor b = zeros({int64_t{1} << 61, 0});
   EXPECT_EQ(cat({b, b, b}, 0).size(0), 3 * (int64_t{1} << 61));
 }
+
+// An undefined tensor half-way through a list is refused; the hash state made for the call is
+// freed all the same (the ASan+UBSan run checks for the leak this once had).
+TEST(Robustness, FingerprintRefusesAnUndefinedTensorWithoutLeaking) {
+  const std::string e = error_of([] { fingerprint(std::vector<Tensor>{ones({3}), Tensor()}); });
+  EXPECT_NE(e.find("[fingerprint] undefined tensor"), std::string::npos) << e;
+  EXPECT_EQ(fingerprint(std::vector<Tensor>{ones({3})}), fingerprint(ones({3})));
+}

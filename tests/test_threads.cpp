@@ -5,15 +5,11 @@
 #include <random>
 
 #include "ditto/ditto.h"
+#include "guards.h"
 
 using namespace ditto;
 
 namespace {
-
-struct ThreadGuard {
-  int saved = get_num_threads();
-  ~ThreadGuard() { set_num_threads(saved); }
-};
 
 std::vector<Tensor> workload() {
   std::mt19937 g(123);
@@ -46,14 +42,14 @@ std::vector<Tensor> workload() {
 }  // namespace
 
 TEST(Threads, SetAndGet) {
-  ThreadGuard g;
+  ditto::testing::ConfigGuard g;
   set_num_threads(3);
   EXPECT_EQ(get_num_threads(), 3);
   EXPECT_THROW(set_num_threads(0), Error);
 }
 
 TEST(Threads, ReductionsGiveTheSameBitsForAnyThreadCount) {
-  ThreadGuard g;
+  ditto::testing::ConfigGuard g;
   set_num_threads(1);
   const std::vector<Tensor> ref = workload();
   for (int t : {2, 3, 8}) {

@@ -1,6 +1,6 @@
 #pragma once
 // Random numbers identical to PyTorch's CPU generator (MT19937 with PyTorch's seeding, draw
-// order and distribution algorithms, its AVX2 flavour: see ../shared/spec/pytorch-cpu-rng.md).
+// order and distribution algorithms, its AVX2 flavour: see docs/spec/pytorch-cpu-rng.md).
 // The same seed gives the same bits as PyTorch on x86-64, on every CPU ditto runs on.
 #include <array>
 #include <cstdint>

@@ -59,7 +59,8 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads
     } else {  // a leaf root: its gradient is the seed itself
       std::shared_ptr<Node> acc = m->grad_accumulator.lock();
       if (!acc) {
-        // make the accumulator through a trivial recording path
+        // No op has used this leaf yet, so it has no AccumulateGrad node: add the seed to its
+        // .grad directly, as that node would (the seed is cloned: the leaf must not alias it).
         Tensor leaf = r;
         AutogradMeta& lm = ensure_meta(leaf);
         lm.grad = lm.grad.defined() ? lm.grad + g : g.clone();

@@ -1,7 +1,7 @@
 #pragma once
 // Overflow-checked arithmetic for sizes, windows and offsets computed from user arguments: each
 // helper raises "[op] <what> overflows" (a ditto::Error) where plain int64 arithmetic would wrap,
-// which is undefined behaviour (STYLE: bad input never reaches undefined behaviour).
+// which is undefined behaviour (docs/design.md: bad input never reaches undefined behaviour).
 #include <cstdint>
 
 #include "ditto/error.h"

@@ -1,6 +1,7 @@
 #include "ditto/fingerprint.h"
 
 #include <cstdio>
+#include <memory>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -19,15 +20,15 @@ void feed(XXH3_state_t* st, const Tensor& t) {
 }  // namespace
 
 uint64_t fingerprint(const std::vector<Tensor>& tensors) {
-  XXH3_state_t* st = XXH3_createState();
-  XXH3_64bits_reset(st);
+  // The state is freed however this returns (an undefined tensor throws half-way).
+  const std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> st(XXH3_createState(), &XXH3_freeState);
+  DITTO_CHECK(st != nullptr, "fingerprint", "out of memory");
+  XXH3_64bits_reset(st.get());
   for (const Tensor& t : tensors) {
     DITTO_CHECK(t.defined(), "fingerprint", "undefined tensor");
-    feed(st, t);
+    feed(st.get(), t);
   }
-  const uint64_t h = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
-  return h;
+  return XXH3_64bits_digest(st.get());
 }
 
 uint64_t fingerprint(const Tensor& t) { return fingerprint(std::vector<Tensor>{t}); }

@@ -49,7 +49,7 @@ std::optional<Shape> view_strides(const Shape& sizes, const Shape& strides, cons
 }  // namespace
 
 // Resolves one -1 in shape against numel.
-Shape infer_shape(const Shape& shape, int64_t numel, const char* op) {
+static Shape infer_shape(const Shape& shape, int64_t numel, const char* op) {
   Shape out = shape;
   int64_t known = 1, infer = -1;
   for (std::size_t i = 0; i < out.size(); ++i) {

@@ -61,7 +61,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 }
 
 
-Tensor reduce(const Tensor& loss, Reduction r) {
+static Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
     case Reduction::None: return loss;
     case Reduction::Sum: return loss.sum();

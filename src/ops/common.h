@@ -29,5 +29,7 @@ void check_fits(const Scalar& s, ScalarType dtype, const char* op);
 // index_add for an index whose values were checked already (the backward of index_select, which
 // saved it): every other argument is still checked.
 Tensor index_add_checked_index(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+// Fills t with NaN (floating) or the dtype's largest value, as PyTorch's fill_uninitialized_memory.
+void fill_uninitialized(const Tensor& t);
 
 }  // namespace ditto::detail

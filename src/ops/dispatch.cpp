@@ -21,21 +21,25 @@ bool exempt(OpId id) { return std::find(t_exempt.begin(), t_exempt.end(), id) !=
 
 }  // namespace
 
-const KernelEntry& select_kernel(OpId id, Device device) {
-  const OpEntry& op = op_entry(id);
-  const KernelEntry* first = nullptr;
-  const KernelEntry* first_det = nullptr;
+KernelChoice kernel_choice(const OpEntry& op, Device device) {
+  KernelChoice c;
   for (const KernelEntry& k : op.kernels) {
     if (k.device != device) continue;
-    if (!first) first = &k;
-    if (!first_det && k.determinism == Determinism::Deterministic) first_det = &k;
+    if (!c.first) c.first = &k;
+    if (!c.deterministic && k.determinism == Determinism::Deterministic) c.deterministic = &k;
   }
-  if (!first) detail::fail(op.name, "no kernel for device ", device_name(device));
-  if (!detail::deterministic_algorithms()) return *first;
-  if (!t_exempt.empty() && exempt(id)) return *first;  // AllowNondeterministic: the default kernel, silently
-  if (first_det) return *first_det;
+  return c;
+}
+
+const KernelEntry& select_kernel(OpId id, Device device) {
+  const OpEntry& op = op_entry(id);
+  const KernelChoice c = kernel_choice(op, device);
+  if (!c.first) detail::fail(op.name, "no kernel for device ", device_name(device));
+  if (!detail::deterministic_algorithms()) return *c.first;
+  if (!t_exempt.empty() && exempt(id)) return *c.first;  // AllowNondeterministic: the default kernel, silently
+  if (c.deterministic) return *c.deterministic;
   detail::alert_not_deterministic(op.name);  // throws unless warn_only
-  return *first;
+  return *c.first;
 }
 
 }  // namespace ditto::ops

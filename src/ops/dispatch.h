@@ -1,5 +1,5 @@
 #pragma once
-// The dispatcher: the only place where deterministic mode is enforced (STYLE.md).
+// The dispatcher: the only place where deterministic mode is enforced (docs/design.md).
 #include "ops/op_table.h"
 
 namespace ditto::ops {

@@ -1,5 +1,5 @@
 #pragma once
-// Backward formulas of the table's ops, written with public ops (STYLE.md: backward as data in
+// Backward formulas of the table's ops, written with public ops (docs/design.md: backward as data in
 // terms of public ops). Each is named in op_table.def beside its op.
 #include "autograd/saved.h"
 

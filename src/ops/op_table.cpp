@@ -41,11 +41,12 @@ struct Table {
   Table() {
     struct Decl {
       OpId id;
+      const char* id_name;
       const char* name;
       OpKind kind;
     };
     const Decl decls[] = {
-#define DITTO_OP(id, name, sig, kind) {OpId::id, name, OpKind::kind},
+#define DITTO_OP(id, name, sig, kind) {OpId::id, #id, name, OpKind::kind},
 #define DITTO_KERNEL(...)
 #define DITTO_BACKWARD(...)
 #include "ops/op_table.def"
@@ -70,7 +71,7 @@ struct Table {
     };
     kernels.resize(static_cast<std::size_t>(OpId::kCount));
     for (const FlatKernel& k : flat_kernels()) kernels[static_cast<std::size_t>(k.op)].push_back(k.entry);
-    for (const Decl& d : decls) ops.push_back({d.id, d.name, d.kind, kernels[static_cast<std::size_t>(d.id)]});
+    for (const Decl& d : decls) ops.push_back({d.id, d.id_name, d.name, d.kind, kernels[static_cast<std::size_t>(d.id)]});
     for (const Back& b : backs) {
       OpEntry& e = ops[static_cast<std::size_t>(b.id)];
       e.backward = b.fn;

@@ -11,10 +11,6 @@ namespace ditto {
 using detail::fail;
 using ops::OpId;
 
-namespace detail {
-void fill_uninitialized(const Tensor& t);
-}
-
 namespace {
 // Records a view's node when self needs grad: shapes {self's shape}, ints as the formula says.
 Tensor track_view(OpId id, const Tensor& self, Tensor out, Shape ints = {}) {

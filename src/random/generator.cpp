@@ -1,5 +1,5 @@
 // MT19937 with PyTorch's seeding, draw order and 5056-byte state layout
-// (spec: shared/spec/pytorch-cpu-rng.md §1 and §6).
+// (spec: docs/spec/pytorch-cpu-rng.md §1 and §6).
 #include <cstring>
 #include <mutex>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Distribution cores over raw pointers, bit-identical to PyTorch 1.13's AVX2 CPU kernels
-// (spec: shared/spec/pytorch-cpu-rng.md). Every a*b+c that PyTorch's AVX2 build fuses is an
+// (spec: docs/spec/pytorch-cpu-rng.md). Every a*b+c that PyTorch's AVX2 build fuses is an
 // explicit std::fma here; everything else is a separately rounded operation, which relies on
 // the -ffp-contract=off set for the whole library. The caller holds the generator's mutex.
 //

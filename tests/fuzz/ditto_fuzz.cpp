@@ -30,7 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
-#include "ops/op_table.h"
+#include "ops/op_info.h"
 
 using namespace ditto;
 namespace F = ditto::nn::functional;

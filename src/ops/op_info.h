@@ -1,0 +1,54 @@
+#pragma once
+// The op table as data (ops/op_table.def, one row per op), for code that reads it rather than
+// calls ops: the dispatcher, ditto-ops, tests. It does not include the table itself, so adding
+// an op does not rebuild its readers; typed kernel access is in ops/op_table.h.
+#include <cstdint>
+#include <span>
+
+#include "autograd/saved.h"
+#include "ditto/tensor.h"
+
+namespace ditto::ops {
+
+enum class OpId : uint16_t;  // its enumerators: ops/op_table.h
+
+enum class Determinism : uint8_t { Deterministic, Nondeterministic };
+enum class OpKind : uint8_t { Primitive, View, Composite };
+const char* determinism_name(Determinism d);
+const char* op_kind_name(OpKind k);
+
+using ErasedFn = void (*)();
+
+struct KernelEntry {
+  Device device;
+  Determinism determinism;
+  const char* impl;
+  ErasedFn fn;  // the kernel, cast to the op's signature by kernel<>()
+};
+
+struct OpEntry {
+  OpId id;
+  const char* id_name;  // the row's identifier, e.g. "index_put_accumulate"
+  const char* name;
+  OpKind kind;
+  std::span<const KernelEntry> kernels;
+  // Differentiable ops: the backward formula, its node's name (PyTorch's, e.g. "MulBackward0")
+  // and the table ops the formula runs (their kernels decide the backward's determinism).
+  autograd::BackwardFn backward = nullptr;
+  const char* node_name = nullptr;
+  const char* backward_uses = nullptr;
+};
+
+std::span<const OpEntry> all_ops();
+const OpEntry& op_entry(OpId id);
+
+// The kernels the dispatcher picks for op on device (ops::select_kernel decides with these):
+// the first one listed, and the first Deterministic one (null when there is none: deterministic
+// mode refuses the op). first is null when the op has no kernel for device.
+struct KernelChoice {
+  const KernelEntry* first = nullptr;
+  const KernelEntry* deterministic = nullptr;
+};
+KernelChoice kernel_choice(const OpEntry& op, Device device);
+
+}  // namespace ditto::ops
