@@ -21,8 +21,8 @@ void run(benchmark::State& state, ditto::ScalarType dtype) {
     benchmark::DoNotOptimize(c);
   }
   ditto::set_num_threads(saved);
-  state.counters["GFLOPS"] = benchmark::Counter(2e-9 * double(M) * double(N) * double(K),
-                                                benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2e-9 * double(M) * double(N) * double(K), benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(ditto::cpu_capability_name());
 }
 
@@ -30,12 +30,19 @@ void BM_sgemm(benchmark::State& state) { run(state, ditto::kFloat32); }
 void BM_dgemm(benchmark::State& state) { run(state, ditto::kFloat64); }
 
 // Args: M, N, K, threads.
-BENCHMARK(BM_sgemm)->ArgNames({"M", "N", "K", "threads"})
-    ->Args({1024, 1024, 1024, 1})->Args({1024, 1024, 1024, 2})
-    ->Args({256, 1024, 512, 1})->Args({256, 1024, 512, 2})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_dgemm)->ArgNames({"M", "N", "K", "threads"})
-    ->Args({1024, 1024, 1024, 1})->Args({1024, 1024, 1024, 2})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_sgemm)
+    ->ArgNames({"M", "N", "K", "threads"})
+    ->Args({1024, 1024, 1024, 1})
+    ->Args({1024, 1024, 1024, 2})
+    ->Args({256, 1024, 512, 1})
+    ->Args({256, 1024, 512, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_dgemm)
+    ->ArgNames({"M", "N", "K", "threads"})
+    ->Args({1024, 1024, 1024, 1})
+    ->Args({1024, 1024, 1024, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace

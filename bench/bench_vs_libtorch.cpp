@@ -22,16 +22,15 @@
 //   memory too and is timed on its kernels, not on the OS's page faults.
 // - Gradients are set to none before each step in both (ditto's zero_grad default, PyTorch 2.x's;
 //   libtorch 1.13's optimizer.zero_grad() would zero them in place instead).
+#include <ATen/native/ConvUtils.h>
+#include <benchmark/benchmark.h>
 #include <dlfcn.h>
 #include <malloc.h>
+#include <torch/torch.h>
 
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include <ATen/native/ConvUtils.h>
-#include <benchmark/benchmark.h>
-#include <torch/torch.h>
 
 #include "ditto/capability.h"
 #include "ditto/ditto.h"
@@ -261,8 +260,11 @@ struct ScatterShape {
 };
 ScatterShape scatter_shape(Scatter w) {
   switch (w) {
-    case Scatter::Add1d: case Scatter::GatherBwd: case Scatter::PutAcc: return {{65536}, {1 << 20}, {1 << 20}, 65536};
-    case Scatter::Add2d: case Scatter::Amax2d: return {{1024, 256}, {4096, 256}, {4096, 256}, 1024};
+    case Scatter::Add1d:
+    case Scatter::GatherBwd:
+    case Scatter::PutAcc: return {{65536}, {1 << 20}, {1 << 20}, 65536};
+    case Scatter::Add2d:
+    case Scatter::Amax2d: return {{1024, 256}, {4096, 256}, {4096, 256}, 1024};
     default: return {{8192, 128}, {16384}, {16384, 128}, 8192};
   }
 }
@@ -277,7 +279,8 @@ void ditto_scatter(benchmark::State& state, int threads, bool det, Scatter w) {
   for (auto _ : state) {
     ditto::Tensor r;
     switch (w) {
-      case Scatter::Add1d: case Scatter::Add2d: r = ditto::scatter_add(self, 0, idx, src); break;
+      case Scatter::Add1d:
+      case Scatter::Add2d: r = ditto::scatter_add(self, 0, idx, src); break;
       case Scatter::Amax2d: r = ditto::scatter_reduce(self, 0, idx, src, "amax"); break;
       case Scatter::IndexAdd: r = ditto::index_add(self, 0, idx, src); break;
       case Scatter::GatherBwd:
@@ -302,7 +305,8 @@ void torch_scatter(benchmark::State& state, int threads, Scatter w) {
   for (auto _ : state) {
     torch::Tensor r;
     switch (w) {
-      case Scatter::Add1d: case Scatter::Add2d: r = torch::scatter_add(self, 0, idx, src); break;
+      case Scatter::Add1d:
+      case Scatter::Add2d: r = torch::scatter_add(self, 0, idx, src); break;
       case Scatter::Amax2d: r = torch::scatter_reduce(self, 0, idx, src, "amax"); break;
       case Scatter::IndexAdd: r = torch::index_add(self, 0, idx, src); break;
       case Scatter::GatherBwd:
@@ -331,28 +335,39 @@ void register_all() {
       add("ditto/" + w + tn, ditto_fn);
       add("libtorch/" + w + tn, torch_fn);
     };
-    both("sum_16M", [t](benchmark::State& s) { ditto_sum(s, t); }, [t](benchmark::State& s) { torch_sum(s, t); });
-    both("sgemm_1024x1024x1024", [t](benchmark::State& s) { ditto_sgemm(s, t, 1024, 1024, 1024); },
-         [t](benchmark::State& s) { torch_sgemm(s, t, 1024, 1024, 1024); });
-    both("sgemm_256x1024x512", [t](benchmark::State& s) { ditto_sgemm(s, t, 256, 1024, 512); },
-         [t](benchmark::State& s) { torch_sgemm(s, t, 256, 1024, 512); });
-    both("conv2d_fwd", [t](benchmark::State& s) { ditto_conv(s, t, false); },
-         [t](benchmark::State& s) { torch_conv(s, t, false); });
-    both("conv2d_fwd_bwd", [t](benchmark::State& s) { ditto_conv(s, t, true); },
-         [t](benchmark::State& s) { torch_conv(s, t, true); });
-    both("softmax_4096x1024", [t](benchmark::State& s) { ditto_softmax(s, t); },
-         [t](benchmark::State& s) { torch_softmax(s, t); });
-    both("mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); }, [t](benchmark::State& s) { torch_mlp(s, t); });
-    both("cnn_step", [t](benchmark::State& s) { ditto_cnn(s, t, false); }, [t](benchmark::State& s) { torch_cnn(s, t); });
+    both(
+        "sum_16M", [t](benchmark::State& s) { ditto_sum(s, t); }, [t](benchmark::State& s) { torch_sum(s, t); });
+    both(
+        "sgemm_1024x1024x1024", [t](benchmark::State& s) { ditto_sgemm(s, t, 1024, 1024, 1024); },
+        [t](benchmark::State& s) { torch_sgemm(s, t, 1024, 1024, 1024); });
+    both(
+        "sgemm_256x1024x512", [t](benchmark::State& s) { ditto_sgemm(s, t, 256, 1024, 512); },
+        [t](benchmark::State& s) { torch_sgemm(s, t, 256, 1024, 512); });
+    both(
+        "conv2d_fwd", [t](benchmark::State& s) { ditto_conv(s, t, false); },
+        [t](benchmark::State& s) { torch_conv(s, t, false); });
+    both(
+        "conv2d_fwd_bwd", [t](benchmark::State& s) { ditto_conv(s, t, true); },
+        [t](benchmark::State& s) { torch_conv(s, t, true); });
+    both(
+        "softmax_4096x1024", [t](benchmark::State& s) { ditto_softmax(s, t); },
+        [t](benchmark::State& s) { torch_softmax(s, t); });
+    both(
+        "mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); },
+        [t](benchmark::State& s) { torch_mlp(s, t); });
+    both(
+        "cnn_step", [t](benchmark::State& s) { ditto_cnn(s, t, false); },
+        [t](benchmark::State& s) { torch_cnn(s, t); });
     const std::pair<const char*, Scatter> scatters[] = {
-        {"scatter_add_1d", Scatter::Add1d},        {"scatter_add_2d", Scatter::Add2d},
-        {"scatter_amax_2d", Scatter::Amax2d},      {"index_add_rows", Scatter::IndexAdd},
-        {"gather_bwd_1d", Scatter::GatherBwd},     {"index_put_acc_rows", Scatter::IndexPutAcc},
-        {"index_copy_rows", Scatter::IndexCopy},   {"put_acc_1d", Scatter::PutAcc}};
+        {"scatter_add_1d", Scatter::Add1d},      {"scatter_add_2d", Scatter::Add2d},
+        {"scatter_amax_2d", Scatter::Amax2d},    {"index_add_rows", Scatter::IndexAdd},
+        {"gather_bwd_1d", Scatter::GatherBwd},   {"index_put_acc_rows", Scatter::IndexPutAcc},
+        {"index_copy_rows", Scatter::IndexCopy}, {"put_acc_1d", Scatter::PutAcc}};
     for (const auto& [w, kind] : scatters) {
       const Scatter k = kind;
-      both(w, [t, k](benchmark::State& s) { ditto_scatter(s, t, false, k); },
-           [t, k](benchmark::State& s) { torch_scatter(s, t, k); });
+      both(
+          w, [t, k](benchmark::State& s) { ditto_scatter(s, t, false, k); },
+          [t, k](benchmark::State& s) { torch_scatter(s, t, k); });
       add(std::string("ditto/") + w + tn + "/det:1", [t, k](benchmark::State& s) { ditto_scatter(s, t, true, k); });
     }
     add("ditto/mlp_step" + tn + "/det:1", [t](benchmark::State& s) { ditto_mlp(s, t, true); });
@@ -403,8 +418,8 @@ int main(int argc, char** argv) {
                               conv_backend({kConvN, kConvCin, kConvHW, kConvHW}, {kConvCout, kConvCin, 3, 3}) +
                                   " (conv2d workloads), " + conv_backend({64, 1, 28, 28}, {16, 1, 3, 3}) + " / " +
                                   conv_backend({64, 16, 14, 14}, {32, 16, 3, 3}) + " (cnn_step's two convs)");
-  benchmark::AddCustomContext("libtorch_parallel", at::get_parallel_info().find("OpenMP") != std::string::npos
-                                                       ? "OpenMP" : "other");
+  benchmark::AddCustomContext("libtorch_parallel",
+                              at::get_parallel_info().find("OpenMP") != std::string::npos ? "OpenMP" : "other");
   benchmark::AddCustomContext("openblas_core", corename ? corename() : "not loaded");
   benchmark::AddCustomContext("OPENBLAS_CORETYPE", coretype ? coretype : "unset");
   benchmark::AddCustomContext("malloc", std::string("M_MMAP_THRESHOLD=32MiB ") + (mmap_ok ? "set" : "REFUSED") +

@@ -2,10 +2,10 @@
 // CrossEntropyLoss, Adam) learns to tell ten kinds of 28x28 stroke images apart. The data set is
 // generated from a seed (no download). Every run prints the same losses, accuracies and
 // parameter fingerprint, whatever DITTO_NUM_THREADS says.
+#include <ditto/ditto.h>
+
 #include <cstdio>
 #include <iostream>
-
-#include <ditto/ditto.h>
 
 namespace nn = ditto::nn;
 using ditto::Tensor;
@@ -40,9 +40,8 @@ int main() {
   auto [train_x, train_y] = make_data(1024, data_gen);
   auto [test_x, test_y] = make_data(256, data_gen);
 
-  nn::Sequential model(nn::Conv2d(1, 8, 3, 1, 1), nn::ReLU(), nn::MaxPool2d(2),
-                       nn::Conv2d(8, 16, 3, 1, 1), nn::ReLU(), nn::MaxPool2d(2),
-                       nn::Flatten(), nn::Linear(16 * 7 * 7, 10));
+  nn::Sequential model(nn::Conv2d(1, 8, 3, 1, 1), nn::ReLU(), nn::MaxPool2d(2), nn::Conv2d(8, 16, 3, 1, 1), nn::ReLU(),
+                       nn::MaxPool2d(2), nn::Flatten(), nn::Linear(16 * 7 * 7, 10));
   nn::CrossEntropyLoss loss_fn;
   ditto::optim::Adam optimizer(model.parameters(), 1e-3);
 

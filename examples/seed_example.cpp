@@ -2,12 +2,12 @@
 // SGD under deterministic mode, then a MaxUnpool2d that deterministic mode refuses, then the
 // same unpooling under warn_only (it runs; the warning goes to stderr). It prints what PyTorch
 // prints for the same program (tests/data/seed_example_pytorch.txt), the API's name aside.
+#include <ditto/ditto.h>
+
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <ditto/ditto.h>
 
 namespace nn = ditto::nn;
 

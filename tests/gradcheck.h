@@ -31,16 +31,18 @@ struct GradRegistrar {
 };
 
 // Uniform float64 values in [lo, hi) (drawn when the check runs, after a fixed seed).
-inline Tensor gc_rand(const Shape& s, double lo = -1.0, double hi = 1.0) {
-  return rand(s, kFloat64) * (hi - lo) + lo;
-}
+inline Tensor gc_rand(const Shape& s, double lo = -1.0, double hi = 1.0) { return rand(s, kFloat64) * (hi - lo) + lo; }
 inline Tensor gc_pos(const Shape& s) { return rand(s, kFloat64) + 0.5; }
 
 }  // namespace ditto::testing
 
 #define DITTO_GC_CAT2(a, b) a##b
 #define DITTO_GC_CAT(a, b) DITTO_GC_CAT2(a, b)
-#define DITTO_GRADCHECK(op, inputs, fn)                                                          \
-  static ::ditto::testing::GradRegistrar DITTO_GC_CAT(ditto_gradcheck_, __LINE__)(              \
-      op, [] { using namespace ::ditto::testing; return std::vector<::ditto::Tensor> inputs; }, \
+#define DITTO_GRADCHECK(op, inputs, fn)                                            \
+  static ::ditto::testing::GradRegistrar DITTO_GC_CAT(ditto_gradcheck_, __LINE__)( \
+      op,                                                                          \
+      [] {                                                                         \
+        using namespace ::ditto::testing;                                          \
+        return std::vector<::ditto::Tensor> inputs;                                \
+      },                                                                           \
       [](const std::vector<::ditto::Tensor>& v) -> ::ditto::Tensor { fn });

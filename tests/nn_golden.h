@@ -16,9 +16,9 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
 
@@ -99,8 +99,8 @@ inline ::testing::AssertionResult same_bits(const Tensor& actual, const Tensor& 
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (std::isnan(a[i]) && std::isnan(e[i])) continue;
     if (std::bit_cast<uint64_t>(a[i]) != std::bit_cast<uint64_t>(e[i]))
-      return ::testing::AssertionFailure() << "element " << i << ": " << a[i] << " != " << e[i] << " (of " << a.size()
-                                           << ")";
+      return ::testing::AssertionFailure()
+             << "element " << i << ": " << a[i] << " != " << e[i] << " (of " << a.size() << ")";
   }
   return ::testing::AssertionSuccess();
 }
@@ -113,8 +113,9 @@ inline double dtype_eps(ScalarType t) {
 inline ::testing::AssertionResult close(const Tensor& actual, const Tensor& expected, double tol_eps,
                                         const std::string& what = "") {
   if (!actual.defined() || !expected.defined())
-    return actual.defined() == expected.defined() ? ::testing::AssertionSuccess()
-                                                  : ::testing::AssertionFailure() << what << ": one tensor is undefined";
+    return actual.defined() == expected.defined()
+               ? ::testing::AssertionSuccess()
+               : ::testing::AssertionFailure() << what << ": one tensor is undefined";
   if (actual.dtype() != expected.dtype())
     return ::testing::AssertionFailure() << what << ": dtype " << actual.dtype() << " != " << expected.dtype();
   if (actual.sizes() != expected.sizes()) return ::testing::AssertionFailure() << what << ": shapes differ";
@@ -137,7 +138,8 @@ inline ::testing::AssertionResult close(const Tensor& actual, const Tensor& expe
       worst_i = i;
     }
   }
-  if (report_errors()) std::cout << "[nn-report] " << what << ": max error " << worst << " eps of scale " << scale << "\n";
+  if (report_errors())
+    std::cout << "[nn-report] " << what << ": max error " << worst << " eps of scale " << scale << "\n";
   if (worst <= tol_eps) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << what << ": element " << worst_i << " is " << a[worst_i] << ", expected "
                                        << e[worst_i] << ": error " << worst << " eps of the scale " << scale
@@ -158,11 +160,11 @@ std::string error_of(F&& f) {
 }  // namespace ditto::testing
 
 // Expects statement to throw ditto::Error whose message contains every given substring.
-#define EXPECT_DITTO_ERROR(statement, ...)                                                       \
-  do {                                                                                           \
-    const std::string ditto_msg_ = ::ditto::testing::error_of([&] { (void)(statement); });      \
-    EXPECT_FALSE(ditto_msg_.empty()) << #statement << " did not throw ditto::Error";             \
-    for (const char* ditto_part_ : {__VA_ARGS__})                                               \
-      EXPECT_NE(ditto_msg_.find(ditto_part_), std::string::npos)                                 \
-          << #statement << ": message '" << ditto_msg_ << "' lacks '" << ditto_part_ << "'";     \
+#define EXPECT_DITTO_ERROR(statement, ...)                                                   \
+  do {                                                                                       \
+    const std::string ditto_msg_ = ::ditto::testing::error_of([&] { (void)(statement); });   \
+    EXPECT_FALSE(ditto_msg_.empty()) << #statement << " did not throw ditto::Error";         \
+    for (const char* ditto_part_ : {__VA_ARGS__})                                            \
+      EXPECT_NE(ditto_msg_.find(ditto_part_), std::string::npos)                             \
+          << #statement << ": message '" << ditto_msg_ << "' lacks '" << ditto_part_ << "'"; \
   } while (0)

@@ -98,7 +98,8 @@ TEST(Autograd, InplaceOnSavedTensorIsDetected) {
 // in float32. The constants make the sum order-sensitive: the reverse order gives other bits.
 TEST(Autograd, GradientSumOrderIsFixedByTheGraph) {
   std::vector<float> c(20);
-  for (int i = 0; i < 20; ++i) c[static_cast<std::size_t>(i)] = (i % 3 == 0 ? 3.0e7f : 1.0f + 0.37f * i) * (i % 2 ? -1.0f : 1.0f);
+  for (int i = 0; i < 20; ++i)
+    c[static_cast<std::size_t>(i)] = (i % 3 == 0 ? 3.0e7f : 1.0f + 0.37f * i) * (i % 2 ? -1.0f : 1.0f);
   float engine_order = 0, reverse = 0;
   for (int i = 19; i >= 0; --i) engine_order = i == 19 ? c[19] : engine_order + c[static_cast<std::size_t>(i)];
   for (int i = 0; i < 20; ++i) reverse = i == 0 ? c[0] : reverse + c[static_cast<std::size_t>(i)];
@@ -126,9 +127,8 @@ DITTO_GRADCHECK("slice", ({gc_rand({5, 4})}), auto x = v[0]; return x.slice(0, 1
 DITTO_GRADCHECK("expand", ({gc_rand({3, 1})}), auto x = v[0]; return x.expand({2, 3, 4});)
 DITTO_GRADCHECK("squeeze", ({gc_rand({3, 1, 2})}), auto x = v[0]; return x.squeeze();)
 DITTO_GRADCHECK("unsqueeze", ({gc_rand({3, 2})}), auto x = v[0]; return x.unsqueeze(1);)
-DITTO_GRADCHECK("copy_", ({gc_rand({3, 2})}), auto x = v[0]; Tensor y = zeros({2, 3}, kFloat64);
-    y.copy_(x.t());
-    return x.t().contiguous() + x.clone().t() + y;)
+DITTO_GRADCHECK("copy_", ({gc_rand({3, 2})}), auto x = v[0]; Tensor y = zeros({2, 3}, kFloat64); y.copy_(x.t());
+                return x.t().contiguous() + x.clone().t() + y;)
 DITTO_GRADCHECK("neg", ({gc_rand({4})}), auto x = v[0]; return -x;)
 DITTO_GRADCHECK("abs", ({gc_rand({6})}), auto x = v[0]; return x.abs();)
 DITTO_GRADCHECK("exp", ({gc_rand({6})}), auto x = v[0]; return x.exp();)
@@ -142,12 +142,15 @@ DITTO_GRADCHECK("pow", ({gc_pos({6})}), auto x = v[0]; return x.pow(2.5) + x.pow
 DITTO_GRADCHECK("pow.Tensor", ({gc_pos({4}), gc_rand({4})}), auto a = v[0]; auto b = v[1]; return a.pow(b);)
 DITTO_GRADCHECK("clamp", ({gc_rand({8})}), auto x = v[0]; return x.clamp(-0.5, 0.4);)
 DITTO_GRADCHECK("add", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1]; return a + b;)
-DITTO_GRADCHECK("add.alpha", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1]; return a.add(b, 2.5) + a.sub(b, 0.5);)
+DITTO_GRADCHECK("add.alpha", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1];
+                return a.add(b, 2.5) + a.sub(b, 0.5);)
 DITTO_GRADCHECK("sub", ({gc_rand({2, 3}), gc_rand({2, 1})}), auto a = v[0]; auto b = v[1]; return a - b;)
 DITTO_GRADCHECK("mul", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1]; return a * b;)
 DITTO_GRADCHECK("div", ({gc_rand({2, 3}), gc_pos({2, 3})}), auto a = v[0]; auto b = v[1]; return a / b;)
-DITTO_GRADCHECK("where", ({gc_rand({5}), gc_rand({5})}), auto a = v[0]; auto b = v[1]; return where(tensor({true, false, true, true, false}), a, b);)
-DITTO_GRADCHECK("masked_fill", ({gc_rand({2, 3})}), auto x = v[0]; return x.masked_fill(tensor({true, false, true}), 2.0);)
+DITTO_GRADCHECK("where", ({gc_rand({5}), gc_rand({5})}), auto a = v[0]; auto b = v[1];
+                return where(tensor({true, false, true, true, false}), a, b);)
+DITTO_GRADCHECK("masked_fill", ({gc_rand({2, 3})}), auto x = v[0];
+                return x.masked_fill(tensor({true, false, true}), 2.0);)
 DITTO_GRADCHECK("sum", ({gc_rand({2, 3, 4})}), auto x = v[0]; return x.sum({0, 2}) + x.sum({1}, true).sum();)
 DITTO_GRADCHECK("mean", ({gc_rand({2, 3, 4})}), auto x = v[0]; return x.mean({1}) + x.mean();)
 DITTO_GRADCHECK("prod", ({gc_rand({3, 4})}), auto x = v[0]; return x.prod(1) + x.prod();)
@@ -164,8 +167,10 @@ DITTO_GRADCHECK("addmm", ({gc_rand({2}), gc_rand({3, 4}), gc_rand({4, 2})}), ret
 DITTO_GRADCHECK("cat", ({gc_rand({2, 3}), gc_rand({1, 3})}), auto a = v[0]; auto b = v[1]; return cat({a, b, a});)
 DITTO_GRADCHECK("index_select", ({gc_rand({4, 3})}), auto x = v[0]; return x.index_select(0, tensor({3, 0, 3, 1}));)
 DITTO_GRADCHECK("gather", ({gc_rand({3, 4})}), auto x = v[0]; return x.gather(1, tensor({{0, 0}, {3, 1}, {2, 2}}));)
-DITTO_GRADCHECK("index_add_", ({gc_rand({4, 2}), gc_rand({3, 2})}), auto a = v[0]; auto b = v[1]; return index_add(a, 0, tensor({1, 3, 1}), b, 2.0);)
-DITTO_GRADCHECK("scatter_add_", ({gc_rand({3, 4}), gc_rand({3, 2})}), auto a = v[0]; auto b = v[1]; return scatter_add(a, 1, tensor({{0, 0}, {3, 1}, {2, 2}}), b);)
+DITTO_GRADCHECK("index_add_", ({gc_rand({4, 2}), gc_rand({3, 2})}), auto a = v[0]; auto b = v[1];
+                return index_add(a, 0, tensor({1, 3, 1}), b, 2.0);)
+DITTO_GRADCHECK("scatter_add_", ({gc_rand({3, 4}), gc_rand({3, 2})}), auto a = v[0]; auto b = v[1];
+                return scatter_add(a, 1, tensor({{0, 0}, {3, 1}, {2, 2}}), b);)
 }  // namespace
 
 TEST(GradCheck, EveryDifferentiableOpHasASample) {
@@ -200,7 +205,8 @@ TEST(GradCheck, BackwardMatchesFiniteDifferences) {
           return (sample.fn(pert) * w).sum().item<double>();
         };
         const double numeric = (loss_at(eps) - loss_at(-eps)) / (2 * eps);
-        ASSERT_NEAR(analytic[i], numeric, 1e-5 * std::max(1.0, std::fabs(numeric))) << "input " << k << " element " << i;
+        ASSERT_NEAR(analytic[i], numeric, 1e-5 * std::max(1.0, std::fabs(numeric)))
+            << "input " << k << " element " << i;
       }
     }
   }
@@ -214,8 +220,9 @@ TEST(Autograd, ReluBackwardIsThresholdBackward) {
   ditto::relu(x).backward(ditto::tensor({1.0f, 2.0f, 3.0f, 4.0f, 5.0f}));
   const Tensor want = ditto::tensor({0.0f, 0.0f, 3.0f, 4.0f, 0.0f});
   EXPECT_EQ(ditto::fingerprint(x.grad()), ditto::fingerprint(want)) << x.grad();
-  EXPECT_TRUE(ditto::equal(ditto::threshold_backward(ditto::tensor({1.0f, 2.0f, 3.0f}), ditto::tensor({0.5f, 1.0f, 1.5f}), 1.0),
-                           ditto::tensor({0.0f, 0.0f, 3.0f})));
+  EXPECT_TRUE(
+      ditto::equal(ditto::threshold_backward(ditto::tensor({1.0f, 2.0f, 3.0f}), ditto::tensor({0.5f, 1.0f, 1.5f}), 1.0),
+                   ditto::tensor({0.0f, 0.0f, 3.0f})));
   try {
     ditto::threshold_backward(ditto::ones({2}), ditto::ones({3}), 0);
     FAIL() << "expected a shape error";

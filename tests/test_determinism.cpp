@@ -13,14 +13,15 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <thread>
 
 #include "ditto/ditto.h"
-#include "guards.h"
 #include "gradcheck.h"
+#include "guards.h"
 #include "ops/op_info.h"
 
 using namespace ditto;
@@ -64,7 +65,8 @@ void check_alert(const std::function<Tensor()>& fn, const std::string& op,
     check(r);
     ASSERT_EQ(log.seen.size(), 1u) << op;
     EXPECT_EQ(log.seen[0].op, op);
-    EXPECT_TRUE(starts_with(log.seen[0].message, op + " does not have a deterministic implementation")) << log.seen[0].message;
+    EXPECT_TRUE(starts_with(log.seen[0].message, op + " does not have a deterministic implementation"))
+        << log.seen[0].message;
   }
   {
     DeterministicGuard g(false);
@@ -282,11 +284,14 @@ TEST(DeterminismRefusal, MaxUnpool) {
     std::function<Tensor(const Tensor&, const Tensor&)> f;
   };
   const std::vector<Case> cases = {
-      {{1, 1, 7}, "max_unpooling2d_forward_out",
+      {{1, 1, 7},
+       "max_unpooling2d_forward_out",
        [](const Tensor& x, const Tensor& i) { return nn::functional::max_unpool1d(x, i, 3, 1); }},
-      {{1, 1, 7, 7}, "max_unpooling2d_forward_out",
+      {{1, 1, 7, 7},
+       "max_unpooling2d_forward_out",
        [](const Tensor& x, const Tensor& i) { return nn::functional::max_unpool2d(x, i, 3, 1); }},
-      {{1, 1, 7, 7, 7}, "max_unpooling3d_forward_out",
+      {{1, 1, 7, 7, 7},
+       "max_unpooling3d_forward_out",
        [](const Tensor& x, const Tensor& i) { return nn::functional::max_unpool3d(x, i, 3, 1); }},
   };
   for (const Case& c : cases) {
@@ -294,14 +299,15 @@ TEST(DeterminismRefusal, MaxUnpool) {
     const Tensor x = randn(c.in);
     const Tensor i = zeros(c.in, kInt64);
     const std::vector<float> xs = to_vector<float>(x);
-    check_alert([&] { return c.f(x, i); }, c.op, [&](const Tensor& r) {
-      Shape expect = c.in;
-      for (std::size_t d = 2; d < expect.size(); ++d) expect[d] = 9;
-      ASSERT_EQ(r.sizes(), expect);
-      const std::vector<float> v = to_vector<float>(r);
-      EXPECT_NE(std::find(xs.begin(), xs.end(), v[0]), xs.end()) << "position 0 holds no input value";
-      for (std::size_t k = 1; k < v.size(); ++k) ASSERT_EQ(v[k], 0.0f) << k;
-    });
+    check_alert([&] { return c.f(x, i); }, c.op,
+                [&](const Tensor& r) {
+                  Shape expect = c.in;
+                  for (std::size_t d = 2; d < expect.size(); ++d) expect[d] = 9;
+                  ASSERT_EQ(r.sizes(), expect);
+                  const std::vector<float> v = to_vector<float>(r);
+                  EXPECT_NE(std::find(xs.begin(), xs.end(), v[0]), xs.end()) << "position 0 holds no input value";
+                  for (std::size_t k = 1; k < v.size(); ++k) ASSERT_EQ(v[k], 0.0f) << k;
+                });
   }
 }
 
@@ -333,9 +339,7 @@ const Tensor& unpool_input() {
   return x;
 }
 Tensor unpool2d() { return nn::functional::max_unpool2d(unpool_input(), zeros({1, 1, 2, 2}, kInt64), 2); }
-Tensor unpool3d() {
-  return nn::functional::max_unpool3d(ones({1, 1, 2, 2, 2}), zeros({1, 1, 2, 2, 2}, kInt64), 2);
-}
+Tensor unpool3d() { return nn::functional::max_unpool3d(ones({1, 1, 2, 2, 2}), zeros({1, 1, 2, 2, 2}, kInt64), 2); }
 bool refused(const std::function<Tensor()>& f) {
   try {
     f();
@@ -446,8 +450,10 @@ TEST(DefaultDeterminism, PutAccumulate) {
     const std::size_t j = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + m : idx[k]);
     r.value[j] += val[k];
   }
-  const Tensor s = from_vector(self, {20, 50}), i = idx_tensor(idx, {kUpdates / 4, 4}), v = from_vector(val, {kUpdates});
-  expect_deterministic("put_(accumulate=true)", [&] { return s.clone().put_(i, v, true); }, from_vector(r.value, {20, 50}));
+  const Tensor s = from_vector(self, {20, 50}), i = idx_tensor(idx, {kUpdates / 4, 4}),
+               v = from_vector(val, {kUpdates});
+  expect_deterministic(
+      "put_(accumulate=true)", [&] { return s.clone().put_(i, v, true); }, from_vector(r.value, {20, 50}));
 }
 
 TEST(DefaultDeterminism, Put) {
@@ -461,8 +467,10 @@ TEST(DefaultDeterminism, Put) {
     const std::size_t j = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + m : idx[k]);
     ref[j] = val[k];
   }
-  const Tensor s = from_vector(self, {20, 50}), i = idx_tensor(idx, {kUpdates / 4, 4}), v = from_vector(val, {kUpdates});
-  expect_deterministic("put_", [&] { return s.clone().put_(i, v); }, from_vector(ref, {20, 50}));
+  const Tensor s = from_vector(self, {20, 50}), i = idx_tensor(idx, {kUpdates / 4, 4}),
+               v = from_vector(val, {kUpdates});
+  expect_deterministic(
+      "put_", [&] { return s.clone().put_(i, v); }, from_vector(ref, {20, 50}));
 }
 
 TEST(DefaultDeterminism, IndexPutAccumulate) {
@@ -477,9 +485,10 @@ TEST(DefaultDeterminism, IndexPutAccumulate) {
       r.value[j * b + c] += val[k * b + c];
     }
   }
-  const Tensor s = from_vector(self, {m, b}), i = idx_tensor(idx, {kUpdates / b}), v = from_vector(val, {kUpdates / b, b});
-  expect_deterministic("index_put_(accumulate=true)", [&] { return s.clone().index_put_({i}, v, true); },
-                  from_vector(r.value, {m, b}));
+  const Tensor s = from_vector(self, {m, b}), i = idx_tensor(idx, {kUpdates / b}),
+               v = from_vector(val, {kUpdates / b, b});
+  expect_deterministic(
+      "index_put_(accumulate=true)", [&] { return s.clone().index_put_({i}, v, true); }, from_vector(r.value, {m, b}));
 }
 
 TEST(DefaultDeterminism, IndexPutLastWriteWins) {
@@ -494,8 +503,10 @@ TEST(DefaultDeterminism, IndexPutLastWriteWins) {
       ref[j * b + c] = val[k * b + c];  // the last write wins, as PyTorch's serial path
     }
   }
-  const Tensor s = from_vector(self, {m, b}), i = idx_tensor(idx, {kUpdates / b}), v = from_vector(val, {kUpdates / b, b});
-  expect_deterministic("index_put_", [&] { return s.clone().index_put_({i}, v); }, from_vector(ref, {m, b}));
+  const Tensor s = from_vector(self, {m, b}), i = idx_tensor(idx, {kUpdates / b}),
+               v = from_vector(val, {kUpdates / b, b});
+  expect_deterministic(
+      "index_put_", [&] { return s.clone().index_put_({i}, v); }, from_vector(ref, {m, b}));
 }
 
 TEST(DefaultDeterminism, IndexAdd) {
@@ -508,13 +519,14 @@ TEST(DefaultDeterminism, IndexAdd) {
   for (std::size_t k = 0; k < idx.size(); ++k)
     for (std::size_t a = 0; a < rows; ++a) ref[a * m + static_cast<std::size_t>(idx[k])] += val[a * n + k];
   const Tensor s = from_vector(self, {rows, m}), i = idx_tensor(idx, {n}), v = from_vector(val, {rows, n});
-  expect_deterministic("index_add_", [&] { return s.clone().index_add_(1, i, v); }, from_vector(ref, {rows, m}));
+  expect_deterministic(
+      "index_add_", [&] { return s.clone().index_add_(1, i, v); }, from_vector(ref, {rows, m}));
   // int32 index, 1-D self: one row of destinations, owned in parts
   std::vector<float> ref1(static_cast<std::size_t>(m), 0.0f);
   for (std::size_t k = 0; k < idx.size(); ++k) ref1[static_cast<std::size_t>(idx[k])] += val[k];
   const Tensor v1 = from_vector(std::vector<float>(val.begin(), val.begin() + n), {n});
-  expect_deterministic("index_add_ 1-D", [&] { return index_add(zeros({m}), 0, i.to(kInt32), v1); },
-                       from_vector(ref1, {m}));
+  expect_deterministic(
+      "index_add_ 1-D", [&] { return index_add(zeros({m}), 0, i.to(kInt32), v1); }, from_vector(ref1, {m}));
   // rows of 32 along dim 0: rows are owned by threads (the parallel path)
   const int64_t w = 32, nr = kUpdates / w;
   const auto ridx = random_index(nr, 0, m, 13);
@@ -522,8 +534,12 @@ TEST(DefaultDeterminism, IndexAdd) {
   for (std::size_t k = 0; k < ridx.size(); ++k)
     for (std::size_t c = 0; c < w; ++c) ref2[static_cast<std::size_t>(ridx[k]) * w + c] += val[k * w + c];
   const Tensor v2 = from_vector(std::vector<float>(val.begin(), val.begin() + nr * w), {nr, w});
-  expect_deterministic("index_add_ rows", [&] { return index_add(zeros({m, w}), 0, idx_tensor(ridx, {nr}), v2); },
-                       from_vector(ref2, {m, w}));
+  expect_deterministic(
+      "index_add_ rows",
+      [&] {
+        return index_add(zeros({m, w}), 0, idx_tensor(ridx, {nr}), v2);
+      },
+      from_vector(ref2, {m, w}));
 }
 
 TEST(DefaultDeterminism, IndexCopy) {
@@ -538,8 +554,10 @@ TEST(DefaultDeterminism, IndexCopy) {
       ref[o] = val[k * b + c];
     }
   const Tensor s = from_vector(self, {m, b}), i = idx_tensor(idx, {n}), v = from_vector(val, {n, b});
-  expect_deterministic("index_copy_", [&] { return s.clone().index_copy_(0, i, v); }, from_vector(ref, {m, b}));
-  expect_deterministic("index_copy", [&] { return s.index_copy(0, i, v); }, from_vector(ref, {m, b}));
+  expect_deterministic(
+      "index_copy_", [&] { return s.clone().index_copy_(0, i, v); }, from_vector(ref, {m, b}));
+  expect_deterministic(
+      "index_copy", [&] { return s.index_copy(0, i, v); }, from_vector(ref, {m, b}));
 }
 
 namespace {
@@ -549,7 +567,8 @@ struct ScatterCase {
   std::vector<int64_t> idx;
   std::vector<float> src, self;
   explicit ScatterCase(uint64_t seed)
-      : idx(random_index(rows * n, 0, m, seed)), src(random_values(rows * n, seed + 1)),
+      : idx(random_index(rows * n, 0, m, seed)),
+        src(random_values(rows * n, seed + 1)),
         self(random_values(rows * m, seed + 2, 10.0f)) {}
   Tensor self_t() const { return from_vector(self, {rows, m}); }
   Tensor idx_t() const { return idx_tensor(idx, {rows, n}); }
@@ -567,9 +586,12 @@ struct ScatterCase {
     for (int64_t p = 0; p < rows * n; ++p) {  // row-major order of the index
       const std::size_t o = static_cast<std::size_t>((p / n) * m + idx[static_cast<std::size_t>(p)]);
       const float v = src[static_cast<std::size_t>(p)];
-      if (how == "amax") r.value[o] = std::max(r.value[o], v);
-      else if (how == "amin") r.value[o] = std::min(r.value[o], v);
-      else r.value[o] += v;
+      if (how == "amax")
+        r.value[o] = std::max(r.value[o], v);
+      else if (how == "amin")
+        r.value[o] = std::min(r.value[o], v);
+      else
+        r.value[o] += v;
       ++count[o];
     }
     if (how == "mean")
@@ -586,11 +608,13 @@ TEST(DefaultDeterminism, ScatterAdd) {
   const ScatterCase c(20);
   const Tensor ref = from_vector(c.reduce("sum", true).value, {c.rows, c.m});
   const Tensor s = c.self_t(), i = c.idx_t(), v = c.src_t();
-  expect_deterministic("scatter_add_", [&] { return s.clone().scatter_add_(1, i, v); }, ref);
-  expect_deterministic("scatter_add", [&] { return scatter_add(s, 1, i, v); }, ref);
+  expect_deterministic(
+      "scatter_add_", [&] { return s.clone().scatter_add_(1, i, v); }, ref);
+  expect_deterministic(
+      "scatter_add", [&] { return scatter_add(s, 1, i, v); }, ref);
   // along dim 0 of the transposed problem: non-contiguous self, index and src
-  expect_deterministic("scatter_add dim 0, transposed",
-                       [&] { return scatter_add(s.t(), 0, i.t(), v.t()).t().contiguous(); }, ref);
+  expect_deterministic(
+      "scatter_add dim 0, transposed", [&] { return scatter_add(s.t(), 0, i.t(), v.t()).t().contiguous(); }, ref);
 }
 
 TEST(DefaultDeterminism, ScatterReduce) {
@@ -599,9 +623,9 @@ TEST(DefaultDeterminism, ScatterReduce) {
   for (const char* how : {"sum", "mean", "amax", "amin"})
     for (bool include_self : {true, false}) {
       const Reference r = c.reduce(how, include_self);
-      expect_deterministic(std::string("scatter_reduce ") + how + (include_self ? "" : " include_self=false"),
-                           [&] { return s.scatter_reduce(1, i, v, how, include_self); },
-                           from_vector(r.value, {c.rows, c.m}));
+      expect_deterministic(
+          std::string("scatter_reduce ") + how + (include_self ? "" : " include_self=false"),
+          [&] { return s.scatter_reduce(1, i, v, how, include_self); }, from_vector(r.value, {c.rows, c.m}));
     }
 }
 
@@ -626,8 +650,9 @@ TEST(DefaultDeterminism, ScatterReduceIntegers) {
     const Tensor i = idx_tensor(idx, {n}), v = from_vector(val, {n});
     for (ScalarType dt : {kInt64, kInt32}) {
       const Tensor self = full({m}, 7, dt);
-      expect_deterministic(std::string("scatter_reduce int ") + how,
-                           [&] { return self.scatter_reduce(0, i, v.to(dt), how); }, from_vector(ref, {m}).to(dt));
+      expect_deterministic(
+          std::string("scatter_reduce int ") + how, [&] { return self.scatter_reduce(0, i, v.to(dt), how); },
+          from_vector(ref, {m}).to(dt));
     }
   }
 }
@@ -644,11 +669,14 @@ TEST(DefaultDeterminism, GatherBackwardOneDimAsTheIssueWritesIt) {
   const auto iv = to_vector<int64_t>(idx);
   const auto wv = to_vector<float>(w);
   for (std::size_t k = 0; k < iv.size(); ++k) ref[static_cast<std::size_t>(iv[k])] += wv[k];
-  expect_deterministic("gather backward (issue)", [&] {
-    Tensor src = src0.clone().requires_grad_();
-    gather(src, 0, idx).backward(w);
-    return src.grad();
-  }, from_vector(ref, {2224}));
+  expect_deterministic(
+      "gather backward (issue)",
+      [&] {
+        Tensor src = src0.clone().requires_grad_();
+        gather(src, 0, idx).backward(w);
+        return src.grad();
+      },
+      from_vector(ref, {2224}));
 }
 
 TEST(DefaultDeterminism, GatherBackward) {
@@ -658,11 +686,14 @@ TEST(DefaultDeterminism, GatherBackward) {
   std::vector<float> ref(m, 0.0f);
   for (std::size_t k = 0; k < idx.size(); ++k) ref[static_cast<std::size_t>(idx[k])] += w[k];
   const Tensor i = idx_tensor(idx, {kUpdates}), wt = from_vector(w, {kUpdates});
-  expect_deterministic("gather backward", [&] {
-    Tensor x = zeros({m}).requires_grad_();
-    x.gather(0, i).backward(wt);
-    return x.grad();
-  }, from_vector(ref, {m}));
+  expect_deterministic(
+      "gather backward",
+      [&] {
+        Tensor x = zeros({m}).requires_grad_();
+        x.gather(0, i).backward(wt);
+        return x.grad();
+      },
+      from_vector(ref, {m}));
 }
 
 TEST(DefaultDeterminism, IndexSelectBackward) {
@@ -673,11 +704,14 @@ TEST(DefaultDeterminism, IndexSelectBackward) {
   for (std::size_t k = 0; k < idx.size(); ++k)
     for (std::size_t c = 0; c < b; ++c) ref[static_cast<std::size_t>(idx[k]) * b + c] += w[k * b + c];
   const Tensor i = idx_tensor(idx, {n}), wt = from_vector(w, {n, b});
-  expect_deterministic("index_select backward", [&] {
-    Tensor x = zeros({m, b}).requires_grad_();
-    x.index_select(0, i).backward(wt);
-    return x.grad();
-  }, from_vector(ref, {m, b}));
+  expect_deterministic(
+      "index_select backward",
+      [&] {
+        Tensor x = zeros({m, b}).requires_grad_();
+        x.index_select(0, i).backward(wt);
+        return x.grad();
+      },
+      from_vector(ref, {m, b}));
 }
 
 TEST(DefaultDeterminism, EmbeddingBackward) {
@@ -688,11 +722,14 @@ TEST(DefaultDeterminism, EmbeddingBackward) {
   for (std::size_t k = 0; k < idx.size(); ++k)
     for (std::size_t c = 0; c < d; ++c) ref[static_cast<std::size_t>(idx[k]) * d + c] += w[k * d + c];
   const Tensor i = idx_tensor(idx, {n}), wt = from_vector(w, {n, d});
-  expect_deterministic("embedding backward", [&] {
-    Tensor weight = zeros({m, d}).requires_grad_();
-    nn::functional::embedding(i, weight).backward(wt);
-    return weight.grad();
-  }, from_vector(ref, {m, d}));
+  expect_deterministic(
+      "embedding backward",
+      [&] {
+        Tensor weight = zeros({m, d}).requires_grad_();
+        nn::functional::embedding(i, weight).backward(wt);
+        return weight.grad();
+      },
+      from_vector(ref, {m, d}));
 }
 
 // The policy of op_table.def: a Nondeterministic kernel may come first only for an op whose
@@ -701,9 +738,12 @@ TEST(DefaultDeterminism, EmbeddingBackward) {
 // mode. The list names PyTorch's facts, not ditto's table, so a new racing kernel put first for
 // any other op fails here.
 TEST(OpTablePolicy, NondeterministicFirstOnlyWherePyTorchCpuRaces) {
-  const std::set<std::string> pytorch_cpu_races = {"index_copy_",     "index_put_",
-                                                   "index_put_.accumulate", "put_",
-                                                   "put_.accumulate", "max_unpooling2d_forward_out",
+  const std::set<std::string> pytorch_cpu_races = {"index_copy_",
+                                                   "index_put_",
+                                                   "index_put_.accumulate",
+                                                   "put_",
+                                                   "put_.accumulate",
+                                                   "max_unpooling2d_forward_out",
                                                    "max_unpooling3d_forward_out"};
   std::set<std::string> seen;
   for (const ops::OpEntry& op : ops::all_ops()) {
@@ -719,11 +759,17 @@ TEST(OpTablePolicy, NondeterministicFirstOnlyWherePyTorchCpuRaces) {
   for (const std::string& name : pytorch_cpu_races) EXPECT_TRUE(seen.count(name)) << name << " is not in the table";
 }
 
-// Every op with a nondeterministic CPU kernel has a DeterminismRefusal test. No op switches
-// kernels today (each has one kernel, deterministic but for max_unpool's); an op that gets both
-// kinds fails here until a test checks its switch.
+// Every op with a nondeterministic CPU kernel has a call here that deterministic mode refuses,
+// and the dispatcher's own count (ops::refusal_count) shows that it refused that op. No op
+// switches kernels today (each has one kernel, deterministic but for max_unpool's); an op that
+// gets both kinds fails here until a test checks its switch.
 TEST(DeterminismRefusal, EveryNondeterministicKernelIsTested) {
-  const std::set<std::string> refused_tested = {"max_unpooling2d_forward_out", "max_unpooling3d_forward_out"};
+  ditto::testing::ConfigGuard state;
+  const std::map<std::string, std::function<void()>> refused_calls = {
+      {"max_unpooling2d_forward_out", [] { unpool2d(); }},
+      {"max_unpooling3d_forward_out", [] { unpool3d(); }},
+  };
+  use_deterministic_algorithms(true);
   for (const ops::OpEntry& op : ops::all_ops()) {
     bool nondet = false, det = false;
     for (const ops::KernelEntry& k : op.kernels) {
@@ -732,7 +778,14 @@ TEST(DeterminismRefusal, EveryNondeterministicKernelIsTested) {
     }
     if (!nondet) continue;
     EXPECT_FALSE(det) << op.name << " switches kernels in deterministic mode: test the switch, then list it here";
-    EXPECT_TRUE(refused_tested.count(op.name)) << op.name << " is refused but has no DeterminismRefusal test";
+    const auto call = refused_calls.find(op.name);
+    if (call == refused_calls.end()) {
+      ADD_FAILURE() << op.name << " is refused but has no call in refused_calls";
+      continue;
+    }
+    const uint64_t before = ops::refusal_count(op.id);
+    EXPECT_THROW(call->second(), NondeterministicError) << op.name;
+    EXPECT_EQ(ops::refusal_count(op.id), before + 1) << "the call for " << op.name << " did not reach its refusal";
   }
 }
 
@@ -793,33 +846,62 @@ TEST(DeterminismIndexOps, ArgumentChecksNameTheOp) {
     return "no error";
   };
   const Tensor x = zeros({4, 3});
-  EXPECT_EQ(msg([&] { x.put(tensor({0, 1}), tensor({1.0f})); }),
+  EXPECT_EQ(msg([&] {
+              x.put(tensor({0, 1}), tensor({1.0f}));
+            }),
             "[put_] Expected source and index to have the same number of elements, but got source.numel() = 1, "
             "index.numel() = 2");
   EXPECT_EQ(msg([&] { x.put(tensor({12}), tensor({1.0f})); }),
             "[put_] out of range: tried to access index 12 on a tensor of 12 elements.");
-  EXPECT_EQ(msg([&] { x.put(tensor({1}), tensor({1.0}, kFloat64)); }).rfind("[put_] self and source expected to have the same dtype", 0),
+  EXPECT_EQ(msg([&] {
+              x.put(tensor({1}), tensor({1.0}, kFloat64));
+            }).rfind("[put_] self and source expected to have the same dtype", 0),
             0u);
   EXPECT_EQ(msg([&] { x.index_put({tensor({4})}, tensor({1.0f})); }),
             "[index_put_] index 4 is out of bounds for dimension 0 with size 4");
-  EXPECT_EQ(msg([&] { x.index_put({tensor({0, 1})}, zeros({3, 3})); }),
-            "[index_put_] shape mismatch: value tensor of shape (3, 3) cannot be broadcast to indexing result of shape (2, 3)");
-  EXPECT_EQ(msg([&] { x.index_put({tensor({true, false})}, tensor({1.0f})); }).rfind("[index_put_] The shape of the mask", 0), 0u);
-  EXPECT_EQ(msg([&] { x.index_put({tensor({0.0f})}, tensor({1.0f})); }).rfind("[index_put_] tensors used as indices must be", 0), 0u);
+  EXPECT_EQ(msg([&] {
+              x.index_put({tensor({0, 1})}, zeros({3, 3}));
+            }),
+            "[index_put_] shape mismatch: value tensor of shape (3, 3) cannot be broadcast to indexing result of shape "
+            "(2, 3)");
+  EXPECT_EQ(msg([&] {
+              x.index_put({tensor({true, false})}, tensor({1.0f}));
+            }).rfind("[index_put_] The shape of the mask", 0),
+            0u);
+  EXPECT_EQ(msg([&] {
+              x.index_put({tensor({0.0f})}, tensor({1.0f}));
+            }).rfind("[index_put_] tensors used as indices must be", 0),
+            0u);
   EXPECT_EQ(msg([&] { scalar_tensor(1.0f).index_put({tensor({0})}, tensor({1.0f})); }),
             "[index_put_] too many indices for tensor of dimension 0 (got 1)");
-  EXPECT_EQ(msg([&] { x.index_copy(0, tensor({{0}}), zeros({1, 3})); }),
+  EXPECT_EQ(msg([&] {
+              x.index_copy(0, tensor({{0}}), zeros({1, 3}));
+            }),
             "[index_copy_] Index should have dimension 1 or 0 (got 2)");
-  EXPECT_EQ(msg([&] { x.index_copy(0, tensor({0, 1}), zeros({3, 3})); }),
+  EXPECT_EQ(msg([&] {
+              x.index_copy(0, tensor({0, 1}), zeros({3, 3}));
+            }),
             "[index_copy_] Number of indices (2) should be equal to source.size(dim) (3)");
-  EXPECT_EQ(msg([&] { x.index_copy(0, tensor({4}), zeros({1, 3})); }),
+  EXPECT_EQ(msg([&] {
+              x.index_copy(0, tensor({4}), zeros({1, 3}));
+            }),
             "[index_copy_] index 4 is out of bounds for dimension 0 with size 4");
-  EXPECT_EQ(msg([&] { x.index_copy(1, tensor({0}), zeros({3, 1})); }).rfind("[index_copy_] Source/destination tensor must have same slice shapes", 0), 0u);
-  EXPECT_EQ(msg([&] { x.scatter_reduce(0, zeros({1, 3}, kInt64), zeros({1, 3}), "max"); }),
+  EXPECT_EQ(msg([&] {
+              x.index_copy(1, tensor({0}), zeros({3, 1}));
+            }).rfind("[index_copy_] Source/destination tensor must have same slice shapes", 0),
+            0u);
+  EXPECT_EQ(msg([&] {
+              x.scatter_reduce(0, zeros({1, 3}, kInt64), zeros({1, 3}), "max");
+            }),
             "[scatter_reduce] reduce argument must be either sum, prod, mean, amax or amin, got max");
-  EXPECT_EQ(msg([&] { x.scatter_reduce(0, full({1, 3}, 4, kInt64), zeros({1, 3}), "sum"); }),
+  EXPECT_EQ(msg([&] {
+              x.scatter_reduce(0, full({1, 3}, 4, kInt64), zeros({1, 3}), "sum");
+            }),
             "[scatter_reduce] index 4 is out of bounds for dimension 0 with size 4");
-  EXPECT_EQ(msg([&] { x.scatter_reduce(0, zeros({1, 4}, kInt64), zeros({1, 4}), "sum"); }).rfind("[scatter_reduce] Expected index", 0), 0u);
+  EXPECT_EQ(msg([&] {
+              x.scatter_reduce(0, zeros({1, 4}, kInt64), zeros({1, 4}), "sum");
+            }).rfind("[scatter_reduce] Expected index", 0),
+            0u);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -831,8 +913,10 @@ void expect_filled(const Tensor& t, const char* what) {
   const T* p = static_cast<const T*>(t.storage()->data());
   const std::size_t n = t.storage()->nbytes() / sizeof(T);
   for (std::size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_floating_point_v<T>) ASSERT_TRUE(std::isnan(p[i])) << what << " element " << i;
-    else ASSERT_EQ(p[i], std::numeric_limits<T>::max()) << what << " element " << i;
+    if constexpr (std::is_floating_point_v<T>)
+      ASSERT_TRUE(std::isnan(p[i])) << what << " element " << i;
+    else
+      ASSERT_EQ(p[i], std::numeric_limits<T>::max()) << what << " element " << i;
   }
 }
 
@@ -856,8 +940,10 @@ void check_fill_dtype(ScalarType dt) {
   const std::vector<T> v = to_vector<T>(r);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(v[static_cast<std::size_t>(i)], T(0)) << i;
   for (int i = 4; i < 10; ++i) {
-    if constexpr (std::is_floating_point_v<T>) EXPECT_TRUE(std::isnan(v[static_cast<std::size_t>(i)])) << i;
-    else EXPECT_EQ(v[static_cast<std::size_t>(i)], std::numeric_limits<T>::max()) << i;
+    if constexpr (std::is_floating_point_v<T>)
+      EXPECT_TRUE(std::isnan(v[static_cast<std::size_t>(i)])) << i;
+    else
+      EXPECT_EQ(v[static_cast<std::size_t>(i)], std::numeric_limits<T>::max()) << i;
   }
   // shrinking then growing inside the old storage writes nothing
   Tensor s = zeros({10}, dt);

@@ -41,24 +41,24 @@ struct Unary {
   ArrF64 f64_at[3];
   ArrF32 f32_dispatch;
   ArrF64 f64_dispatch;
-  double (*ref32)(double);             // reference for float: double libm
-  long double (*ref64)(long double);   // reference for double: long double libm
-  double max_ulp32, max_ulp64;         // asserted bounds (measured values are lower)
+  double (*ref32)(double);            // reference for float: double libm
+  long double (*ref64)(long double);  // reference for double: long double libm
+  double max_ulp32, max_ulp64;        // asserted bounds (measured values are lower)
 };
 
-#define DITTO_UNARY(fn, ref_ld, b32, b64)                                                            \
-  Unary {                                                                                            \
-    #fn, [](float x) { return dm::fn(x); }, [](double x) { return dm::fn(x); },                    \
+#define DITTO_UNARY(fn, ref_ld, b32, b64)                                                        \
+  Unary {                                                                                        \
+#fn, [](float x) { return dm::fn(x); }, [](double x) { return dm::fn(x); },                    \
         {dm::fn##_f32_scalar, dm::fn##_f32_avx2, dm::fn##_f32_avx512},                               \
         {dm::fn##_f64_scalar, dm::fn##_f64_avx2, dm::fn##_f64_avx512}, dm::fn##_f32, dm::fn##_f64,   \
-        [](double x) { return std::fn(x); }, [](long double x) { return ref_ld(x); }, b32, b64      \
+        [](double x) { return std::fn(x); }, [](long double x) { return ref_ld(x); }, b32, b64 \
   }
 
 const Unary kUnary[] = {
-    DITTO_UNARY(exp, ::expl, 1.0, 1.0),   DITTO_UNARY(log, ::logl, 1.0, 1.0),
+    DITTO_UNARY(exp, ::expl, 1.0, 1.0),     DITTO_UNARY(log, ::logl, 1.0, 1.0),
     DITTO_UNARY(log1p, ::log1pl, 1.0, 1.0), DITTO_UNARY(expm1, ::expm1l, 1.0, 1.0),
-    DITTO_UNARY(tanh, ::tanhl, 1.0, 1.0), DITTO_UNARY(erf, ::erfl, 1.0, 1.0),
-    DITTO_UNARY(sin, ::sinl, 1.0, 1.0),   DITTO_UNARY(cos, ::cosl, 1.0, 1.0),
+    DITTO_UNARY(tanh, ::tanhl, 1.0, 1.0),   DITTO_UNARY(erf, ::erfl, 1.0, 1.0),
+    DITTO_UNARY(sin, ::sinl, 1.0, 1.0),     DITTO_UNARY(cos, ::cosl, 1.0, 1.0),
 };
 
 const Unary& unary(const std::string& name) {
@@ -91,35 +91,80 @@ double ulp_error(double y, long double ref) {
   return double(fabsl((long double)y - ref) / ldexpl(1.0L, std::max(e - 1, -1022) - 52));
 }
 
-template <class T> std::vector<T> special_values() {
+template <class T>
+std::vector<T> special_values() {
   using L = std::numeric_limits<T>;
-  std::vector<T> v = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),
-                      L::signaling_NaN(), L::min(), -L::min(), L::denorm_min(), -L::denorm_min(),
-                      L::max(), -L::max(), L::epsilon(), T(1), T(-1), T(0.5), T(2), T(-2), T(0.75),
-                      T(0.84375), T(1.5), T(2.5), T(3.9), T(4), T(6), T(9.01), T(19.1), T(20),
-                      T(88.72), T(88.73), T(-87.3), T(-103.9), T(-104), T(709.78), T(709.79),
-                      T(-708.4), T(-745.1), T(-745.2), T(0x1p18), T(0x1p30), T(1e10), T(1e22),
-                      T(3.14159265358979), T(1.5707963267949), T(0.7853981633974483)};
+  std::vector<T> v = {T(0),
+                      -T(0),
+                      L::infinity(),
+                      -L::infinity(),
+                      L::quiet_NaN(),
+                      -L::quiet_NaN(),
+                      L::signaling_NaN(),
+                      L::min(),
+                      -L::min(),
+                      L::denorm_min(),
+                      -L::denorm_min(),
+                      L::max(),
+                      -L::max(),
+                      L::epsilon(),
+                      T(1),
+                      T(-1),
+                      T(0.5),
+                      T(2),
+                      T(-2),
+                      T(0.75),
+                      T(0.84375),
+                      T(1.5),
+                      T(2.5),
+                      T(3.9),
+                      T(4),
+                      T(6),
+                      T(9.01),
+                      T(19.1),
+                      T(20),
+                      T(88.72),
+                      T(88.73),
+                      T(-87.3),
+                      T(-103.9),
+                      T(-104),
+                      T(709.78),
+                      T(709.79),
+                      T(-708.4),
+                      T(-745.1),
+                      T(-745.2),
+                      T(0x1p18),
+                      T(0x1p30),
+                      T(1e10),
+                      T(1e22),
+                      T(3.14159265358979),
+                      T(1.5707963267949),
+                      T(0.7853981633974483)};
   // bits around 1 and around multiples of pi/2, and a NaN with a payload
   for (int i = -4; i <= 4; ++i) {
     v.push_back(std::nextafter(T(1), T(i < 0 ? 0 : 2)));
     v.push_back(T(std::nextafter(1.5707963267948966 * i, 0.0)));
   }
-  if constexpr (sizeof(T) == 4) v.push_back(std::bit_cast<T>(0x7fa12345u));  // signalling, payload
-  else v.push_back(std::bit_cast<T>(0x7ff4000000012345ull));
+  if constexpr (sizeof(T) == 4)
+    v.push_back(std::bit_cast<T>(0x7fa12345u));  // signalling, payload
+  else
+    v.push_back(std::bit_cast<T>(0x7ff4000000012345ull));
   return v;
 }
 
 // Random bit patterns (every class: NaN, inf, subnormal, huge), plus uniform values in a few ranges.
-template <class T> std::vector<T> cross_level_inputs(size_t n, uint64_t seed) {
+template <class T>
+std::vector<T> cross_level_inputs(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<T> v = special_values<T>();
   const double ranges[] = {1, 4, 30, 200, 1000, 1e6};
   while (v.size() < n) {
     uint64_t r = rng();
     if (v.size() % 2 == 0) {
-      if constexpr (sizeof(T) == 4) v.push_back(std::bit_cast<T>(uint32_t(r)));
-      else v.push_back(std::bit_cast<T>(r));
+      if constexpr (sizeof(T) == 4)
+        v.push_back(std::bit_cast<T>(uint32_t(r)));
+      else
+        v.push_back(std::bit_cast<T>(r));
     } else {
       double u = std::ldexp(double(r >> 11), -53) * 2 - 1;
       v.push_back(T(u * ranges[(r >> 3) % 6]));
@@ -287,8 +332,9 @@ std::vector<std::pair<double, double>> pow_inputs(size_t n, uint64_t seed) {
   std::vector<std::pair<double, double>> v;
   const auto sp = special_values<double>();
   for (double a : sp)
-    for (double b : {0.0, -0.0, 1.0, -1.0, 2.0, 3.0, -3.0, 0.5, -0.5, 1e300, -1e300, std::numeric_limits<double>::infinity(),
-                     -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
+    for (double b :
+         {0.0, -0.0, 1.0, -1.0, 2.0, 3.0, -3.0, 0.5, -0.5, 1e300, -1e300, std::numeric_limits<double>::infinity(),
+          -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
       v.push_back({a, b});
   while (v.size() < n) {
     uint64_t r = rng(), s = rng();
@@ -331,8 +377,10 @@ TEST(DMathCrossLevel, Pow) {
     ++levels_run;
     f64s[l](x64.data(), y64.data(), o64.data(), int64_t(n));
     f32s[l](x32.data(), y32.data(), o32.data(), int64_t(n));
-    expect_same_bits(x64, r64, o64, "pow f64", [&](size_t i) { return std::to_string(x64[i]) + "^" + std::to_string(y64[i]); });
-    expect_same_bits(x32, r32, o32, "pow f32", [&](size_t i) { return std::to_string(x32[i]) + "^" + std::to_string(y32[i]); });
+    expect_same_bits(x64, r64, o64, "pow f64",
+                     [&](size_t i) { return std::to_string(x64[i]) + "^" + std::to_string(y64[i]); });
+    expect_same_bits(x32, r32, o32, "pow f32",
+                     [&](size_t i) { return std::to_string(x32[i]) + "^" + std::to_string(y32[i]); });
     for (int len : {1, 3, 7, 9, 15, 17, 33}) {
       std::vector<double> t64(static_cast<size_t>(len));
       std::vector<float> t32(static_cast<size_t>(len));
@@ -401,8 +449,10 @@ void check_accuracy_f64(const Unary& u) {
   const double ranges[] = {1e-3, 0.8, 2, 7, 30, 750, 1e6, 1e15};
   for (size_t i = 0; i < n; ++i) {
     uint64_t r = rng();
-    if (i % 4 == 0) x[i] = std::bit_cast<double>(r);
-    else x[i] = (std::ldexp(double(r >> 11), -53) * 2 - 1) * ranges[i % 8];
+    if (i % 4 == 0)
+      x[i] = std::bit_cast<double>(r);
+    else
+      x[i] = (std::ldexp(double(r >> 11), -53) * 2 - 1) * ranges[i % 8];
   }
   u.f64_dispatch(x.data(), y.data(), int64_t(n));
   double worst = 0, worst_x = 0;
@@ -446,7 +496,8 @@ TEST(DMathAccuracy, SinCosHugeArguments) {
     double x = std::ldexp(1 + std::ldexp(double(rng() >> 11), -53), int(rng() % 1000) + 18);
     worst = std::max({worst, ulp_error(dm::sin(x), ::sinl(x)), ulp_error(dm::cos(x), ::cosl(x))});
     float xf = std::ldexp(1 + std::ldexp(float(rng() >> 40), -24), int(rng() % 110) + 17);
-    worst = std::max({worst, ulp_error(dm::sin(xf), std::sin(double(xf))), ulp_error(dm::cos(xf), std::cos(double(xf)))});
+    worst =
+        std::max({worst, ulp_error(dm::sin(xf), std::sin(double(xf))), ulp_error(dm::cos(xf), std::cos(double(xf)))});
   }
   EXPECT_LE(worst, 1.0);
 }
@@ -475,11 +526,15 @@ TEST(DMathAccuracy, Pow) {
 
 // ------------------------------------------------------------------ special values
 
-template <class T> bool same(T a, T b) { return std::isnan(a) ? std::isnan(b) : bits(a) == bits(b); }
+template <class T>
+bool same(T a, T b) {
+  return std::isnan(a) ? std::isnan(b) : bits(a) == bits(b);
+}
 
 #define EXPECT_SAME(a, b) EXPECT_TRUE(same(a, b)) << #a << " = " << (a) << ", expected " << (b)
 
-template <class T> void check_specials() {
+template <class T>
+void check_specials() {
   using L = std::numeric_limits<T>;
   const T inf = L::infinity(), nan = L::quiet_NaN(), z = T(0), nz = -T(0);
   // exp
@@ -550,12 +605,16 @@ template <class T> void check_specials() {
   // NaN in, the same NaN out (quieted): payload and sign kept.
   for (T q : {nan, -nan, L::signaling_NaN()}) {
     T quieted;
-    if constexpr (sizeof(T) == 4) quieted = std::bit_cast<T>(bits(q) | 0x00400000u);
-    else quieted = std::bit_cast<T>(bits(q) | 0x0008000000000000ull);
+    if constexpr (sizeof(T) == 4)
+      quieted = std::bit_cast<T>(bits(q) | 0x00400000u);
+    else
+      quieted = std::bit_cast<T>(bits(q) | 0x0008000000000000ull);
     for (const Unary& u : kUnary) {
       T r;
-      if constexpr (sizeof(T) == 4) r = u.f32(q);
-      else r = u.f64(q);
+      if constexpr (sizeof(T) == 4)
+        r = u.f32(q);
+      else
+        r = u.f64(q);
       EXPECT_EQ(bits(r), bits(quieted)) << u.name;
     }
   }
@@ -564,7 +623,8 @@ template <class T> void check_specials() {
 TEST(DMathSpecial, Float) { check_specials<float>(); }
 TEST(DMathSpecial, Double) { check_specials<double>(); }
 
-template <class T> void check_pow_specials() {
+template <class T>
+void check_pow_specials() {
   using L = std::numeric_limits<T>;
   const T inf = L::infinity(), nan = L::quiet_NaN(), z = T(0), nz = -T(0);
   // C99 F.10.4.4

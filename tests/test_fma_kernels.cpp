@@ -19,18 +19,24 @@ using ditto::CpuCapability;
 
 using ditto::testing::ConfigGuard;
 
-template <class T> std::vector<T> values(int64_t n, uint32_t seed) {
+template <class T>
+std::vector<T> values(int64_t n, uint32_t seed) {
   std::mt19937 gen(seed);
   std::normal_distribution<T> normal(0, 2);
   std::vector<T> v(static_cast<std::size_t>(n));
   for (auto& x : v) x = normal(gen);
-  const T special[] = {T(0), -T(0), std::numeric_limits<T>::infinity(), std::numeric_limits<T>::quiet_NaN(),
-                       std::numeric_limits<T>::denorm_min(), std::numeric_limits<T>::max()};
+  const T special[] = {T(0),
+                       -T(0),
+                       std::numeric_limits<T>::infinity(),
+                       std::numeric_limits<T>::quiet_NaN(),
+                       std::numeric_limits<T>::denorm_min(),
+                       std::numeric_limits<T>::max()};
   for (int64_t i = 0; i < n && i < 6; ++i) v[static_cast<std::size_t>(i * 5 % n)] = special[i];
   return v;
 }
 
-template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   for (std::size_t i = 0; i < a.size(); ++i)
     if (std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(a[i]) !=
         std::bit_cast<std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>(b[i]))
@@ -38,11 +44,13 @@ template <class T> bool same_bits(const std::vector<T>& a, const std::vector<T>&
   return true;
 }
 
-template <class T> void check() {
+template <class T>
+void check() {
   for (CpuCapability level : ditto::testing::supported_levels()) {
     ConfigGuard guard(level);
     for (int64_t n : {1, 3, 7, 8, 15, 16, 17, 31, 33, 100, 1001}) {
-      const auto x = values<T>(n, uint32_t(n)), y = values<T>(n, uint32_t(n + 1000)), z = values<T>(n, uint32_t(n + 2000));
+      const auto x = values<T>(n, uint32_t(n)), y = values<T>(n, uint32_t(n + 1000)),
+                 z = values<T>(n, uint32_t(n + 2000));
       const std::string at = std::string(ditto::capability_name(level)) + " n=" + std::to_string(n);
       std::vector<T> got(x.size()), want(x.size());
       for (T a : {T(-0.01), T(3)}) {

@@ -13,8 +13,8 @@
 
 #include "cpu/capability.h"
 #include "cpu/gemm.h"
-#include "guards.h"
 #include "ditto/ditto.h"
+#include "guards.h"
 
 namespace {
 
@@ -257,8 +257,8 @@ template <class T>
 void special_values() {
   ConfigGuard lg;
   using L = std::numeric_limits<T>;
-  const T specials[] = {L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(), T(0), -T(0), L::max(),
-                        -L::max(),     L::denorm_min(), L::min(),      T(1),           T(-1)};
+  const T specials[] = {L::infinity(), -L::infinity(), L::quiet_NaN(),  -L::quiet_NaN(), T(0), -T(0),
+                        L::max(),      -L::max(),      L::denorm_min(), L::min(),        T(1), T(-1)};
   std::mt19937 g(21);
   std::uniform_int_distribution<int> which(0, 11), coin(0, 9);
   for (int64_t M : {1, 7, 31}) {
@@ -271,8 +271,10 @@ void special_values() {
       for (T& x : b.data)
         if (coin(g) == 0) x = specials[which(g)];
       // A signalling NaN with a payload, and an all -0 row.
-      if constexpr (sizeof(T) == 4) a.data[0] = std::bit_cast<T>(uint32_t(0x7fa12345u));
-      else a.data[0] = std::bit_cast<T>(uint64_t(0x7ff4000000012345ull));
+      if constexpr (sizeof(T) == 4)
+        a.data[0] = std::bit_cast<T>(uint32_t(0x7fa12345u));
+      else
+        a.data[0] = std::bit_cast<T>(uint64_t(0x7ff4000000012345ull));
       if (M > 3)
         for (int64_t k = 0; k < K; ++k) a.data[static_cast<std::size_t>(3 * a.s0 + k)] = -T(0);
       const std::vector<T> want = reference(a, b, M, N, K);

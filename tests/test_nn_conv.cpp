@@ -10,9 +10,9 @@
 
 #include "cpu/capability.h"
 #include "ditto/ditto.h"
-#include "guards.h"
 #include "expect_error.h"
 #include "gradcheck.h"
+#include "guards.h"
 #include "nn_conv_golden.h"
 
 using namespace ditto;
@@ -132,7 +132,7 @@ std::vector<RefCase> ref_cases() {
       {{2, 3, 5, 8}, {2, 3, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},
       {{1, 17, 9, 9}, {3, 17, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},  // K = 153
       {{2, 3, 1, 13}, {4, 3, 1, 3}, {{1, 2}, {0, 1}, {1, 2}, 1}, true},   // conv1d's form
-      {{3, 1, 8, 7}, {16, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},  // K = 9 < Og: weight gradient transposed
+      {{3, 1, 8, 7}, {16, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},   // K = 9 < Og: weight gradient transposed
   };
 }
 
@@ -194,8 +194,8 @@ TEST(NNConvGolden, DefaultInitMatchesPyTorch) {
     if (kind == "Conv1d")
       return std::make_shared<nn::Conv1d>(in, out, cg::size_arg(a.at("kernel_size")), get("stride", 1),
                                           get("padding", 0), get("dilation", 1), groups, bias);
-    return std::make_shared<nn::Conv2d>(in, out, cg::size_arg(a.at("kernel_size")), get("stride", 1),
-                                        get("padding", 0), get("dilation", 1), groups, bias);
+    return std::make_shared<nn::Conv2d>(in, out, cg::size_arg(a.at("kernel_size")), get("stride", 1), get("padding", 0),
+                                        get("dilation", 1), groups, bias);
   };
   const json& cases = cg::section("init");
   ASSERT_GE(cases.size(), 20u);
@@ -384,8 +384,11 @@ TEST(NNConvModule, Conv2dParametersForwardAndErrors) {
     EXPECT_STREQ(e.what(), "[Conv2d] expected 3D (unbatched) or 4D (batched) input, got 2D");
   }
   expect_error([&] { m(randn({2, 4, 7, 6})); }, "[Conv2d]", "expected input with 3 channels");
-  expect_error([] { nn::Conv2d(3, 8, 3)(randn({1, 3, 2, 2})); }, "[Conv2d]",
-               "can't be greater than the padded input size");
+  expect_error(
+      [] {
+        nn::Conv2d(3, 8, 3)(randn({1, 3, 2, 2}));
+      },
+      "[Conv2d]", "can't be greater than the padded input size");
   expect_error([] { nn::Conv2d(3, 8, 3, 1, 0, 1, 2); }, "[Conv2d]", "in_channels (3) must be divisible by groups");
   expect_error([] { nn::Conv2d(4, 6, 3, 1, 0, 1, 4); }, "[Conv2d]", "out_channels (6) must be divisible by groups");
   expect_error([] { nn::Conv2d(4, 6, 3, 0); }, "[Conv2d]", "stride");
@@ -418,10 +421,16 @@ TEST(NNConvErrors, BadInputNamesTheOp) {
   expect_error([&] { F::conv2d(randn({1, 1, 3, 5, 5}), w); }, "[conv2d]", "got 5D");
   expect_error([&] { F::conv2d(x, randn({4, 3, 3})); }, "[conv2d]", "4D weight");
   expect_error([&] { F::conv2d(randn({1, 4, 5, 5}), w); }, "[conv2d]", "expected input with 3 channels");
-  expect_error([&] { F::conv2d(x, randn({4, 1, 3, 3}), Tensor(), 1, 0, 1, 2); }, "[conv2d]",
-               "input channels (3) must be divisible by groups (2)");
-  expect_error([&] { F::conv2d(randn({1, 4, 5, 5}), randn({3, 2, 3, 3}), Tensor(), 1, 0, 1, 2); }, "[conv2d]",
-               "output channels (3) must be divisible by groups (2)");
+  expect_error(
+      [&] {
+        F::conv2d(x, randn({4, 1, 3, 3}), Tensor(), 1, 0, 1, 2);
+      },
+      "[conv2d]", "input channels (3) must be divisible by groups (2)");
+  expect_error(
+      [&] {
+        F::conv2d(randn({1, 4, 5, 5}), randn({3, 2, 3, 3}), Tensor(), 1, 0, 1, 2);
+      },
+      "[conv2d]", "output channels (3) must be divisible by groups (2)");
   expect_error([&] { F::conv2d(randn({1, 3, 2, 2}), w); }, "[conv2d]", "can't be greater than the padded input");
   expect_error([&] { F::conv2d(randn({1, 3, 5, 5}), w, Tensor(), 1, 0, 3); }, "[conv2d]", "padded input");
   expect_error([&] { F::conv2d(x, w, Tensor(), 0); }, "[conv2d]", "expected stride > 0");
@@ -436,10 +445,16 @@ TEST(NNConvErrors, BadInputNamesTheOp) {
   expect_error([&] { F::conv2d(Tensor(), w); }, "[conv2d]", "");
   expect_error([&] { F::conv1d(randn({1, 3, 5, 5}), randn({4, 3, 3})); }, "[conv1d]", "got 4D");
   expect_error([&] { F::conv1d(randn({1, 3, 2}), randn({4, 3, 3})); }, "[conv1d]", "padded input");
-  expect_error([&] { F::conv2d_backward_input(randn({1, 4, 2, 2}), w, {1, 3, 5, 5}, 1, 0, 1, 1); },
-               "[conv2d_backward_input]", "grad_output of shape (1, 4, 3, 3)");
-  expect_error([&] { F::conv2d_backward_weight(randn({1, 4, 3, 3}), x, {4, 3, 3}, 1, 0, 1, 1); },
-               "[conv2d_backward_weight]", "4D");
+  expect_error(
+      [&] {
+        F::conv2d_backward_input(randn({1, 4, 2, 2}), w, {1, 3, 5, 5}, 1, 0, 1, 1);
+      },
+      "[conv2d_backward_input]", "grad_output of shape (1, 4, 3, 3)");
+  expect_error(
+      [&] {
+        F::conv2d_backward_weight(randn({1, 4, 3, 3}), x, {4, 3, 3}, 1, 0, 1, 1);
+      },
+      "[conv2d_backward_weight]", "4D");
 }
 
 TEST(NNConvErrors, EmptyBatchAndZeroChannels) {

@@ -14,8 +14,8 @@
 #include <cstring>
 
 #include "ditto/ditto.h"
-#include "guards.h"
 #include "gradcheck.h"
+#include "guards.h"
 #include "nn_golden.h"
 
 using namespace ditto;
@@ -25,7 +25,8 @@ namespace F = ditto::nn::functional;
 namespace {
 DITTO_GRADCHECK("gelu", ({gc_rand({3, 5}, -3, 3)}), auto x = v[0]; return gelu(x) + gelu(x * 0.7, "tanh");)
 DITTO_GRADCHECK("embedding", ({gc_rand({5, 3})}), auto w = v[0];
-    return embedding(w, tensor({{4, 0}, {4, 2}})) + embedding(w, tensor({3, 3}), /*padding_idx=*/1).unsqueeze(0);)
+                return embedding(w, tensor({{4, 0}, {4, 2}})) +
+                       embedding(w, tensor({3, 3}), /*padding_idx=*/1).unsqueeze(0);)
 
 constexpr double kGeluTol = 4, kNormTol = 6;
 

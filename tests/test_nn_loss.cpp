@@ -52,10 +52,14 @@ TEST(NNLossGolden, AllLosses) {
     }
     out.backward(decode(c["grad_out"]));
     const Tensor eo = decode(c["out"]), eg = decode(c["grad_input"]);
-    if (bits_out) EXPECT_TRUE(same_bits(out, eo)) << name;
-    else EXPECT_TRUE(close(out, eo, tol, name + " out"));
-    if (bits_grad) EXPECT_TRUE(same_bits(input.grad(), eg)) << name;
-    else EXPECT_TRUE(close(input.grad(), eg, tol, name + " grad"));
+    if (bits_out)
+      EXPECT_TRUE(same_bits(out, eo)) << name;
+    else
+      EXPECT_TRUE(close(out, eo, tol, name + " out"));
+    if (bits_grad)
+      EXPECT_TRUE(same_bits(input.grad(), eg)) << name;
+    else
+      EXPECT_TRUE(close(input.grad(), eg, tol, name + " grad"));
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(nn_section("loss").size()));
@@ -74,8 +78,8 @@ TEST(NNLoss, ModulesMatchFunctions) {
   Tensor y = randn({6, 4});
   EXPECT_TRUE(equal(l1(x, y), (x - y).abs()));
   nn::BCEWithLogitsLoss bce(Tensor(), nn::Reduction::Mean, ones({4}) * 2);
-  EXPECT_TRUE(equal(bce(x, rand({6, 4}) * 0 + 1), F::binary_cross_entropy_with_logits(x, ones({6, 4}), Tensor(),
-                                                                                    nn::Reduction::Mean, ones({4}) * 2)));
+  EXPECT_TRUE(equal(bce(x, rand({6, 4}) * 0 + 1), F::binary_cross_entropy_with_logits(
+                                                      x, ones({6, 4}), Tensor(), nn::Reduction::Mean, ones({4}) * 2)));
 }
 
 TEST(NNLoss, CrossEntropyIsLogSoftmaxPlusNll) {
@@ -96,7 +100,8 @@ TEST(NNLoss, CrossEntropyIsLogSoftmaxPlusNll) {
 TEST(NNLoss, BceWithLogitsIsStableForLargeLogits) {
   Tensor z = tensor({100.0, -100.0, 0.0});
   Tensor t = tensor({0.0, 1.0, 1.0});
-  const std::vector<float> l = to_vector<float>(F::binary_cross_entropy_with_logits(z, t, Tensor(), nn::Reduction::None));
+  const std::vector<float> l =
+      to_vector<float>(F::binary_cross_entropy_with_logits(z, t, Tensor(), nn::Reduction::None));
   EXPECT_FLOAT_EQ(l[0], 100.0f);
   EXPECT_FLOAT_EQ(l[1], 100.0f);
   EXPECT_FLOAT_EQ(l[2], std::log(2.0f));
@@ -127,8 +132,8 @@ TEST(NNLoss, SameBitsForAnyThreadCount) {
 
 TEST(NNLoss, BadInputNamesTheOp) {
   Tensor x = randn({4, 3});
-  EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0.0, 1.0, 2.0, 1.0})), "[cross_entropy] expected target of dtype int64",
-                     "float32");
+  EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0.0, 1.0, 2.0, 1.0})),
+                     "[cross_entropy] expected target of dtype int64", "float32");
   EXPECT_DITTO_ERROR(nn::CrossEntropyLoss()(x, tensor({0, 1, 2, 1}).to(kInt32)), "[cross_entropy]", "int64");
   EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0, 1, 5, 1})), "[nll_loss] target 5 is out of bounds for 3 classes");
   EXPECT_DITTO_ERROR(F::nll_loss(x, tensor({0, -1, 2, 1})), "[nll_loss] target -1 is out of bounds for 3 classes");

@@ -6,14 +6,14 @@
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "guards.h"
 #include "ditto/ditto.h"
 #include "expect_error.h"
 #include "gradcheck.h"
+#include "guards.h"
 #include "nn_conv_golden.h"
 
 using namespace ditto;
@@ -53,8 +53,8 @@ TEST(NNPoolGolden, MaxPoolValuesIndicesAndGradientsMatchPyTorchExactly) {
     const nn::SizeArg k = cg::size_arg(c.at("kernel")), s = cg::size_arg(c.at("stride")),
                       p = cg::size_arg(c.at("padding")), d = cg::size_arg(c.at("dilation"));
     const bool ceil = c.at("ceil_mode").get<bool>();
-    auto [v, i] = dims == 1 ? F::max_pool1d_with_indices(x, k, s, p, d, ceil)
-                            : F::max_pool2d_with_indices(x, k, s, p, d, ceil);
+    auto [v, i] =
+        dims == 1 ? F::max_pool1d_with_indices(x, k, s, p, d, ceil) : F::max_pool2d_with_indices(x, k, s, p, d, ceil);
     cg::expect_bits(v, cg::decode(c.at("values")), "values");
     cg::expect_bits(i, cg::decode(c.at("indices")), "indices");
     const Tensor v_only = dims == 1 ? F::max_pool1d(x, k, s, p, d, ceil) : F::max_pool2d(x, k, s, p, d, ceil);
@@ -93,11 +93,12 @@ TEST(NNPoolGolden, AvgPool2dMatchesPyTorchExactly) {
   for (const json& c : cases) {
     SCOPED_TRACE(c.at("name").get<std::string>());
     Tensor x = cg::decode(c.at("input")).requires_grad_();
-    const std::optional<int64_t> div =
-        c.at("divisor_override").is_null() ? std::nullopt : std::optional<int64_t>(c.at("divisor_override").get<int64_t>());
-    Tensor out = F::avg_pool2d(x, cg::size_arg(c.at("kernel")), cg::size_arg(c.at("stride")),
-                               cg::size_arg(c.at("padding")), c.at("ceil_mode").get<bool>(),
-                               c.at("count_include_pad").get<bool>(), div);
+    const std::optional<int64_t> div = c.at("divisor_override").is_null()
+                                           ? std::nullopt
+                                           : std::optional<int64_t>(c.at("divisor_override").get<int64_t>());
+    Tensor out =
+        F::avg_pool2d(x, cg::size_arg(c.at("kernel")), cg::size_arg(c.at("stride")), cg::size_arg(c.at("padding")),
+                      c.at("ceil_mode").get<bool>(), c.at("count_include_pad").get<bool>(), div);
     cg::expect_bits(out, cg::decode(c.at("output")), "output");
     out.backward(cg::decode(c.at("grad_output")));
     cg::expect_bits(x.grad(), cg::decode(c.at("grad_input")), "grad_input");
@@ -282,8 +283,11 @@ TEST(NNPoolModule, AvgAndAdaptiveModules) {
 
 TEST(NNPoolErrors, BadInputNamesTheOpOrModule) {
   const Tensor x = randn({1, 2, 5, 5});
-  expect_error([] { F::max_pool2d(randn({5, 5}), 2); }, "[max_pool2d]",
-               "expected 3D (unbatched) or 4D (batched) input, got 2D");
+  expect_error(
+      [] {
+        F::max_pool2d(randn({5, 5}), 2);
+      },
+      "[max_pool2d]", "expected 3D (unbatched) or 4D (batched) input, got 2D");
   expect_error([&] { F::max_pool2d(x, 0); }, "[max_pool2d]", "expected kernel_size > 0");
   expect_error([&] { F::max_pool2d(x, 2, 0); }, "[max_pool2d]", "expected stride > 0");
   expect_error([&] { F::max_pool2d(x, 2, -1); }, "[max_pool2d]", "expected stride > 0");
@@ -307,28 +311,49 @@ TEST(NNPoolErrors, BadInputNamesTheOpOrModule) {
   const Tensor idx = tensor({{{{0, 3}, {8, 15}}}});
   expect_error([&] { F::max_unpool2d(v, idx.to(kInt32), 2); }, "[max_unpool2d]", "expected int64 indices");
   expect_error([&] { F::max_unpool2d(v, tensor({{{{0, 3}}}}), 2); }, "[max_unpool2d]", "indices of the input's shape");
-  expect_error([&] { F::max_unpool2d(v, idx, 2, {}, 0, {8, 8}); }, "[max_unpool2d]",
-               "invalid output_size (8, 8) (dim 0 must be between 2 and 6)");
-  expect_error([&] { F::max_unpool2d(v, idx, 2, {}, 0, {4, 4, 4}); }, "[max_unpool2d]",
-               "output_size should have 2 or 4 elements");
+  expect_error(
+      [&] {
+        F::max_unpool2d(v, idx, 2, {}, 0, {8, 8});
+      },
+      "[max_unpool2d]", "invalid output_size (8, 8) (dim 0 must be between 2 and 6)");
+  expect_error(
+      [&] {
+        F::max_unpool2d(v, idx, 2, {}, 0, {4, 4, 4});
+      },
+      "[max_unpool2d]", "output_size should have 2 or 4 elements");
   expect_error([&] { F::max_unpool2d(v[0][0], idx[0][0], 2); }, "[max_unpool2d]", "got 2D");
-  expect_error([&] { F::max_unpool2d(v, tensor({{{{0, 3}, {8, 16}}}}), 2); }, "[max_unpool2d]",
-               "Found an invalid max index: 16 (output volumes are of size 4x4)");
-  expect_error([&] { F::max_unpool3d(v.unsqueeze(0), tensor({{{{{0, 3}, {8, -1}}}}}), 2); }, "[max_unpool3d]",
-               "Found an invalid max index: -1 (output volumes are of size 2x4x4)");
-  expect_error([&] { F::max_unpool1d(randn({1, 2}), tensor({{0, 1}}), 3, 1, 2); }, "[max_unpool1d]",
-               "expected output size > 0");
+  expect_error(
+      [&] {
+        F::max_unpool2d(v, tensor({{{{0, 3}, {8, 16}}}}), 2);
+      },
+      "[max_unpool2d]", "Found an invalid max index: 16 (output volumes are of size 4x4)");
+  expect_error(
+      [&] {
+        F::max_unpool3d(v.unsqueeze(0), tensor({{{{{0, 3}, {8, -1}}}}}), 2);
+      },
+      "[max_unpool3d]", "Found an invalid max index: -1 (output volumes are of size 2x4x4)");
+  expect_error(
+      [&] {
+        F::max_unpool1d(randn({1, 2}), tensor({{0, 1}}), 3, 1, 2);
+      },
+      "[max_unpool1d]", "expected output size > 0");
 
   // Modules name themselves.
-  expect_error([] { nn::MaxPool2d(2)(randn({4, 4})); }, "[MaxPool2d]",
-               "expected 3D (unbatched) or 4D (batched) input, got 2D");
+  expect_error(
+      [] {
+        nn::MaxPool2d(2)(randn({4, 4}));
+      },
+      "[MaxPool2d]", "expected 3D (unbatched) or 4D (batched) input, got 2D");
   expect_error([] { nn::MaxPool1d(2)(randn({4})); }, "[MaxPool1d]", "got 1D");
   expect_error([] { nn::MaxPool2d(3, 1, 2)(randn({1, 1, 4, 4})); }, "[MaxPool2d]", "padding");
   expect_error([] { nn::AvgPool2d(2)(randn({4, 4})); }, "[AvgPool2d]", "got 2D");
   expect_error([] { nn::AdaptiveAvgPool2d(0)(randn({1, 4, 4})); }, "[AdaptiveAvgPool2d]", "output_size");
   expect_error([&] { nn::MaxUnpool2d(2).unpool(v, idx.to(kInt32)); }, "[MaxUnpool2d]", "int64");
-  expect_error([&] { nn::MaxUnpool2d(2).unpool(v, tensor({{{{0, 3}, {8, 99}}}})); }, "[MaxUnpool2d]",
-               "Found an invalid max index: 99");
+  expect_error(
+      [&] {
+        nn::MaxUnpool2d(2).unpool(v, tensor({{{{0, 3}, {8, 99}}}}));
+      },
+      "[MaxUnpool2d]", "Found an invalid max index: 99");
 }
 
 // ------------------------------------------------------------------------------ gradient checks
@@ -336,7 +361,8 @@ namespace {
 DITTO_GRADCHECK("max_pool2d_with_indices", ({gc_rand({2, 2, 5, 6})}), return F::max_pool2d(v[0], 3, 2, 1);)
 DITTO_GRADCHECK("max_pool2d_with_indices", ({gc_rand({2, 7})}), return F::max_pool1d(v[0], 3, 1, 1, 2, true);)
 DITTO_GRADCHECK("avg_pool2d", ({gc_rand({2, 2, 5, 6})}), return F::avg_pool2d(v[0], 3, 2, 1, true, false);)
-DITTO_GRADCHECK("avg_pool2d", ({gc_rand({2, 4, 5})}), return F::avg_pool2d(v[0], {2, 3}, {1, 2}, {1, 0}, false, true, 5);)
+DITTO_GRADCHECK("avg_pool2d", ({gc_rand({2, 4, 5})}),
+                return F::avg_pool2d(v[0], {2, 3}, {1, 2}, {1, 0}, false, true, 5);)
 DITTO_GRADCHECK("adaptive_avg_pool2d", ({gc_rand({2, 2, 7, 5})}), return F::adaptive_avg_pool2d(v[0], {3, 4});)
 DITTO_GRADCHECK("max_unpooling2d_forward_out", ({gc_rand({1, 2, 2, 2})}),
                 return F::max_unpool2d(v[0], tensor({{{{0, 3}, {9, 15}}, {{5, 6}, {12, 2}}}}), 2);)
@@ -351,14 +377,18 @@ DITTO_GRADCHECK("max_unpooling3d_forward_out", ({gc_rand({1, 1, 1, 2, 2})}),
 // (values on a coarse grid), NaNs, -inf, strides, dilation, padding (edge windows) and row
 // lengths that leave SIMD tails.
 TEST(NNPool, MaxPool2dEveryLevelMatchesTheLiteralScan) {
-  struct Case { int64_t H, W, k, s, p, d; };
-  const Case cases[] = {{28, 28, 2, 2, 0, 1}, {13, 37, 3, 1, 1, 1}, {20, 45, 3, 2, 1, 2}, {9, 70, 2, 3, 0, 1}, {7, 7, 3, 3, 1, 1}};
+  struct Case {
+    int64_t H, W, k, s, p, d;
+  };
+  const Case cases[] = {
+      {28, 28, 2, 2, 0, 1}, {13, 37, 3, 1, 1, 1}, {20, 45, 3, 2, 1, 2}, {9, 70, 2, 3, 0, 1}, {7, 7, 3, 3, 1, 1}};
   manual_seed(11);
   for (const Case& c : cases) {
     Tensor x = randint(-3, 4, {2, 3, c.H, c.W}).to(kFloat32);  // many ties
     float* px = x.data_ptr<float>();
     px[5] = std::nanf(""), px[77] = std::nanf(""), px[78] = -std::numeric_limits<float>::infinity();
-    const int64_t oH = (c.H + 2 * c.p - c.d * (c.k - 1) - 1) / c.s + 1, oW = (c.W + 2 * c.p - c.d * (c.k - 1) - 1) / c.s + 1;
+    const int64_t oH = (c.H + 2 * c.p - c.d * (c.k - 1) - 1) / c.s + 1,
+                  oW = (c.W + 2 * c.p - c.d * (c.k - 1) - 1) / c.s + 1;
     std::vector<float> want_v;
     std::vector<int64_t> want_i;
     for (int64_t plane = 0; plane < 6; ++plane)

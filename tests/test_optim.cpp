@@ -78,8 +78,10 @@ TEST(OptimGolden, StepsOnGivenGradients) {
         opt->step();
         const Tensor expect = decode(c[key][s]);
         const std::string what = name + " " + key + " step " + std::to_string(s + 1);
-        if (kind == "sgd" || v2) EXPECT_TRUE(same_bits(p, expect)) << what;
-        else EXPECT_TRUE(close(p, expect, 2, what));
+        if (kind == "sgd" || v2)
+          EXPECT_TRUE(same_bits(p, expect)) << what;
+        else
+          EXPECT_TRUE(close(p, expect, 2, what));
       }
     }
   }
@@ -112,7 +114,8 @@ TEST(OptimGolden, TrainingLossTraces) {
         l.backward();
         opt->step();
       }
-      if (report_errors()) std::cout << "[nn-report] " << name << " " << key << ": max relative error " << worst << "\n";
+      if (report_errors())
+        std::cout << "[nn-report] " << name << " " << key << ": max relative error " << worst << "\n";
     }
   }
 }

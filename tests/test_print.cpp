@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
-#include <string>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "core/print.h"
 
@@ -67,9 +67,9 @@ TEST(PrintGolden, MatchesPyTorchStr) {
 TEST(PrintUnit, SeedExampleMatrix) {
   // torch.manual_seed(0); torch.randn(4, 4)  (float32 literals round-trip the exact values)
   PrintData d{ditto::kFloat32, {4, 4}, {}, {}, false, ""};
-  for (float v : {-1.12583983f, -1.1523602f, -0.250578582f, -0.433878809f, 0.848710358f, 0.692009151f,
-                  -0.31601277f, -2.11521935f, 0.322274923f, -1.26333475f, 0.349983186f, 0.30813393f,
-                  0.119841509f, 1.2376579f, 1.11677718f, -0.247278154f})
+  for (float v :
+       {-1.12583983f, -1.1523602f, -0.250578582f, -0.433878809f, 0.848710358f, 0.692009151f, -0.31601277f, -2.11521935f,
+        0.322274923f, -1.26333475f, 0.349983186f, 0.30813393f, 0.119841509f, 1.2376579f, 1.11677718f, -0.247278154f})
     d.floats.push_back(v);
   EXPECT_EQ(format_tensor(d),
             "tensor([[-1.1258, -1.1524, -0.2506, -0.4339],\n"

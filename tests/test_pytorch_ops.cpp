@@ -10,12 +10,12 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
 
@@ -82,20 +82,34 @@ Tensor apply_chain(Tensor t, const json& chain) {
       if (step.at(k).is_null()) return std::nullopt;
       return step.at(k).get<int64_t>();
     };
-    if (op == "view") t = t.view(shape_of(step.at(1)));
-    else if (op == "reshape") t = t.reshape(shape_of(step.at(1)));
-    else if (op == "transpose") t = t.transpose(i(1), i(2));
-    else if (op == "t") t = t.t();
-    else if (op == "permute") t = t.permute(shape_of(step.at(1)));
-    else if (op == "select") t = t.select(i(1), i(2));
-    else if (op == "slice") t = t.slice(i(1), oi(2), oi(3), i(4));
-    else if (op == "narrow") t = t.narrow(i(1), i(2), i(3));
-    else if (op == "expand") t = t.expand(shape_of(step.at(1)));
-    else if (op == "squeeze") t = step.size() == 1 ? t.squeeze() : t.squeeze(i(1));
-    else if (op == "unsqueeze") t = t.unsqueeze(i(1));
-    else if (op == "flatten") t = t.flatten(i(1), i(2));
-    else if (op == "contiguous") t = t.contiguous();
-    else throw BadInput("unknown view step " + op);
+    if (op == "view")
+      t = t.view(shape_of(step.at(1)));
+    else if (op == "reshape")
+      t = t.reshape(shape_of(step.at(1)));
+    else if (op == "transpose")
+      t = t.transpose(i(1), i(2));
+    else if (op == "t")
+      t = t.t();
+    else if (op == "permute")
+      t = t.permute(shape_of(step.at(1)));
+    else if (op == "select")
+      t = t.select(i(1), i(2));
+    else if (op == "slice")
+      t = t.slice(i(1), oi(2), oi(3), i(4));
+    else if (op == "narrow")
+      t = t.narrow(i(1), i(2), i(3));
+    else if (op == "expand")
+      t = t.expand(shape_of(step.at(1)));
+    else if (op == "squeeze")
+      t = step.size() == 1 ? t.squeeze() : t.squeeze(i(1));
+    else if (op == "unsqueeze")
+      t = t.unsqueeze(i(1));
+    else if (op == "flatten")
+      t = t.flatten(i(1), i(2));
+    else if (op == "contiguous")
+      t = t.contiguous();
+    else
+      throw BadInput("unknown view step " + op);
   }
   return t;
 }
@@ -221,15 +235,24 @@ Call prepare(const std::string& op, const json& a) {
     } else {
       R([=] { return compare_op(o, x, t_other); });
     }
-  } else if (op == "neg") R([=] { return ditto::neg(x); });
-  else if (op == "abs") R([=] { return ditto::abs(x); });
-  else if (op == "exp") R([=] { return ditto::exp(x); });
-  else if (op == "log") R([=] { return ditto::log(x); });
-  else if (op == "sqrt") R([=] { return ditto::sqrt(x); });
-  else if (op == "rsqrt") R([=] { return ditto::rsqrt(x); });
-  else if (op == "sigmoid") R([=] { return ditto::sigmoid(x); });
-  else if (op == "tanh") R([=] { return ditto::tanh(x); });
-  else if (op == "relu") R([=] { return ditto::relu(x); });
+  } else if (op == "neg")
+    R([=] { return ditto::neg(x); });
+  else if (op == "abs")
+    R([=] { return ditto::abs(x); });
+  else if (op == "exp")
+    R([=] { return ditto::exp(x); });
+  else if (op == "log")
+    R([=] { return ditto::log(x); });
+  else if (op == "sqrt")
+    R([=] { return ditto::sqrt(x); });
+  else if (op == "rsqrt")
+    R([=] { return ditto::rsqrt(x); });
+  else if (op == "sigmoid")
+    R([=] { return ditto::sigmoid(x); });
+  else if (op == "tanh")
+    R([=] { return ditto::tanh(x); });
+  else if (op == "relu")
+    R([=] { return ditto::relu(x); });
   else if (op == "pow") {
     if (is_scalar(a.at("exponent"))) {
       const Scalar e = parse_scalar(a["exponent"]);
@@ -325,9 +348,12 @@ Call prepare(const std::string& op, const json& a) {
     const int64_t d = a.at("dim").get<int64_t>();
     const Scalar alpha = a.contains("alpha") ? parse_scalar(a["alpha"]) : Scalar(1);
     R([=] { return ditto::index_add(x, d, idx, source, alpha); });
-  } else if (op == "matmul") R([=] { return ditto::matmul(x, t_other); });
-  else if (op == "mm") R([=] { return ditto::mm(x, t_other); });
-  else if (op == "bmm") R([=] { return ditto::bmm(x, t_other); });
+  } else if (op == "matmul")
+    R([=] { return ditto::matmul(x, t_other); });
+  else if (op == "mm")
+    R([=] { return ditto::mm(x, t_other); });
+  else if (op == "bmm")
+    R([=] { return ditto::bmm(x, t_other); });
   else if (op == "arange") {
     const auto dt = opt_dtype(a);
     const Scalar end = parse_scalar(a.at("end"));
@@ -447,16 +473,17 @@ std::string compare(const Tensor& t, const json& e, const Tensor& self) {
     why << "sizes: ditto " << shape_str(t.sizes()) << ", PyTorch " << shape_str(want_sizes) << ". ";
   if (e.contains("strides")) {
     const Shape want = shape_of(e["strides"]);
-    if (t.strides() != want) why << "strides: ditto " << shape_str(t.strides()) << ", PyTorch " << shape_str(want) << ". ";
+    if (t.strides() != want)
+      why << "strides: ditto " << shape_str(t.strides()) << ", PyTorch " << shape_str(want) << ". ";
     const int64_t off = e.at("storage_offset").get<int64_t>();
-    if (t.storage_offset() != off)
-      why << "storage_offset: ditto " << t.storage_offset() << ", PyTorch " << off << ". ";
+    if (t.storage_offset() != off) why << "storage_offset: ditto " << t.storage_offset() << ", PyTorch " << off << ". ";
     const bool contig = e.at("contiguous").get<bool>();
     if (t.is_contiguous() != contig)
       why << "is_contiguous: ditto " << t.is_contiguous() << ", PyTorch " << contig << ". ";
     const bool shares = e.at("shares_storage").get<bool>();
     const bool ditto_shares = t.storage().get() == self.storage().get();
-    if (ditto_shares != shares) why << "shares storage with input: ditto " << ditto_shares << ", PyTorch " << shares << ". ";
+    if (ditto_shares != shares)
+      why << "shares storage with input: ditto " << ditto_shares << ", PyTorch " << shares << ". ";
   }
   if (!why.str().empty() || e.value("check", "") == "dtype") return why.str();
   const auto got = actual_cells(t), want = expected_cells(e);
@@ -464,8 +491,8 @@ std::string compare(const Tensor& t, const json& e, const Tensor& self) {
   int shown = 0, bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     // An expected NaN accepts any NaN: neither IEEE nor PyTorch fixes sign and payload.
-    const bool same = want[i].is_float ? (want[i].nan ? got[i].nan : got[i].bits == want[i].bits)
-                                       : got[i].value == want[i].value;
+    const bool same =
+        want[i].is_float ? (want[i].nan ? got[i].nan : got[i].bits == want[i].bits) : got[i].value == want[i].value;
     if (same) continue;
     ++bad;
     if (shown++ < 6) why << "[" << i << "] ditto " << show(got[i]) << ", PyTorch " << show(want[i]) << "; ";
@@ -546,7 +573,8 @@ TEST(PyTorchOpsData, GoldenFileIsPresentAndFromPyTorch) {
   ASSERT_TRUE(doc.contains("torch_version")) << "tests/data/pytorch-ops.json missing";
   EXPECT_EQ(doc["torch_version"].get<std::string>().substr(0, 4), "1.13");
   size_t total = 0;
-  for (const char* s : {"promotion", "integer", "views", "factories", "float_bits", "matmul"}) total += section(s).size();
+  for (const char* s : {"promotion", "integer", "views", "factories", "float_bits", "matmul"})
+    total += section(s).size();
   EXPECT_GE(total, 2000u);
 }
 

@@ -38,9 +38,7 @@ std::vector<uint64_t> seeds() {
   return s;
 }
 
-const json& entry(uint64_t seed, const std::string& key) {
-  return main_section().at(std::to_string(seed)).at(key);
-}
+const json& entry(uint64_t seed, const std::string& key) { return main_section().at(std::to_string(seed)).at(key); }
 
 std::vector<std::string> hex_list(const json& j) { return j.get<std::vector<std::string>>(); }
 
@@ -164,8 +162,7 @@ TEST(RandomGolden, RandnFloat64BothPaths) {
   for (uint64_t s : seeds())
     for (const auto& [n, want] : entry(s, "randn_f64").items()) {
       manual_seed(s);
-      EXPECT_EQ(bits(randn({std::stoll(n)}, kFloat64)), hex_list(want))
-          << "seed " << s << " n " << n;
+      EXPECT_EQ(bits(randn({std::stoll(n)}, kFloat64)), hex_list(want)) << "seed " << s << " n " << n;
     }
 }
 
@@ -193,8 +190,7 @@ TEST(RandomGolden, UniformFloat64IsFmaOfU53) {
     Tensor t = empty({5}, kFloat64);
     t.uniform_(a, b);
     std::vector<std::string> want;
-    for (const auto& h : hex_list(entry(s, "rand_f64_n5")))
-      want.push_back(bits_of(std::fma(f64_of(h), b - a, a)));
+    for (const auto& h : hex_list(entry(s, "rand_f64_n5"))) want.push_back(bits_of(std::fma(f64_of(h), b - a, a)));
     EXPECT_EQ(bits(t), want) << "seed " << s;
   }
 }
@@ -233,14 +229,13 @@ TEST(RandomGolden, RandintFloatRangeRoundedLikeATen) {
   // (update_to): [0, 2^31) becomes [0, 2^31 - 128) in float32. Values from PyTorch 1.13.1:
   // torch.manual_seed(0); torch.randint(0, 2**31, (6,), dtype=torch.float32)
   manual_seed(0);
-  EXPECT_EQ(
-      ints<float>(randint(0, int64_t{1} << 31, {6}, kFloat32)),
-      (std::vector<int64_t>{209652528, 398764704, 924231424, 1478610176, 441365440, 1537364864}));
+  EXPECT_EQ(ints<float>(randint(0, int64_t{1} << 31, {6}, kFloat32)),
+            (std::vector<int64_t>{209652528, 398764704, 924231424, 1478610176, 441365440, 1537364864}));
   // torch.manual_seed(0); torch.randint(-2**62, 2**62, (4,), dtype=torch.float64)
   manual_seed(0);
   Tensor d = randint(-(int64_t{1} << 62), int64_t{1} << 62, {4}, kFloat64);
-  const std::vector<double> want = {-3.711235831533098e+18, -6.421428717862382e+17,
-                                    -2.716036421228801e+18, -3.783737528391729e+18};
+  const std::vector<double> want = {-3.711235831533098e+18, -6.421428717862382e+17, -2.716036421228801e+18,
+                                    -3.783737528391729e+18};
   for (int i = 0; i < 4; ++i) EXPECT_EQ(bits_of(d.data_ptr<double>()[i]), bits_of(want[i])) << i;
 }
 
@@ -317,8 +312,7 @@ TEST(RandomGolden, NormalOnTransposedViewFillsInAddressOrder) {
     Tensor view = base.t();
     ASSERT_FALSE(view.is_contiguous());
     view.normal_();  // 40 elements, but not contiguous: path S
-    EXPECT_EQ(bits(base), hex_list(entry(s, "normal_noncontig_f32_8x5_transposed_storage")))
-        << "seed " << s;
+    EXPECT_EQ(bits(base), hex_list(entry(s, "normal_noncontig_f32_8x5_transposed_storage"))) << "seed " << s;
   }
 }
 
@@ -355,15 +349,13 @@ TEST(RandomGolden, NormalMeanStd) {
       // Path F float32, in float: randn's z is the same block output.
       std::vector<std::string> want;
       for (const auto& h : hex_list(entry(s, "randn_f32").at("33")))
-        want.push_back(
-            bits_of(std::fma(f32_of(h), static_cast<float>(std), static_cast<float>(mean))));
+        want.push_back(bits_of(std::fma(f32_of(h), static_cast<float>(std), static_cast<float>(mean))));
       manual_seed(s);
       EXPECT_EQ(bits(normal(mean, std, {33})), want) << "seed " << s;
       // Path S, in double.
       const double z = f64_of(hex_list(entry(s, "randn_f64").at("1"))[0]);
       manual_seed(s);
-      EXPECT_EQ(bits(normal(mean, std, {1}, kFloat64)),
-                std::vector<std::string>{bits_of(std::fma(z, std, mean))})
+      EXPECT_EQ(bits(normal(mean, std, {1}, kFloat64)), std::vector<std::string>{bits_of(std::fma(z, std, mean))})
           << "seed " << s;
     }
   }
@@ -602,8 +594,7 @@ TEST(RandomGenerator, MatchesDefaultAndIsIndependent) {
     g.manual_seed(s);
     EXPECT_EQ(bits(randn({40}, kFloat64, &g)), hex_list(entry(s, "randn_f64").at("40")));
     g.manual_seed(s);
-    EXPECT_EQ(ints<int64_t>(randperm(100, kInt64, &g)),
-              entry(s, "randperm_100").get<std::vector<int64_t>>());
+    EXPECT_EQ(ints<int64_t>(randperm(100, kInt64, &g)), entry(s, "randperm_100").get<std::vector<int64_t>>());
     g.manual_seed(s);
     Tensor t = empty({64});
     t.uniform_(-0.1, 0.35, &g);
@@ -665,9 +656,8 @@ TEST(RandomLevels, ScalarAndAvx2LevelsGiveSameBits) {
     std::vector<std::string> all;
     for (uint64_t s : {0ull, 42ull}) {
       manual_seed(s);
-      for (const Tensor& t :
-           {randn({100003}), randn({4099}, kFloat64), rand({1000}), rand({1000}, kFloat64),
-            normal(-1.5, 0.3, {2000}), empty({3001}).uniform_(-0.1, 0.35)}) {
+      for (const Tensor& t : {randn({100003}), randn({4099}, kFloat64), rand({1000}), rand({1000}, kFloat64),
+                              normal(-1.5, 0.3, {2000}), empty({3001}).uniform_(-0.1, 0.35)}) {
         const auto b = bits(t);
         all.insert(all.end(), b.begin(), b.end());
       }

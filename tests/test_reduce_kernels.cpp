@@ -25,19 +25,27 @@ using ditto::CpuCapability;
 using ditto::testing::ConfigGuard;
 std::vector<CpuCapability> levels() { return ditto::testing::supported_levels(); }
 
-template <class T> auto bits(T v) {
-  if constexpr (sizeof(T) == 4) return std::bit_cast<uint32_t>(v);
-  else return std::bit_cast<uint64_t>(v);
+template <class T>
+auto bits(T v) {
+  if constexpr (sizeof(T) == 4)
+    return std::bit_cast<uint32_t>(v);
+  else
+    return std::bit_cast<uint64_t>(v);
 }
 
-template <class T> std::vector<T> random_values(int64_t n, uint32_t seed, bool specials) {
+template <class T>
+std::vector<T> random_values(int64_t n, uint32_t seed, bool specials) {
   std::mt19937 gen(seed);
   std::normal_distribution<T> normal(0, 3);
   std::vector<T> v(static_cast<std::size_t>(n));
   for (auto& x : v) x = normal(gen);
   if (specials && n > 0) {
-    const T pool[] = {T(0), -T(0), std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
-                      std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::denorm_min()};
+    const T pool[] = {T(0),
+                      -T(0),
+                      std::numeric_limits<T>::infinity(),
+                      -std::numeric_limits<T>::infinity(),
+                      std::numeric_limits<T>::quiet_NaN(),
+                      std::numeric_limits<T>::denorm_min()};
     std::uniform_int_distribution<int64_t> at(0, n - 1);
     std::uniform_int_distribution<int> which(0, 5);
     for (int k = 0; k < 3; ++k) v[at(gen)] = pool[which(gen)];
@@ -45,21 +53,32 @@ template <class T> std::vector<T> random_values(int64_t n, uint32_t seed, bool s
   return v;
 }
 
-template <class T> T nan_max(T a, T b) { return a != a ? a : b != b ? b : a < b ? b : a; }
-template <class T> T nan_min(T a, T b) { return a != a ? a : b != b ? b : b < a ? b : a; }
+template <class T>
+T nan_max(T a, T b) {
+  return a != a ? a : b != b ? b : a < b ? b : a;
+}
+template <class T>
+T nan_min(T a, T b) {
+  return a != a ? a : b != b ? b : b < a ? b : a;
+}
 
 const int64_t kSizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 100, 1000, 1023, 32768};
 
-template <class T> void check_chunks() {
+template <class T>
+void check_chunks() {
   for (CpuCapability level : levels()) {
     ConfigGuard guard(level);
     for (int64_t n : kSizes) {
       for (bool specials : {false, true}) {
         const std::vector<T> x = random_values<T>(n, uint32_t(n * 7 + specials), specials);
-        const T want_sum = ditto::cpu::reduce_chunk<T>(x.data(), n, 1, T(0), [](T a, T b) { return a + b; }, [](T v) { return v; });
-        const T want_max = ditto::cpu::reduce_chunk<T>(x.data(), n, 1, std::numeric_limits<T>::lowest(), nan_max<T>, [](T v) { return v; });
-        const T want_min = ditto::cpu::reduce_chunk<T>(x.data(), n, 1, std::numeric_limits<T>::max(), nan_min<T>, [](T v) { return v; });
-        const std::string at = std::string(ditto::capability_name(level)) + " n=" + std::to_string(n) + (specials ? " specials" : "");
+        const T want_sum = ditto::cpu::reduce_chunk<T>(
+            x.data(), n, 1, T(0), [](T a, T b) { return a + b; }, [](T v) { return v; });
+        const T want_max = ditto::cpu::reduce_chunk<T>(x.data(), n, 1, std::numeric_limits<T>::lowest(), nan_max<T>,
+                                                       [](T v) { return v; });
+        const T want_min = ditto::cpu::reduce_chunk<T>(x.data(), n, 1, std::numeric_limits<T>::max(), nan_min<T>,
+                                                       [](T v) { return v; });
+        const std::string at =
+            std::string(ditto::capability_name(level)) + " n=" + std::to_string(n) + (specials ? " specials" : "");
         EXPECT_EQ(bits(ditto::cpu::sum_chunk(x.data(), n)), bits(want_sum)) << at;
         EXPECT_EQ(bits(ditto::cpu::max_chunk(x.data(), n)), bits(want_max)) << at;
         EXPECT_EQ(bits(ditto::cpu::min_chunk(x.data(), n)), bits(want_min)) << at;
@@ -71,7 +90,8 @@ template <class T> void check_chunks() {
 TEST(ReduceKernels, ChunksMatchTheCanonicalOrderAtEveryLevelFloat) { check_chunks<float>(); }
 TEST(ReduceKernels, ChunksMatchTheCanonicalOrderAtEveryLevelDouble) { check_chunks<double>(); }
 
-template <class T> void check_columns() {
+template <class T>
+void check_columns() {
   for (CpuCapability level : levels()) {
     ConfigGuard guard(level);
     for (int64_t M : {1, 2, 7, 16, 17, 40, 100}) {
@@ -82,7 +102,8 @@ template <class T> void check_columns() {
         ditto::cpu::sum_cols_chunk(x.data(), M, len, sr, got.data());
         int64_t bad = 0;
         for (int64_t m = 0; m < M; ++m) {
-          const T want = ditto::cpu::reduce_chunk<T>(x.data() + m, len, sr, T(0), [](T a, T b) { return a + b; }, [](T v) { return v; });
+          const T want = ditto::cpu::reduce_chunk<T>(
+              x.data() + m, len, sr, T(0), [](T a, T b) { return a + b; }, [](T v) { return v; });
           bad += bits(got[m]) != bits(want);
         }
         EXPECT_EQ(bad, 0) << ditto::capability_name(level) << " M=" << M << " len=" << len;
@@ -114,7 +135,8 @@ TEST(ReduceKernels, SumOverAnyLayoutGivesTheSameBits) {
 
 // The literal softmax: max by the lanes, exp(x - max), the canonical sum, then divide (or
 // subtract the log), with dmath's scalar functions.
-template <class T> std::vector<T> reference_softmax(const std::vector<T>& x, bool log) {
+template <class T>
+std::vector<T> reference_softmax(const std::vector<T>& x, bool log) {
   const int64_t n = int64_t(x.size());
   const int64_t C = ditto::cpu::num_chunks(n);
   std::vector<T> part(static_cast<std::size_t>(C));
@@ -130,11 +152,13 @@ template <class T> std::vector<T> reference_softmax(const std::vector<T>& x, boo
   if (std::isinf(m)) m = m > 0 ? m : T(0);
   const T s = fold([](T a, T b) { return a + b; }, T(0), [m](T v) { return ditto::dmath::exp(v - m); });
   std::vector<T> y(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) y[i] = log ? (x[i] - m) - ditto::dmath::log(s) : ditto::dmath::exp(x[i] - m) / s;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    y[i] = log ? (x[i] - m) - ditto::dmath::log(s) : ditto::dmath::exp(x[i] - m) / s;
   return y;
 }
 
-template <class T> void check_softmax() {
+template <class T>
+void check_softmax() {
   for (CpuCapability level : levels()) {
     ConfigGuard guard(level);
     for (int64_t n : {1, 2, 7, 16, 17, 33, 100, 1024, 32768 + 45, 3 * 32768 + 1}) {

@@ -136,13 +136,15 @@ namespace F = nn::functional;
 // out-of-bounds writes in im2col / col2im. A huge stride that leaves one output is valid.
 TEST(Robustness, ConvolutionWithHugeStrideOrPadding) {
   EXPECT_TRUE(equal(F::conv1d(ones({1, 1, 4}), ones({1, 1, 2}), {}, kMax, 2), zeros({1, 1, 1})));
-  EXPECT_NE(error_of([] { F::conv2d(ones({1, 1, 3, 7}), ones({1, 1, 2, 2}), {}, {3, 3}, {2, kMax}, {1, 2}); })
-                .find("[conv2d] the padded input size overflows"),
-            std::string::npos);
   EXPECT_NE(error_of([] {
-              F::conv2d_backward_input(ones({1, 2, 2, 1}), ones({2, 1, 2, 3}), {1, 2, 2, 2}, 3, {2, kMax}, {2, kMax}, 2);
-            }),
-            "");
+              F::conv2d(ones({1, 1, 3, 7}), ones({1, 1, 2, 2}), {}, {3, 3}, {2, kMax}, {1, 2});
+            }).find("[conv2d] the padded input size overflows"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of([] {
+        F::conv2d_backward_input(ones({1, 2, 2, 1}), ones({2, 1, 2, 3}), {1, 2, 2, 2}, 3, {2, kMax}, {2, kMax}, 2);
+      }),
+      "");
   const std::string e = error_of([] { nn::Conv2d(6, 6, 3, 2, kMax, 2, 3)(randn({1, 6, 3, 3})); });
   EXPECT_NE(e.find("overflows"), std::string::npos) << e;
 }
@@ -171,8 +173,9 @@ TEST(Robustness, HugeEmptyShapes) {
 TEST(Robustness, IntegerScalarEdgeCases) {
   const int64_t lo = std::numeric_limits<int64_t>::min();
   EXPECT_TRUE(equal(sub(tensor({1}), tensor({1}), lo), tensor({lo + 1})));  // wraps, as PyTorch
-  EXPECT_NE(error_of([] { addmm(ones({2, 2}, kInt64), ones({2, 2}, kInt64), ones({2, 2}, kInt64), 1e300); })
-                .find("value cannot be converted to type int64 without overflow"),
+  EXPECT_NE(error_of([] {
+              addmm(ones({2, 2}, kInt64), ones({2, 2}, kInt64), ones({2, 2}, kInt64), 1e300);
+            }).find("value cannot be converted to type int64 without overflow"),
             std::string::npos);
   EXPECT_NE(error_of([&] { arange(lo, 0, 2); }).find("[arange] invalid size"), std::string::npos);
 }
@@ -235,8 +238,7 @@ TEST(Robustness, FuzzerFinds) {
   EXPECT_EQ(zeros({0, 2, int64_t{1} << 62, 1}).to_string(), "tensor([], size=(0, 2, 4611686018427387904, 1))");
   // arange's element count: INT64_MIN / -1 raised SIGFPE (PyTorch 1.13 crashes the same way)
   EXPECT_NE(error_of([] { arange(0, std::numeric_limits<int64_t>::min(), -1); }), "");
-  EXPECT_NE(error_of([] { arange(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), -1); }),
-            "");
+  EXPECT_NE(error_of([] { arange(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), -1); }), "");
   // under UBSan: adaptive pooling to a huge output of an empty batch overflowed its cost estimate
   EXPECT_EQ(F::adaptive_avg_pool2d(zeros({0, 2, 3, 3}), {int64_t{1} << 62, 2}).sizes(),
             Shape({0, 2, int64_t{1} << 62, 2}));

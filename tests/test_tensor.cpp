@@ -64,7 +64,7 @@ TEST(TensorFactory, MemoryFormatsAndPermutedLayouts) {
   EXPECT_EQ(empty_permuted({2, 3, 5}, {-1, 0, 1}).strides(), Shape({3, 1, 6}));
   EXPECT_EQ(empty_like(zeros({2, 3, 4, 5}), MemoryFormat::ChannelsLast).strides(), Shape({60, 1, 15, 3}));
   EXPECT_EQ(empty_like(zeros({2, 3, 4, 5, 6}), MemoryFormat::ChannelsLast3d).strides(), Shape({360, 1, 90, 18, 3}));
-  EXPECT_EQ(empty_like(zeros({3, 4}).t()).strides(), Shape({1, 4}));  // preserve: dense strides kept
+  EXPECT_EQ(empty_like(zeros({3, 4}).t()).strides(), Shape({1, 4}));                // preserve: dense strides kept
   EXPECT_EQ(empty_like(zeros({3, 8}).slice(1, 0, 8, 2)).strides(), Shape({4, 1}));  // not dense: contiguous
   EXPECT_EQ(empty_like(zeros({3, 4}).t(), MemoryFormat::Contiguous).strides(), Shape({3, 1}));
   EXPECT_EQ(empty_like(zeros({3, 4}), kInt64).dtype(), kInt64);
@@ -115,7 +115,7 @@ TEST(TensorView, ExpandSqueezeUnsqueezeFlattenReshape) {
   EXPECT_EQ(zeros({2, 3, 4}).flatten(1).sizes(), (Shape{2, 12}));
   Tensor t = arange(6).view({2, 3}).t();
   EXPECT_THROW(t.view({6}), Error);  // not viewable
-  Tensor r = t.reshape({6});        // copies instead
+  Tensor r = t.reshape({6});         // copies instead
   EXPECT_EQ(vals<int64_t>(r), (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
   EXPECT_EQ(arange(6).reshape({-1, 2}).sizes(), (Shape{3, 2}));
   EXPECT_THROW(arange(6).reshape({4, -1}), Error);

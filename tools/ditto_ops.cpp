@@ -9,11 +9,10 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ops/op_info.h"
 
@@ -81,7 +80,7 @@ struct Row {
   std::string mode;    // what deterministic mode does
   std::vector<std::string> uses;
   std::vector<std::pair<std::string, std::string>> switches;  // backward: (op, deterministic kernel)
-  std::vector<std::string> refused;                          // backward: used ops that are refused
+  std::vector<std::string> refused;                           // backward: used ops that are refused
 };
 
 std::vector<Row> rows() {
@@ -91,8 +90,16 @@ std::vector<Row> rows() {
       const Choice c = choice(op, dev);
       for (const KernelEntry& k : op.kernels) {
         if (k.device != dev) continue;
-        out.push_back({op.name, ops::op_kind_name(op.kind), device_name(dev), "forward", k.impl,
-                       ops::determinism_name(k.determinism), role(c, k), {}, {}, {}});
+        out.push_back({op.name,
+                       ops::op_kind_name(op.kind),
+                       device_name(dev),
+                       "forward",
+                       k.impl,
+                       ops::determinism_name(k.determinism),
+                       role(c, k),
+                       {},
+                       {},
+                       {}});
       }
       if (!op.backward) continue;
       Row r{op.name, ops::op_kind_name(op.kind), device_name(dev), "backward", op.node_name, "", "", {}, {}, {}};
@@ -102,16 +109,22 @@ std::vector<Row> rows() {
           die(std::string("op '") + op.name + "': its DITTO_BACKWARD uses '" + u + "', which is not an op id");
         r.uses.push_back(it->second->name);
         const Choice uc = choice(*it->second, dev);
-        if (!uc.first) die(std::string("op '") + op.name + "': backward uses '" + u + "', which has no " +
-                           device_name(dev) + " kernel");
-        if (!uc.deterministic) r.refused.push_back(it->second->name);
-        else if (uc.deterministic != uc.first) r.switches.emplace_back(it->second->name, uc.deterministic->impl);
+        if (!uc.first)
+          die(std::string("op '") + op.name + "': backward uses '" + u + "', which has no " + device_name(dev) +
+              " kernel");
+        if (!uc.deterministic)
+          r.refused.push_back(it->second->name);
+        else if (uc.deterministic != uc.first)
+          r.switches.emplace_back(it->second->name, uc.deterministic->impl);
       }
       const bool det_default = r.refused.empty() && r.switches.empty();
       r.cls = det_default ? "deterministic" : "nondeterministic";
-      if (!r.refused.empty()) r.mode = "refused in deterministic mode";
-      else if (!r.switches.empty()) r.mode = "used by default, switches in deterministic mode";
-      else r.mode = "used by default";
+      if (!r.refused.empty())
+        r.mode = "refused in deterministic mode";
+      else if (!r.switches.empty())
+        r.mode = "used by default, switches in deterministic mode";
+      else
+        r.mode = "used by default";
       out.push_back(std::move(r));
     }
   }
@@ -129,7 +142,8 @@ std::string markdown(const std::vector<Row>& rs) {
   std::vector<std::string> refused, switched, back_switched, back_refused;
   std::map<std::string, std::string> first_impl;
   for (const Row& r : rs) {
-    if (r.direction == "forward" && r.mode == "used by default, replaced in deterministic mode") first_impl[r.op] = r.kernel;
+    if (r.direction == "forward" && r.mode == "used by default, replaced in deterministic mode")
+      first_impl[r.op] = r.kernel;
     const std::string where = " (" + r.device + ")";
     if (r.direction == "forward" && r.mode == "refused in deterministic mode")
       refused.push_back("`" + r.op + "`" + where + ": " + r.kernel);
@@ -256,12 +270,17 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) die(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--format") format = value();
-    else if (a == "--check-doc") check = value();
-    else if (a == "--update-doc") update = value();
-    else if (a == "--exemptions") exempted = value();
+    if (a == "--format")
+      format = value();
+    else if (a == "--check-doc")
+      check = value();
+    else if (a == "--update-doc")
+      update = value();
+    else if (a == "--exemptions")
+      exempted = value();
     else if (a == "--help" || a == "-h") {
-      std::cout << "usage: ditto-ops [--format markdown|json] [--check-doc FILE | --update-doc FILE | --exemptions LOG]\n";
+      std::cout
+          << "usage: ditto-ops [--format markdown|json] [--check-doc FILE | --update-doc FILE | --exemptions LOG]\n";
       return 0;
     } else {
       die("unknown argument '" + a + "' (try --help)");

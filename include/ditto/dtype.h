@@ -40,11 +40,27 @@ std::string torch_dtype_name(ScalarType t);
 // Type promotion of two tensor dtypes (PyTorch's promote_types for this set).
 ScalarType promote_types(ScalarType a, ScalarType b);
 
-template <class T> struct dtype_of;
-template <> struct dtype_of<bool> { static constexpr ScalarType value = kBool; };
-template <> struct dtype_of<int32_t> { static constexpr ScalarType value = kInt32; };
-template <> struct dtype_of<int64_t> { static constexpr ScalarType value = kInt64; };
-template <> struct dtype_of<float> { static constexpr ScalarType value = kFloat32; };
-template <> struct dtype_of<double> { static constexpr ScalarType value = kFloat64; };
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<bool> {
+  static constexpr ScalarType value = kBool;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr ScalarType value = kInt32;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr ScalarType value = kInt64;
+};
+template <>
+struct dtype_of<float> {
+  static constexpr ScalarType value = kFloat32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr ScalarType value = kFloat64;
+};
 
 }  // namespace ditto

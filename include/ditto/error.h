@@ -32,7 +32,7 @@ template <class... Args>
 }  // namespace ditto
 
 // DITTO_CHECK(cond, "op", message parts...): throws ditto::Error "[op] message" when cond is false.
-#define DITTO_CHECK(cond, op, ...)                 \
-  do {                                             \
+#define DITTO_CHECK(cond, op, ...)                       \
+  do {                                                   \
     if (!(cond)) ::ditto::detail::fail(op, __VA_ARGS__); \
   } while (0)

@@ -46,8 +46,8 @@ struct SGDOptions {
 
 class SGD : public Optimizer {
  public:
-  SGD(std::vector<Tensor> params, double lr, double momentum = 0.0, double dampening = 0.0,
-      double weight_decay = 0.0, bool nesterov = false);
+  SGD(std::vector<Tensor> params, double lr, double momentum = 0.0, double dampening = 0.0, double weight_decay = 0.0,
+      bool nesterov = false);
   SGD(std::vector<Tensor> params, const SGDOptions& options);
   void step() override;
 

@@ -60,13 +60,11 @@ Tensor randn(const Shape& size, Generator* gen);
 Tensor rand_like(const Tensor& t, Generator* gen = nullptr);
 Tensor randn_like(const Tensor& t, Generator* gen = nullptr);
 // Integers uniform in [low, high), int64 by default.
-Tensor randint(int64_t low, int64_t high, const Shape& size, ScalarType dtype = kInt64,
-               Generator* gen = nullptr);
+Tensor randint(int64_t low, int64_t high, const Shape& size, ScalarType dtype = kInt64, Generator* gen = nullptr);
 Tensor randint(int64_t high, const Shape& size, ScalarType dtype = kInt64, Generator* gen = nullptr);
 Tensor randperm(int64_t n, ScalarType dtype = kInt64, Generator* gen = nullptr);
 // Samples 0/1 with probabilities from p (float32: compared in float, float64: in double).
 Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
-Tensor normal(double mean, double std, const Shape& size, ScalarType dtype = kFloat32,
-              Generator* gen = nullptr);
+Tensor normal(double mean, double std, const Shape& size, ScalarType dtype = kFloat32, Generator* gen = nullptr);
 
 }  // namespace ditto

@@ -24,15 +24,17 @@ class Scalar {
   double to_double() const { return kind_ == Kind::Float ? d_ : static_cast<double>(i_); }
   int64_t to_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(d_) : i_; }
   bool to_bool() const { return kind_ == Kind::Float ? d_ != 0.0 : i_ != 0; }
-  template <class T> T to() const {
-    if constexpr (std::is_same_v<T, bool>) return to_bool();
-    else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(to_double());
-    else return static_cast<T>(to_int());
+  template <class T>
+  T to() const {
+    if constexpr (std::is_same_v<T, bool>)
+      return to_bool();
+    else if constexpr (std::is_floating_point_v<T>)
+      return static_cast<T>(to_double());
+    else
+      return static_cast<T>(to_int());
   }
   // The dtype PyTorch gives a tensor made from this number alone (default dtypes).
-  ScalarType default_dtype() const {
-    return kind_ == Kind::Float ? kFloat32 : kind_ == Kind::Int ? kInt64 : kBool;
-  }
+  ScalarType default_dtype() const { return kind_ == Kind::Float ? kFloat32 : kind_ == Kind::Int ? kInt64 : kBool; }
 
  private:
   Kind kind_;

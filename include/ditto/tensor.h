@@ -66,7 +66,7 @@ class Storage {
 struct TensorImpl {
   std::shared_ptr<Storage> storage;
   Shape sizes;
-  Shape strides;  // in elements
+  Shape strides;       // in elements
   int64_t offset = 0;  // in elements
   ScalarType dtype = kFloat32;
   Device device = Device::CPU;
@@ -99,9 +99,11 @@ class Tensor {
   std::size_t element_size() const { return ditto::element_size(dtype()); }
   const std::shared_ptr<Storage>& storage() const;
 
-  template <class T> T* data_ptr() const;
+  template <class T>
+  T* data_ptr() const;
   void* raw_data() const;  // address of element 0 (storage + offset)
-  template <class T> T item() const;
+  template <class T>
+  T item() const;
   Scalar item() const;
 
   // --- views (share storage)
@@ -111,8 +113,8 @@ class Tensor {
   Tensor t() const;
   Tensor permute(const Shape& dims) const;
   Tensor select(int64_t dim, int64_t index) const;
-  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
-               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt, std::optional<int64_t> end = std::nullopt,
+               int64_t step = 1) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor expand(const Shape& shape) const;
   Tensor expand_as(const Tensor& other) const;

@@ -14,8 +14,9 @@ namespace ditto::autograd {
 Tensor sum_to(const Tensor& grad, const Shape& shape) {
   if (grad.sizes() == shape) return grad;
   const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
-  if (lead < 0) detail::fail("backward", "gradient of shape ", detail::shape_str(grad.sizes()),
-                             " cannot be reduced to shape ", detail::shape_str(shape));
+  if (lead < 0)
+    detail::fail("backward", "gradient of shape ", detail::shape_str(grad.sizes()), " cannot be reduced to shape ",
+                 detail::shape_str(shape));
   Shape dims;
   for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
   for (std::size_t i = 0; i < shape.size(); ++i)

@@ -76,8 +76,10 @@ struct OpNode : Node {
                   "they have already been freed). Specify retain_graph=true on the first backward call.");
     for (std::size_t i = 0; i < saved.tensors.size(); ++i)
       if (saved.tensors[i].defined() && saved.tensors[i].version() != saved.versions[i])
-        throw Error("[" + std::string(op) + "] one of the variables needed for gradient computation has been "
-                    "modified by an inplace operation: the backward of " + name + " needs its saved value.");
+        throw Error("[" + std::string(op) +
+                    "] one of the variables needed for gradient computation has been "
+                    "modified by an inplace operation: the backward of " +
+                    name + " needs its saved value.");
     // Undefined incoming gradients are zeros of the output's shape.
     for (std::size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined()) grads[i] = zeros(output_shapes[i], output_dtypes[i]);
@@ -181,12 +183,15 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   autograd::AutogradMeta& m = autograd::ensure_meta(*this);
   if (m.grad_fn) {
     if (!requires_grad)
-      detail::fail("requires_grad_", "you can only change requires_grad flags of leaf variables. If you want to use a "
-                   "computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+      detail::fail(
+          "requires_grad_",
+          "you can only change requires_grad flags of leaf variables. If you want to use a "
+          "computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
     return *this;
   }
   if (requires_grad && !is_floating(dtype()))
-    detail::fail("requires_grad_", "only Tensors of floating point dtype can require gradients, got ", dtype_name(dtype()));
+    detail::fail("requires_grad_", "only Tensors of floating point dtype can require gradients, got ",
+                 dtype_name(dtype()));
   m.requires_grad = requires_grad;
   return *this;
 }
@@ -217,9 +222,7 @@ Tensor& Tensor::retain_grad() {
   return *this;
 }
 
-Tensor Tensor::detach() const {
-  return detail::make_view(*this, sizes(), strides(), storage_offset());
-}
+Tensor Tensor::detach() const { return detail::make_view(*this, sizes(), strides(), storage_offset()); }
 
 uint64_t Tensor::version() const { return storage()->version(); }
 

@@ -44,10 +44,10 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;  // null for leaves
   uint32_t output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;  // leaves: the unique AccumulateGrad node
-  bool view_of_leaf = false;  // a view (of a view ...) of a leaf that requires grad: no in-place ops
+  bool view_of_leaf = false;             // a view (of a view ...) of a leaf that requires grad: no in-place ops
 };
 
-AutogradMeta* meta(const Tensor& t);       // null when the tensor has none
+AutogradMeta* meta(const Tensor& t);  // null when the tensor has none
 AutogradMeta& ensure_meta(const Tensor& t);
 bool needs_grad(const Tensor& t);  // requires grad and grad mode is on
 template <class... T>

@@ -4,7 +4,7 @@
 #include <cstddef>
 
 namespace ditto::detail {
-void* allocate(std::size_t nbytes);        // 64-byte aligned; nbytes may be 0
+void* allocate(std::size_t nbytes);  // 64-byte aligned; nbytes may be 0
 void deallocate(void* p, std::size_t nbytes);
 // Returns every cached block to the OS (tests, and users short of memory).
 void empty_cache();

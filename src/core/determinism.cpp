@@ -1,3 +1,5 @@
+#include "ditto/determinism.h"
+
 #include <atomic>
 #include <iostream>
 #include <mutex>
@@ -5,7 +7,6 @@
 #include <string>
 
 #include "core/determinism_state.h"
-#include "ditto/determinism.h"
 #include "ditto/error.h"
 
 namespace ditto {
@@ -109,16 +110,18 @@ void alert_not_deterministic(std::string_view op) {
   if (!(s & kMode)) return;
   const std::string name(op);
   if (s & kWarnOnly) {
-    warn(op, name + " does not have a deterministic implementation, but you set "
-                    "'ditto::use_deterministic_algorithms(true, warn_only=true)'. Its result may differ "
-                    "between runs.");
+    warn(op, name +
+                 " does not have a deterministic implementation, but you set "
+                 "'ditto::use_deterministic_algorithms(true, warn_only=true)'. Its result may differ "
+                 "between runs.");
     return;
   }
   throw NondeterministicError(
-      name + " does not have a deterministic implementation, but you set "
-             "'ditto::use_deterministic_algorithms(true)'. You can turn off determinism just for this "
-             "operation (for example with a ditto::DeterministicGuard(false) around it), or you can use "
-             "the 'warn_only=true' option, if that's acceptable for your application.");
+      name +
+      " does not have a deterministic implementation, but you set "
+      "'ditto::use_deterministic_algorithms(true)'. You can turn off determinism just for this "
+      "operation (for example with a ditto::DeterministicGuard(false) around it), or you can use "
+      "the 'warn_only=true' option, if that's acceptable for your application.");
 }
 
 }  // namespace detail

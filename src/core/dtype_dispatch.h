@@ -30,8 +30,10 @@ decltype(auto) dispatch_floating(ScalarType dtype, F&& f) {
 // Calls f.template operator()<I>() with I the C++ type of an int32 or int64 index tensor.
 template <class F>
 void with_index(const Tensor& index, F f) {
-  if (index.dtype() == kInt32) f.template operator()<int32_t>();
-  else f.template operator()<int64_t>();
+  if (index.dtype() == kInt32)
+    f.template operator()<int32_t>();
+  else
+    f.template operator()<int64_t>();
 }
 
 // Conversion between element types without undefined behaviour: floating values that do not fit

@@ -62,9 +62,12 @@ class Formatter {
     sci_mode_ = mx / mn > 1000.0 || mx > 1.0e8 || (!int_mode_ && mn < 1.0e-4);
     for (double v : vals) {
       size_t w;
-      if (sci_mode_) w = py_format(v, 'e', kPrecision).size();
-      else if (int_mode_) w = py_format(v, 'f', 0).size() + 1;
-      else w = py_format(v, 'f', kPrecision).size();
+      if (sci_mode_)
+        w = py_format(v, 'e', kPrecision).size();
+      else if (int_mode_)
+        w = py_format(v, 'f', 0).size() + 1;
+      else
+        w = py_format(v, 'f', kPrecision).size();
       max_width_ = std::max(max_width_, w);
     }
   }
@@ -113,7 +116,7 @@ class Printer {
     shown_.resize(nd);
     numel_ = 1;
     for (int64_t s : d.sizes) numel_ *= s;  // a tensor's sizes multiply without overflow (checked_numel)
-    if (numel_ == 0) return;  // printed as its size only: nothing to index (dims may be huge)
+    if (numel_ == 0) return;                // printed as its size only: nothing to index (dims may be huge)
     for (size_t k = nd; k-- > 1;) strides_[k - 1] = strides_[k] * d.sizes[k];
     summarize_ = numel_ > kThreshold;
     // The shown indices of each dim do not depend on the enclosing indices.
@@ -242,8 +245,10 @@ std::string format_tensor(const PrintData& d) {
       suffixes.push_back(std::string("dtype=") + torch_dtype(d.dtype));
     body = p.tensor_str(indent);
   }
-  if (!d.grad_fn.empty()) suffixes.push_back("grad_fn=<" + d.grad_fn + ">");
-  else if (d.requires_grad) suffixes.push_back("requires_grad=True");
+  if (!d.grad_fn.empty())
+    suffixes.push_back("grad_fn=<" + d.grad_fn + ">");
+  else if (d.requires_grad)
+    suffixes.push_back("requires_grad=True");
   return add_suffixes(prefix + body, suffixes, indent);
 }
 

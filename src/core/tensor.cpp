@@ -1,4 +1,6 @@
 // Tensor metadata, storage and the geometry of views.
+#include "ditto/tensor.h"
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -7,7 +9,6 @@
 
 #include "core/allocator.h"
 #include "core/tensor_impl.h"
-#include "ditto/tensor.h"
 
 namespace ditto {
 
@@ -36,7 +37,8 @@ int64_t checked_numel(const Shape& sizes, const char* op) {
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (s < 0) fail(op, "negative dimension ", s, " in shape ", shape_str(sizes));
-    if (__builtin_mul_overflow(n, s, &n)) fail(op, "the number of elements of shape ", shape_str(sizes), " overflows int64");
+    if (__builtin_mul_overflow(n, s, &n))
+      fail(op, "the number of elements of shape ", shape_str(sizes), " overflows int64");
   }
   return n;
 }

@@ -1,8 +1,9 @@
 // Geometry of views: each returns a tensor sharing self's storage.
+#include "core/views.h"
+
 #include <algorithm>
 
 #include "core/tensor_impl.h"
-#include "core/views.h"
 
 namespace ditto::views {
 using detail::fail;
@@ -76,8 +77,9 @@ Tensor view(const Tensor& self, const Shape& shape) {
   Shape s = infer_shape(shape, self.numel(), "view");
   auto st = view_strides(self.sizes(), self.strides(), s);
   if (!st)
-    fail("view", "size is not compatible with input tensor's size and stride (at least one dimension spans across "
-                 "two contiguous subspaces). Use .reshape(...) instead.");
+    fail("view",
+         "size is not compatible with input tensor's size and stride (at least one dimension spans across "
+         "two contiguous subspaces). Use .reshape(...) instead.");
   return detail::make_view(self, s, *st, self.storage_offset());
 }
 
@@ -145,14 +147,16 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
 Tensor expand(const Tensor& self, const Shape& shape) {
   const int64_t n = static_cast<int64_t>(shape.size()), m = self.dim();
   if (n < m)
-    fail("expand", "the number of sizes provided (", n, ") must be greater or equal to the number of dimensions in the tensor (",
-         m, ")");
+    fail("expand", "the number of sizes provided (", n,
+         ") must be greater or equal to the number of dimensions in the tensor (", m, ")");
   Shape sz(n), st(n);
   for (int64_t i = n - 1; i >= 0; --i) {
     const int64_t j = i - (n - m);
     int64_t target = shape[i];
     if (j < 0) {
-      if (target < 0) fail("expand", "the expanded size of the tensor (", target, ") isn't allowed in a leading, non-existing dimension ", i);
+      if (target < 0)
+        fail("expand", "the expanded size of the tensor (", target,
+             ") isn't allowed in a leading, non-existing dimension ", i);
       sz[i] = target;
       st[i] = 0;
       continue;
@@ -168,8 +172,8 @@ Tensor expand(const Tensor& self, const Shape& shape) {
       st[i] = 0;
     } else {
       fail("expand", "the expanded size of the tensor (", target, ") must match the existing size (", cur,
-           ") at non-singleton dimension ", i, ".  Target sizes: ", shape_str(shape), ".  Tensor sizes: ",
-           shape_str(self.sizes()));
+           ") at non-singleton dimension ", i, ".  Target sizes: ", shape_str(shape),
+           ".  Tensor sizes: ", shape_str(self.sizes()));
     }
   }
   detail::checked_numel(sz, "expand");  // a broadcast view can claim more elements than int64 counts

@@ -41,7 +41,8 @@ CpuCapability detected_cpu_capability() {
 CpuCapability parse_cpu_capability(std::string_view value) {
   for (CpuCapability c : {CpuCapability::Scalar, CpuCapability::AVX2, CpuCapability::AVX512})
     if (value == capability_name(c)) return c;
-  detail::fail("cpu_capability", "DITTO_CPU_CAPABILITY='", value, "' is not a kernel level; expected scalar, avx2 or avx512");
+  detail::fail("cpu_capability", "DITTO_CPU_CAPABILITY='", value,
+               "' is not a kernel level; expected scalar, avx2 or avx512");
 }
 
 CpuCapability capability_from_env(const char* value) {

@@ -22,8 +22,8 @@
 #include "core/allocator.h"
 #include "core/parallel.h"
 #include "cpu/gemm.h"
-#include "cpu/loops.h"
 #include "cpu/kernels.h"
+#include "cpu/loops.h"
 
 namespace ditto::cpu {
 namespace {
@@ -104,7 +104,8 @@ void im2col(const T* x, const Geom& g, int64_t c, T* col, int64_t ldk) {
         }
         const T* row = x + (c * g.H + ih) * g.W;
         std::fill(dst, dst + s.lo, T(0));
-        if (g.sW == 1) std::copy(row + s.lo + off, row + s.hi + off, dst + s.lo);
+        if (g.sW == 1)
+          std::copy(row + s.lo + off, row + s.hi + off, dst + s.lo);
         else
           for (int64_t ow = s.lo; ow < s.hi; ++ow) dst[ow] = row[ow * g.sW + off];
         std::fill(dst + s.hi, dst + g.oW, T(0));
@@ -186,8 +187,10 @@ void for_sample_blocks(const Geom& g, int64_t S, const std::function<void(int64_
       block(gi, n0, std::min(S, g.N - n0));
     }
   };
-  if (blocks >= detail::num_threads()) detail::parallel_for(blocks, S * g.Og * g.P * g.K, run);
-  else run(0, blocks);
+  if (blocks >= detail::num_threads())
+    detail::parallel_for(blocks, S * g.Og * g.P * g.K, run);
+  else
+    run(0, blocks);
 }
 
 }  // namespace
@@ -255,7 +258,8 @@ void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, c
     T* pgw = grad_weight.data_ptr<T>();
     for (int64_t i = 0; i < g.O * g.K; ++i) pgw[i] = T(0);
     const int64_t S = samples_per_block(g);
-    detail::Scratch<T> col(static_cast<std::size_t>(g.K * S * g.P)), dy(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
+    detail::Scratch<T> col(static_cast<std::size_t>(g.K * S * g.P)),
+        dy(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
     // When the taps are few (a first layer: K = 9 for one input channel) the product wastes far
     // fewer lanes of the micro-tiles (14 rows by 32 columns at the AVX-512 level) transposed,
     // gw^T (K, Og); only then does that pay for packing the other way (measured: 2x lanes used

@@ -12,20 +12,20 @@ namespace ditto::dmath {
 using simd::F32x1;
 using simd::F64x1;
 
-#define DITTO_DMATH_DEFINE(fn)                                                                            \
-  float fn(float x) { return impl::fn(F32x1(x)).v; }                                                      \
-  double fn(double x) { return impl::fn(F64x1(x)).v; }                                                    \
-  void fn##_f32_scalar(const float* x, float* y, int64_t n) {                                             \
-    impl::map_unary<F32x1>(x, y, n, [](F32x1 v) { return impl::fn(v); });                                 \
-  }                                                                                                       \
-  void fn##_f64_scalar(const double* x, double* y, int64_t n) {                                           \
-    impl::map_unary<F64x1>(x, y, n, [](F64x1 v) { return impl::fn(v); });                                 \
-  }                                                                                                       \
-  void fn##_f32(const float* x, float* y, int64_t n) {                                                    \
-    by_level(&fn##_f32_scalar, &fn##_f32_avx2, &fn##_f32_avx512)(x, y, n);                      \
-  }                                                                                                       \
-  void fn##_f64(const double* x, double* y, int64_t n) {                                                    \
-    by_level(&fn##_f64_scalar, &fn##_f64_avx2, &fn##_f64_avx512)(x, y, n);                      \
+#define DITTO_DMATH_DEFINE(fn)                                             \
+  float fn(float x) { return impl::fn(F32x1(x)).v; }                       \
+  double fn(double x) { return impl::fn(F64x1(x)).v; }                     \
+  void fn##_f32_scalar(const float* x, float* y, int64_t n) {              \
+    impl::map_unary<F32x1>(x, y, n, [](F32x1 v) { return impl::fn(v); });  \
+  }                                                                        \
+  void fn##_f64_scalar(const double* x, double* y, int64_t n) {            \
+    impl::map_unary<F64x1>(x, y, n, [](F64x1 v) { return impl::fn(v); });  \
+  }                                                                        \
+  void fn##_f32(const float* x, float* y, int64_t n) {                     \
+    by_level(&fn##_f32_scalar, &fn##_f32_avx2, &fn##_f32_avx512)(x, y, n); \
+  }                                                                        \
+  void fn##_f64(const double* x, double* y, int64_t n) {                   \
+    by_level(&fn##_f64_scalar, &fn##_f64_avx2, &fn##_f64_avx512)(x, y, n); \
   }
 DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE)
 #undef DITTO_DMATH_DEFINE
@@ -52,11 +52,10 @@ namespace {
 // Bits of 2/pi: bit j (most significant first) is the bit of weight 2^(63-j), so the first 64
 // bits are the (zero) integer part and room for the window of small exponents.
 constexpr uint64_t two_over_pi_bits[20] = {
-    0x0000000000000000ull, 0xa2f9836e4e441529ull, 0xfc2757d1f534ddc0ull, 0xdb6295993c439041ull,
-    0xfe5163abdebbc561ull, 0xb7246e3a424dd2e0ull, 0x06492eea09d1921cull, 0xfe1deb1cb129a73eull,
-    0xe88235f52ebb4484ull, 0xe99c7026b45f7e41ull, 0x3991d639835339f4ull, 0x9c845f8bbdf9283bull,
-    0x1ff897ffde05980full, 0xef2f118b5a0a6d1full, 0x6d367ecf27cb09b7ull, 0x4f463f669e5fea2dull,
-    0x7527bac7ebe5f17bull, 0x3d0739f78a5292eaull, 0x6bfb5fb11f8d5d08ull, 0x56033046fc7b6babull};
+    0x0000000000000000ull, 0xa2f9836e4e441529ull, 0xfc2757d1f534ddc0ull, 0xdb6295993c439041ull, 0xfe5163abdebbc561ull,
+    0xb7246e3a424dd2e0ull, 0x06492eea09d1921cull, 0xfe1deb1cb129a73eull, 0xe88235f52ebb4484ull, 0xe99c7026b45f7e41ull,
+    0x3991d639835339f4ull, 0x9c845f8bbdf9283bull, 0x1ff897ffde05980full, 0xef2f118b5a0a6d1full, 0x6d367ecf27cb09b7ull,
+    0x4f463f669e5fea2dull, 0x7527bac7ebe5f17bull, 0x3d0739f78a5292eaull, 0x6bfb5fb11f8d5d08ull, 0x56033046fc7b6babull};
 using u128 = unsigned __int128;
 }  // namespace
 

@@ -33,14 +33,14 @@ double pow(double x, double y);
 // Array entry points: y[i] = fn(x[i]) for 0 <= i < n (y may equal x). fn_f32 / fn_f64 use the
 // level cpu_capability() picks; the _scalar/_avx2/_avx512 versions run one level and must only be
 // called when cpu_supports(level). Every level returns the same bits.
-#define DITTO_DMATH_DECLARE_UNARY(fn)                                  \
-  void fn##_f32(const float* x, float* y, int64_t n);                  \
-  void fn##_f64(const double* x, double* y, int64_t n);                \
-  void fn##_f32_scalar(const float* x, float* y, int64_t n);           \
-  void fn##_f64_scalar(const double* x, double* y, int64_t n);         \
-  void fn##_f32_avx2(const float* x, float* y, int64_t n);             \
-  void fn##_f64_avx2(const double* x, double* y, int64_t n);           \
-  void fn##_f32_avx512(const float* x, float* y, int64_t n);           \
+#define DITTO_DMATH_DECLARE_UNARY(fn)                          \
+  void fn##_f32(const float* x, float* y, int64_t n);          \
+  void fn##_f64(const double* x, double* y, int64_t n);        \
+  void fn##_f32_scalar(const float* x, float* y, int64_t n);   \
+  void fn##_f64_scalar(const double* x, double* y, int64_t n); \
+  void fn##_f32_avx2(const float* x, float* y, int64_t n);     \
+  void fn##_f64_avx2(const double* x, double* y, int64_t n);   \
+  void fn##_f32_avx512(const float* x, float* y, int64_t n);   \
   void fn##_f64_avx512(const double* x, double* y, int64_t n);
 DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DECLARE_UNARY)
 #undef DITTO_DMATH_DECLARE_UNARY

@@ -7,12 +7,12 @@ namespace ditto::dmath {
 using simd::F32x8;
 using simd::F64x4;
 
-#define DITTO_DMATH_DEFINE(fn)                                                                   \
-  void fn##_f32_avx2(const float* x, float* y, int64_t n) {                                      \
-    impl::map_unary<F32x8>(x, y, n, [](F32x8 v) { return impl::fn(v); });                        \
-  }                                                                                              \
-  void fn##_f64_avx2(const double* x, double* y, int64_t n) {                                    \
-    impl::map_unary<F64x4>(x, y, n, [](F64x4 v) { return impl::fn(v); });                       \
+#define DITTO_DMATH_DEFINE(fn)                                            \
+  void fn##_f32_avx2(const float* x, float* y, int64_t n) {               \
+    impl::map_unary<F32x8>(x, y, n, [](F32x8 v) { return impl::fn(v); }); \
+  }                                                                       \
+  void fn##_f64_avx2(const double* x, double* y, int64_t n) {             \
+    impl::map_unary<F64x4>(x, y, n, [](F64x4 v) { return impl::fn(v); }); \
   }
 DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE)
 #undef DITTO_DMATH_DEFINE

@@ -7,12 +7,12 @@ namespace ditto::dmath {
 using simd::F32x16;
 using simd::F64x8;
 
-#define DITTO_DMATH_DEFINE(fn)                                                                   \
-  void fn##_f32_avx512(const float* x, float* y, int64_t n) {                                      \
-    impl::map_unary<F32x16>(x, y, n, [](F32x16 v) { return impl::fn(v); });                        \
-  }                                                                                              \
-  void fn##_f64_avx512(const double* x, double* y, int64_t n) {                                    \
-    impl::map_unary<F64x8>(x, y, n, [](F64x8 v) { return impl::fn(v); });                       \
+#define DITTO_DMATH_DEFINE(fn)                                              \
+  void fn##_f32_avx512(const float* x, float* y, int64_t n) {               \
+    impl::map_unary<F32x16>(x, y, n, [](F32x16 v) { return impl::fn(v); }); \
+  }                                                                         \
+  void fn##_f64_avx512(const double* x, double* y, int64_t n) {             \
+    impl::map_unary<F64x8>(x, y, n, [](F64x8 v) { return impl::fn(v); });   \
   }
 DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE)
 #undef DITTO_DMATH_DEFINE

@@ -41,9 +41,11 @@ inline namespace DITTO_SIMD_ISA {
 
 using namespace ::ditto::simd;
 
-template <class T> struct K;
+template <class T>
+struct K;
 
-template <> struct K<float> {
+template <>
+struct K<float> {
   using Int = int32_t;
   static constexpr int mant = 23, bias = 127;
   static constexpr float shifter = 0x1.8p23f;  // x + shifter rounds x to an integer (|x| < 2^22)
@@ -52,7 +54,7 @@ template <> struct K<float> {
   static constexpr float min_normal = 0x1p-126f, subnormal_scale = 0x1p24f, subnormal_log2 = 24;
   static constexpr float sqrt2 = 0x1.6a09e6p+0f;
   static constexpr float log2e = 0x1.715476p+0f;
-  static constexpr float ln2_hi = 0x1.62e430p-1f, ln2_lo = -0x1.05c610p-29f;  // ln2_hi = ln2 rounded
+  static constexpr float ln2_hi = 0x1.62e430p-1f, ln2_lo = -0x1.05c610p-29f;           // ln2_hi = ln2 rounded
   static constexpr float ln2_hi_short = 0x1.62e4p-1f, ln2_lo_short = 0x1.7f7d1cp-20f;  // e*hi exact
   // exp
   static constexpr float exp_lo = -104.0f, exp_hi = 89.0f;
@@ -61,7 +63,8 @@ template <> struct K<float> {
   static constexpr float log_poly[] = {0x1.55557ap-1f, 0x1.995ed4p-2f, 0x1.31e0d8p-2f};
   // expm1: e^r - 1 - r - r^2/2 = r^3*expm1_poly(r)
   static constexpr float expm1_lo = -20.0f, expm1_hi = 89.0f, expm1_tiny = 0x1p-25f;
-  static constexpr float expm1_poly[] = {0x1.55552cp-3f, 0x1.555502p-5f, 0x1.1155a8p-7f, 0x1.6d2e4ap-10f, 0x1.3b8accp-13f};
+  static constexpr float expm1_poly[] = {0x1.55552cp-3f, 0x1.555502p-5f, 0x1.1155a8p-7f, 0x1.6d2e4ap-10f,
+                                         0x1.3b8accp-13f};
   // tanh
   static constexpr float tanh_tiny = 0x1p-13f, tanh_sat = 9.5f;
   // sin/cos: sin r = r + r^3*sin_poly(r^2), cos r = 1 - r^2/2 + r^4*cos_poly(r^2)
@@ -72,16 +75,20 @@ template <> struct K<float> {
   static constexpr float cos_poly[] = {0x1.555556p-5f, -0x1.6c1758p-10f, 0x1.a06adap-16f, -0x1.3435d0p-22f};
   // erf: |x| < 0.75: x + x*erf_small(x^2); else 1 - exp(-x^2)*G(|x|), G piecewise around erf_mid
   static constexpr float erf_split = 0.75f, erf_sat = 4.0f;
-  static constexpr float erf_small[] = {0x1.06eba8p-3f, -0x1.81273ap-2f, 0x1.ce2acep-4f, -0x1.b7a75cp-6f, 0x1.4f188ap-8f, -0x1.613e50p-11f};
+  static constexpr float erf_small[] = {0x1.06eba8p-3f,  -0x1.81273ap-2f, 0x1.ce2acep-4f,
+                                        -0x1.b7a75cp-6f, 0x1.4f188ap-8f,  -0x1.613e50p-11f};
   static constexpr int erf_pieces = 2;
   static constexpr float erf_edge[] = {2.0f};
   static constexpr float erf_mid[] = {1.375f, 3.0f};
   static constexpr float erf_g[2][9] = {
-      {0x1.5f88f6p-2f, -0x1.797a56p-3f, 0x1.701244p-4f, -0x1.4bd73cp-5f, 0x1.1815a4p-6f, -0x1.bb2bc0p-8f, 0x1.4d6f68p-9f, -0x1.14a59ep-10f, 0x1.86a8c4p-12f},
-      {0x1.6e9828p-3f, -0x1.bd6ab4p-5f, 0x1.0441b2p-6f, -0x1.259328p-8f, 0x1.3f966cp-10f, -0x1.5a8370p-12f, 0x1.613692p-14f, -0x1.7f6e44p-17f, 0x1.aaf2fcp-17f}};
+      {0x1.5f88f6p-2f, -0x1.797a56p-3f, 0x1.701244p-4f, -0x1.4bd73cp-5f, 0x1.1815a4p-6f, -0x1.bb2bc0p-8f,
+       0x1.4d6f68p-9f, -0x1.14a59ep-10f, 0x1.86a8c4p-12f},
+      {0x1.6e9828p-3f, -0x1.bd6ab4p-5f, 0x1.0441b2p-6f, -0x1.259328p-8f, 0x1.3f966cp-10f, -0x1.5a8370p-12f,
+       0x1.613692p-14f, -0x1.7f6e44p-17f, 0x1.aaf2fcp-17f}};
 };
 
-template <> struct K<double> {
+template <>
+struct K<double> {
   using Int = int64_t;
   static constexpr int mant = 52, bias = 1023;
   static constexpr double shifter = 0x1.8p52;
@@ -94,8 +101,8 @@ template <> struct K<double> {
   static constexpr double ln2_hi = 0x1.62e42fefa39efp-1, ln2_lo = 0x1.abc9e3b39803fp-56;
   static constexpr double ln2_hi_short = 0x1.62e42fefa3800p-1, ln2_lo_short = 0x1.ef35793c76730p-45;
   static constexpr double exp_lo = -746.0, exp_hi = 710.0;
-  static constexpr double exp_poly[] = {0x1.0000000000000p-1, 0x1.555555555555bp-3, 0x1.5555555555503p-5,
-                                        0x1.111111110ec63p-7, 0x1.6c16c16c30449p-10, 0x1.a01a01b37bd02p-13,
+  static constexpr double exp_poly[] = {0x1.0000000000000p-1,  0x1.555555555555bp-3,  0x1.5555555555503p-5,
+                                        0x1.111111110ec63p-7,  0x1.6c16c16c30449p-10, 0x1.a01a01b37bd02p-13,
                                         0x1.a01a01369c9c5p-16, 0x1.71ddf026f26d8p-19, 0x1.27e5b436f8bf5p-22,
                                         0x1.af6bdcf8e64bap-26, 0x1.1e3d344bc9c97p-29};
   static constexpr double log_poly[] = {0x1.5555555555592p-1, 0x1.999999997fd7bp-2, 0x1.24924941f4ba1p-2,
@@ -107,7 +114,7 @@ template <> struct K<double> {
                                            0x1.745d182959fb0p-3, 0x1.3b1364c7e906ep-3, 0x1.11206f7239307p-3,
                                            0x1.de3d63b3630cfp-4, 0x1.eac6384c8e69bp-4};
   static constexpr double expm1_lo = -40.0, expm1_hi = 710.0, expm1_tiny = 0x1p-54;
-  static constexpr double expm1_poly[] = {0x1.5555555555559p-3, 0x1.555555555555cp-5, 0x1.111111110f3eep-7,
+  static constexpr double expm1_poly[] = {0x1.5555555555559p-3,  0x1.555555555555cp-5,  0x1.111111110f3eep-7,
                                           0x1.6c16c16c118cap-10, 0x1.a01a01b11c9e2p-13, 0x1.a01a01c7063f9p-16,
                                           0x1.71ddf4ff387a3p-19, 0x1.27e4846ebee83p-22, 0x1.af64f14d148a1p-26,
                                           0x1.20133cd250262p-29};
@@ -115,14 +122,14 @@ template <> struct K<double> {
   static constexpr double sin_tiny = 0x1p-26, trig_big = 0x1p30;
   static constexpr double two_over_pi = 0x1.45f306dc9c883p-1;
   static constexpr double pio2[] = {0x1.921fb54442d18p+0, 0x1.1a62633145c07p-54, -0x1.f1976b7ed8fbcp-110};
-  static constexpr double sin_poly[] = {-0x1.5555555555548p-3, 0x1.111111110f730p-7, -0x1.a01a019be9217p-13,
+  static constexpr double sin_poly[] = {-0x1.5555555555548p-3, 0x1.111111110f730p-7,   -0x1.a01a019be9217p-13,
                                         0x1.71de35552b52cp-19, -0x1.ae5e4b83e46f4p-26, 0x1.5d8b559495e30p-33};
-  static constexpr double cos_poly[] = {0x1.555555555554bp-5, -0x1.6c16c16c14f91p-10, 0x1.a01a019c844aep-16,
-                                        -0x1.27e4f7eac16fap-22, 0x1.1ee9d7b2976fep-29, -0x1.8fa498d0807d2p-37};
+  static constexpr double cos_poly[] = {0x1.555555555554bp-5,   -0x1.6c16c16c14f91p-10, 0x1.a01a019c844aep-16,
+                                        -0x1.27e4f7eac16fap-22, 0x1.1ee9d7b2976fep-29,  -0x1.8fa498d0807d2p-37};
   static constexpr double erf_split = 0.75, erf_sat = 6.0;
-  static constexpr double erf_small[] = {0x1.06eba8214db69p-3, -0x1.812746b037a33p-2, 0x1.ce2f21a046eadp-4,
-                                         -0x1.b82ce313f320ep-6, 0x1.565bcd4c7932ep-8, -0x1.c02dc010aad43p-11,
-                                         0x1.f9a48c1cce3e1p-14, -0x1.f4eab00ca71c8p-17, 0x1.bac7828321f47p-20,
+  static constexpr double erf_small[] = {0x1.06eba8214db69p-3,   -0x1.812746b037a33p-2,  0x1.ce2f21a046eadp-4,
+                                         -0x1.b82ce313f320ep-6,  0x1.565bcd4c7932ep-8,   -0x1.c02dc010aad43p-11,
+                                         0x1.f9a48c1cce3e1p-14,  -0x1.f4eab00ca71c8p-17, 0x1.bac7828321f47p-20,
                                          -0x1.61bb4d8397e95p-23, 0x1.caa93337f8930p-27};
   static constexpr int erf_pieces = 3;
   static constexpr double erf_edge[] = {1.5, 2.5};
@@ -144,44 +151,62 @@ template <> struct K<double> {
 
 // ---------------------------------------------------------------- building blocks
 
-template <class V> using S = typename V::Scalar;
-template <class V> using I = typename V::I;
-template <class V> using M = typename V::M;
+template <class V>
+using S = typename V::Scalar;
+template <class V>
+using I = typename V::I;
+template <class V>
+using M = typename V::M;
 
 // c[0] + x*(c[1] + x*(c[2] + ...)), one fma per step.
-template <class V, std::size_t N> inline V horner(V x, const S<V> (&c)[N]) {
+template <class V, std::size_t N>
+inline V horner(V x, const S<V> (&c)[N]) {
   V r(c[N - 1]);
   for (int i = int(N) - 2; i >= 0; --i) r = fma(r, x, V(c[i]));
   return r;
 }
 
 // s + e == a + b exactly (Knuth).
-template <class V> inline void two_sum(V a, V b, V& s, V& e) {
+template <class V>
+inline void two_sum(V a, V b, V& s, V& e) {
   s = a + b;
   V bb = s - a;
   e = (a - (s - bb)) + (b - bb);
 }
 // Same when |a| >= |b| (Dekker).
-template <class V> inline void fast_two_sum(V a, V b, V& s, V& e) {
+template <class V>
+inline void fast_two_sum(V a, V b, V& s, V& e) {
   s = a + b;
   e = b - (s - a);
 }
 
-template <class V> inline V quiet(V x) { return as_float(as_int(x) | I<V>(K<S<V>>::quiet_bit)); }
-template <class V> inline V canonical_nan() { return V(std::numeric_limits<S<V>>::quiet_NaN()); }
-template <class V> inline M<V> is_nan(V x) { return x != x; }
-template <class V> inline V copysign_of(V mag, V sgn) {  // |mag| with the sign of sgn
+template <class V>
+inline V quiet(V x) {
+  return as_float(as_int(x) | I<V>(K<S<V>>::quiet_bit));
+}
+template <class V>
+inline V canonical_nan() {
+  return V(std::numeric_limits<S<V>>::quiet_NaN());
+}
+template <class V>
+inline M<V> is_nan(V x) {
+  return x != x;
+}
+template <class V>
+inline V copysign_of(V mag, V sgn) {  // |mag| with the sign of sgn
   return as_float(as_int(abs(mag)) | (as_int(sgn) & sign_bit_of<V>()));
 }
 
 // 2^k for integer k in [1 - bias, bias] given as integer lanes.
-template <class V> inline V pow2i(I<V> k) {
+template <class V>
+inline V pow2i(I<V> k) {
   using C = K<S<V>>;
   return as_float(sll<C::mant>(k + I<V>(typename C::Int(C::bias))));
 }
 
 // k = x rounded to an integer (|x| < 2^(p-2)), both as float and as integer lanes.
-template <class V> inline void round_int(V x, V& kf, I<V>& ki) {
+template <class V>
+inline void round_int(V x, V& kf, I<V>& ki) {
   using C = K<S<V>>;
   V t = x + V(C::shifter);
   kf = t - V(C::shifter);
@@ -190,7 +215,8 @@ template <class V> inline void round_int(V x, V& kf, I<V>& ki) {
 
 // y * 2^k for y in [0.5, 2] and k in [-2*bias - p, 2*bias]: two exact steps then one rounding, so
 // subnormal results are rounded once and overflow gives inf.
-template <class V> inline V scale2(V y, I<V> k) {
+template <class V>
+inline V scale2(V y, I<V> k) {
   using C = K<S<V>>;
   using Int = typename C::Int;
   I<V> k1 = srl<1>(k + I<V>(Int(4096))) - I<V>(Int(2048));  // floor(k/2) without 64-bit sra
@@ -201,19 +227,21 @@ template <class V> inline V scale2(V y, I<V> k) {
 // ---------------------------------------------------------------- exp
 
 // e^(xh + xl) = (hi + lo) * 2^k with hi + lo in [0.7, 1.42]; xh within [exp_lo, exp_hi], |xl| tiny.
-template <class V> struct ExpParts {
+template <class V>
+struct ExpParts {
   V hi, lo;
   I<V> k;
 };
-template <class V> inline ExpParts<V> exp_core(V xh, V xl) {
+template <class V>
+inline ExpParts<V> exp_core(V xh, V xl) {
   using C = K<S<V>>;
   ExpParts<V> o;
   // fma rounds x*log2e once, straight onto the integer grid of the shifter.
   V t = fma(xh, V(C::log2e), V(C::shifter));
   V kf = t - V(C::shifter);
   o.k = as_int(t) - as_int(V(C::shifter));
-  V r = fma(kf, V(-C::ln2_hi), xh);      // exact: r is a multiple of ulp(x) or of ulp(ln2_hi)
-  V rl = fma(kf, V(-C::ln2_lo), xl);     // the rest of the reduced argument, tiny
+  V r = fma(kf, V(-C::ln2_hi), xh);   // exact: r is a multiple of ulp(x) or of ulp(ln2_hi)
+  V rl = fma(kf, V(-C::ln2_lo), xl);  // the rest of the reduced argument, tiny
   V r2 = r * r;
   V P = horner(r, C::exp_poly);  // e^r - 1 - r = r^2*P
   // e^(r+rl) - 1 - r = r^2*P*(1 + rl) + rl*(1 + r): rl reaches 2^-45 for large k, so not dropped
@@ -224,7 +252,8 @@ template <class V> inline ExpParts<V> exp_core(V xh, V xl) {
   return o;
 }
 
-template <class V> inline V exp(V x) {
+template <class V>
+inline V exp(V x) {
   using C = K<S<V>>;
   V xc = min(max(x, V(C::exp_lo)), V(C::exp_hi));
   ExpParts<V> q = exp_core(xc, V(0));
@@ -235,7 +264,8 @@ template <class V> inline V exp(V x) {
 // ---------------------------------------------------------------- log, log1p
 
 // u = 2^e * m with m in [sqrt(1/2), sqrt(2)); u positive and finite (subnormals allowed).
-template <class V> inline void split_exponent(V u, V& m, V& e) {
+template <class V>
+inline void split_exponent(V u, V& m, V& e) {
   using C = K<S<V>>;
   using Int = typename C::Int;
   M<V> sub = u < V(C::min_normal);
@@ -250,7 +280,8 @@ template <class V> inline void split_exponent(V u, V& m, V& e) {
 
 // log(2^e * (1 + f)) + c for |f| <= sqrt(2) - 1, as in fdlibm: 2s + s*R(s^2), s = f/(2+f), with the
 // 2s split as f - f^2/2 + s*f^2/2 so that the large terms are exact.
-template <class V> inline V log_kernel(V e, V f, V c) {
+template <class V>
+inline V log_kernel(V e, V f, V c) {
   using C = K<S<V>>;
   V s = f / (V(2) + f);
   V z = s * s;
@@ -260,7 +291,8 @@ template <class V> inline V log_kernel(V e, V f, V c) {
   return fma(e, V(C::ln2_hi_short), f - (hfsq - tail));
 }
 
-template <class V> inline V log(V x) {
+template <class V>
+inline V log(V x) {
   using C = K<S<V>>;
   V m, e;
   split_exponent(x, m, e);
@@ -271,7 +303,8 @@ template <class V> inline V log(V x) {
   return select(is_nan(x), quiet(x), r);
 }
 
-template <class V> inline V log1p(V x) {
+template <class V>
+inline V log1p(V x) {
   using C = K<S<V>>;
   V u = V(1) + x;
   V m, e;
@@ -293,7 +326,8 @@ template <class V> inline V log1p(V x) {
 // expm1(x) = 2*(hi + lo) for x in [expm1_lo, expm1_hi], |x| >= expm1_tiny. The reduced argument
 // r + d (r = x - k*ln2_hi exact) gives e^(r+d) - 1 = Q as an unevaluated sum h + low, and
 // expm1(x) = 2*(s*Q + (s - 1/2)) with s = 2^(k-1), the halving keeping 2^k in range for k = max.
-template <class V> inline void expm1_core(V x, V& hi, V& lo) {
+template <class V>
+inline void expm1_core(V x, V& hi, V& lo) {
   using C = K<S<V>>;
   using Int = typename C::Int;
   V t = fma(x, V(C::log2e), V(C::shifter));
@@ -306,7 +340,7 @@ template <class V> inline void expm1_core(V x, V& hi, V& lo) {
   V h, l;
   fast_two_sum(r, V(S<V>(0.5)) * r2, h, l);
   V low = fma(r2 * r, horner(r, C::expm1_poly), fma(V(S<V>(0.5)), r2l, l));  // e^r - 1 = h + low
-  low = low + fma(d, h + low, d);                                              // + d*e^r
+  low = low + fma(d, h + low, d);                                            // + d*e^r
   V s = pow2i<V>(k - I<V>(Int(1)));
   V sh = s - V(S<V>(0.5));
   V sl = (s - sh) - V(S<V>(0.5));  // exact; nonzero once 2^(k-1) - 1/2 is not representable
@@ -316,7 +350,8 @@ template <class V> inline void expm1_core(V x, V& hi, V& lo) {
   lo = fma(s, low, b + sl);
 }
 
-template <class V> inline V expm1(V x) {
+template <class V>
+inline V expm1(V x) {
   using C = K<S<V>>;
   V xc = min(max(x, V(C::expm1_lo)), V(C::expm1_hi));
   V hi, lo;
@@ -328,7 +363,8 @@ template <class V> inline V expm1(V x) {
 
 // tanh|x| = E/(E+2) with E = expm1(2|x|) = 2*(hi + lo): the quotient (hi+lo)/(hi+lo+1) is formed
 // in double-length arithmetic and rounded once.
-template <class V> inline V tanh(V x) {
+template <class V>
+inline V tanh(V x) {
   using C = K<S<V>>;
   V ax = min(abs(x), V(C::tanh_sat));
   V nh, nl;
@@ -347,7 +383,8 @@ template <class V> inline V tanh(V x) {
 
 // ---------------------------------------------------------------- erf
 
-template <class V> inline V erf(V x) {
+template <class V>
+inline V erf(V x) {
   using C = K<S<V>>;
   using T = S<V>;
   V ax = abs(x);
@@ -401,7 +438,8 @@ template <class V> inline V erf(V x) {
 // ---------------------------------------------------------------- sin, cos
 
 // x = q*pi/2 + (rh + rl), |rh + rl| <= pi/4 (slightly more for |x| near trig_big); q as float lanes.
-template <class V> inline void reduce_pio2(V x, V& q, V& rh, V& rl) {
+template <class V>
+inline void reduce_pio2(V x, V& q, V& rh, V& rl) {
   using C = K<S<V>>;
   using T = S<V>;
   V t = fma(x, V(C::two_over_pi), V(C::shifter));
@@ -443,7 +481,8 @@ template <class V> inline void reduce_pio2(V x, V& q, V& rh, V& rl) {
   }
 }
 
-template <class V, bool Cos> inline V sincos(V x) {
+template <class V, bool Cos>
+inline V sincos(V x) {
   using C = K<S<V>>;
   using T = S<V>;
   using Int = typename C::Int;
@@ -470,13 +509,20 @@ template <class V, bool Cos> inline V sincos(V x) {
   r = select(abs(x) == V(C::inf), canonical_nan<V>(), r);
   return select(is_nan(x), quiet(x), r);
 }
-template <class V> inline V sin(V x) { return sincos<V, false>(x); }
-template <class V> inline V cos(V x) { return sincos<V, true>(x); }
+template <class V>
+inline V sin(V x) {
+  return sincos<V, false>(x);
+}
+template <class V>
+inline V cos(V x) {
+  return sincos<V, true>(x);
+}
 
 // ---------------------------------------------------------------- pow (double lanes)
 
 // log(x) = hi + lo to about 2^-66 relative, for positive finite x (subnormals allowed).
-template <class V> inline void log_dd(V x, V& hi, V& lo) {
+template <class V>
+inline void log_dd(V x, V& hi, V& lo) {
   using C = K<double>;
   V m, e;
   split_exponent(x, m, e);
@@ -505,7 +551,8 @@ template <class V> inline void log_dd(V x, V& hi, V& lo) {
 }
 
 // |y| integer / odd integer tests for double lanes (NaN: neither; +-inf: even integer).
-template <class V> inline void int_parity(V y, M<V>& is_int, M<V>& is_odd) {
+template <class V>
+inline void int_parity(V y, M<V>& is_int, M<V>& is_odd) {
   V ay = abs(y);
   M<V> small = ay < V(0x1p52);
   V u = select(small, ay + V(0x1p52), ay);  // integer part in the low mantissa bits
@@ -517,7 +564,8 @@ template <class V> inline void int_parity(V y, M<V>& is_int, M<V>& is_odd) {
 // ForFloat: the float pow, whose inputs are floats and whose result is rounded to float. Then
 // |y*log|x|| < 2^8 where the result is finite, and the plain double log (error < 2^-52) leaves the
 // double result within 2^-44 relative, far inside float rounding; the double-length log is not needed.
-template <class V, bool ForFloat = false> inline V pow(V x, V y) {
+template <class V, bool ForFloat = false>
+inline V pow(V x, V y) {
   static_assert(sizeof(S<V>) == 8, "pow works on double lanes; float pow rounds this result");
   using C = K<double>;
   V ax = abs(x);
@@ -560,7 +608,8 @@ namespace ditto::dmath::impl {
 inline namespace DITTO_SIMD_ISA {
 
 // y[i] = f(x[i]); the tail runs the same f on a partial vector (masked load/store). y may be x.
-template <class V, class F> inline void map_unary(const S<V>* x, S<V>* y, int64_t n, F f) {
+template <class V, class F>
+inline void map_unary(const S<V>* x, S<V>* y, int64_t n, F f) {
   int64_t i = 0;
   for (; i + V::N <= n; i += V::N) store(y + i, f(V::load(x + i)));
   if (i < n) {
@@ -569,7 +618,8 @@ template <class V, class F> inline void map_unary(const S<V>* x, S<V>* y, int64_
   }
 }
 
-template <class V, class F> inline void map_binary(const S<V>* x, const S<V>* y, S<V>* out, int64_t n, F f) {
+template <class V, class F>
+inline void map_binary(const S<V>* x, const S<V>* y, S<V>* out, int64_t n, F f) {
   int64_t i = 0;
   for (; i + V::N <= n; i += V::N) store(out + i, f(V::load(x + i), V::load(y + i)));
   if (i < n) {

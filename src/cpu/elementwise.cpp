@@ -5,8 +5,8 @@
 
 #include "cpu/dmath.h"
 #include "cpu/fma_kernels.h"
-#include "cpu/loops.h"
 #include "cpu/kernels.h"
+#include "cpu/loops.h"
 
 namespace ditto::cpu {
 namespace {
@@ -17,38 +17,56 @@ using Wide = std::conditional_t<std::is_same_v<T, bool>, uint8_t, std::make_unsi
 // Integer arithmetic wraps (two's complement), as PyTorch's does in practice, without UB.
 template <class T>
 T wrap_add(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(Wide<T>(a) + Wide<T>(b));
-  else return a + b;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return static_cast<T>(Wide<T>(a) + Wide<T>(b));
+  else
+    return a + b;
 }
 template <class T>
 T wrap_sub(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(Wide<T>(a) - Wide<T>(b));
-  else return a - b;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return static_cast<T>(Wide<T>(a) - Wide<T>(b));
+  else
+    return a - b;
 }
 template <class T>
 T wrap_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(Wide<T>(a) * Wide<T>(b));
-  else return a * b;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return static_cast<T>(Wide<T>(a) * Wide<T>(b));
+  else
+    return a * b;
 }
 
 template <class F>
 void unary_same(const Tensor& out, const Tensor& in, F f) {
-  dispatch_dtype(out.dtype(), [&]<class T>() { map<T, T>(out, [&](T x) { return f(x); }, in); });
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    map<T, T>(
+        out, [&](T x) { return f(x); }, in);
+  });
 }
 
 template <class F>
 void unary_float(const Tensor& out, const Tensor& in, F f) {
-  dispatch_floating(out.dtype(), [&]<class T>() { map<T, T>(out, [&](T x) { return f(x); }, in); });
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    map<T, T>(
+        out, [&](T x) { return f(x); }, in);
+  });
 }
 
 template <class F>
 void binary_same(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
-  dispatch_dtype(out.dtype(), [&]<class T>() { map<T, T, T>(out, [&](T x, T y) { return f(x, y); }, a, b); });
+  dispatch_dtype(out.dtype(), [&]<class T>() {
+    map<T, T, T>(
+        out, [&](T x, T y) { return f(x, y); }, a, b);
+  });
 }
 
 template <class F>
 void compare(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
-  dispatch_dtype(a.dtype(), [&]<class T>() { map<bool, T, T>(out, [&](T x, T y) { return f(x, y); }, a, b); });
+  dispatch_dtype(a.dtype(), [&]<class T>() {
+    map<bool, T, T>(
+        out, [&](T x, T y) { return f(x, y); }, a, b);
+  });
 }
 
 // Integer power by squaring (exponent >= 0), wrapping like multiplication.
@@ -72,8 +90,10 @@ void unary_dmath(const Tensor& out, const Tensor& in, F32 array_f32, F64 array_f
       const T* x = static_cast<const T*>(in.raw_data());
       T* y = static_cast<T*>(out.raw_data());
       flat_blocks(out.numel(), 8, [&](int64_t lo, int64_t hi) {
-        if constexpr (std::is_same_v<T, float>) array_f32(x + lo, y + lo, hi - lo);
-        else array_f64(x + lo, y + lo, hi - lo);
+        if constexpr (std::is_same_v<T, float>)
+          array_f32(x + lo, y + lo, hi - lo);
+        else
+          array_f64(x + lo, y + lo, hi - lo);
       });
     });
     return;
@@ -85,15 +105,20 @@ void unary_dmath(const Tensor& out, const Tensor& in, F32 array_f32, F64 array_f
 
 void neg(const Tensor& out, const Tensor& in) {
   unary_same(out, in, []<class T>(T x) -> T {
-    if constexpr (std::is_floating_point_v<T>) return -x;  // -(+0) is -0, as in PyTorch
-    else return wrap_sub(T(0), x);
+    if constexpr (std::is_floating_point_v<T>)
+      return -x;  // -(+0) is -0, as in PyTorch
+    else
+      return wrap_sub(T(0), x);
   });
 }
 void abs(const Tensor& out, const Tensor& in) {
   unary_same(out, in, []<class T>(T x) -> T {
-    if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
-    else if constexpr (std::is_same_v<T, bool>) return x;
-    else return x < 0 ? wrap_sub(T(0), x) : x;
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fabs(x);
+    else if constexpr (std::is_same_v<T, bool>)
+      return x;
+    else
+      return x < 0 ? wrap_sub(T(0), x) : x;
   });
 }
 void exp(const Tensor& out, const Tensor& in) {
@@ -102,7 +127,9 @@ void exp(const Tensor& out, const Tensor& in) {
 void log(const Tensor& out, const Tensor& in) {
   unary_dmath(out, in, dmath::log_f32, dmath::log_f64, [](auto x) { return dmath::log(x); });
 }
-void sqrt(const Tensor& out, const Tensor& in) { unary_float(out, in, [](auto x) { return std::sqrt(x); }); }
+void sqrt(const Tensor& out, const Tensor& in) {
+  unary_float(out, in, [](auto x) { return std::sqrt(x); });
+}
 void rsqrt(const Tensor& out, const Tensor& in) {
   unary_float(out, in, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
 }
@@ -125,29 +152,52 @@ void pow_scalar(const Tensor& out, const Tensor& in, const Scalar& e) {
     dispatch_floating(out.dtype(), [&]<class T>() {
       const T et = static_cast<T>(ed);
       // The exponents PyTorch computes without pow(), giving the same results as it.
-      if (ed == 2.0) map<T, T>(out, [](T x) { return x * x; }, in);
-      else if (ed == 3.0) map<T, T>(out, [](T x) { return x * x * x; }, in);
-      else if (ed == 0.5) map<T, T>(out, [](T x) { return std::sqrt(x); }, in);
-      else if (ed == -0.5) map<T, T>(out, [](T x) { return T(1) / std::sqrt(x); }, in);
-      else if (ed == -1.0) map<T, T>(out, [](T x) { return T(1) / x; }, in);
-      else if (ed == -2.0) map<T, T>(out, [](T x) { return T(1) / (x * x); }, in);
-      else if (ed == 1.0) map<T, T>(out, [](T x) { return x; }, in);
-      else map<T, T>(out, [et](T x) { return dmath::pow(x, et); }, in);
+      if (ed == 2.0)
+        map<T, T>(
+            out, [](T x) { return x * x; }, in);
+      else if (ed == 3.0)
+        map<T, T>(
+            out, [](T x) { return x * x * x; }, in);
+      else if (ed == 0.5)
+        map<T, T>(
+            out, [](T x) { return std::sqrt(x); }, in);
+      else if (ed == -0.5)
+        map<T, T>(
+            out, [](T x) { return T(1) / std::sqrt(x); }, in);
+      else if (ed == -1.0)
+        map<T, T>(
+            out, [](T x) { return T(1) / x; }, in);
+      else if (ed == -2.0)
+        map<T, T>(
+            out, [](T x) { return T(1) / (x * x); }, in);
+      else if (ed == 1.0)
+        map<T, T>(
+            out, [](T x) { return x; }, in);
+      else
+        map<T, T>(
+            out, [et](T x) { return dmath::pow(x, et); }, in);
     });
     return;
   }
   const int64_t ei = e.to_int();  // the public op has rejected negative integer exponents
   dispatch_dtype(out.dtype(), [&]<class T>() {
-    if constexpr (std::is_same_v<T, bool>) map<T, T>(out, [ei](T x) { return ei == 0 ? true : x; }, in);
-    else map<T, T>(out, [ei](T x) { return ipow<T>(x, ei); }, in);
+    if constexpr (std::is_same_v<T, bool>)
+      map<T, T>(
+          out, [ei](T x) { return ei == 0 ? true : x; }, in);
+    else
+      map<T, T>(
+          out, [ei](T x) { return ipow<T>(x, ei); }, in);
   });
 }
 
 void pow_tensor(const Tensor& out, const Tensor& a, const Tensor& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
-    if constexpr (std::is_floating_point_v<T>) return dmath::pow(x, y);
-    else if constexpr (std::is_same_v<T, bool>) return y ? x : true;
-    else return y < 0 ? (x == 1 ? T(1) : x == -1 ? ((y & 1) ? T(-1) : T(1)) : T(0)) : ipow<T>(x, y);
+    if constexpr (std::is_floating_point_v<T>)
+      return dmath::pow(x, y);
+    else if constexpr (std::is_same_v<T, bool>)
+      return y ? x : true;
+    else
+      return y < 0 ? (x == 1 ? T(1) : x == -1 ? ((y & 1) ? T(-1) : T(1)) : T(0)) : ipow<T>(x, y);
   });
 }
 
@@ -155,19 +205,24 @@ void clamp(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo,
   dispatch_dtype(out.dtype(), [&]<class T>() {
     const bool has_lo = lo.has_value(), has_hi = hi.has_value();
     const T l = has_lo ? lo->to<T>() : T(0), h = has_hi ? hi->to<T>() : T(0);
-    map<T, T>(out, [=](T x) {
-      if (x != x) return x;  // NaN propagates
-      if (has_lo && x < l) x = l;
-      if (has_hi && x > h) x = h;
-      return x;
-    }, in);
+    map<T, T>(
+        out,
+        [=](T x) {
+          if (x != x) return x;  // NaN propagates
+          if (has_lo && x < l) x = l;
+          if (has_hi && x > h) x = h;
+          return x;
+        },
+        in);
   });
 }
 
 void add(const Tensor& out, const Tensor& a, const Tensor& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
-    if constexpr (std::is_same_v<T, bool>) return x || y;
-    else return wrap_add(x, y);
+    if constexpr (std::is_same_v<T, bool>)
+      return x || y;
+    else
+      return wrap_add(x, y);
   });
 }
 void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
@@ -177,14 +232,18 @@ void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, const Scala
       if (flat(out, a, b)) {
         const T *x = a.data_ptr<T>(), *y = b.data_ptr<T>();
         T* o = out.data_ptr<T>();
-        flat_blocks(out.numel(), 1, [&](int64_t lo, int64_t hi) { add_scaled_contiguous(x + lo, y + lo, al, o + lo, hi - lo); });
+        flat_blocks(out.numel(), 1,
+                    [&](int64_t lo, int64_t hi) { add_scaled_contiguous(x + lo, y + lo, al, o + lo, hi - lo); });
       } else {
-        map<T, T, T>(out, [al](T x, T y) { return std::fma(y, al, x); }, a, b);
+        map<T, T, T>(
+            out, [al](T x, T y) { return std::fma(y, al, x); }, a, b);
       }
     } else if constexpr (std::is_same_v<T, bool>) {
-      map<T, T, T>(out, [al](T x, T y) { return x || (y && al); }, a, b);
+      map<T, T, T>(
+          out, [al](T x, T y) { return x || (y && al); }, a, b);
     } else {
-      map<T, T, T>(out, [al](T x, T y) { return wrap_add(x, wrap_mul(y, al)); }, a, b);
+      map<T, T, T>(
+          out, [al](T x, T y) { return wrap_add(x, wrap_mul(y, al)); }, a, b);
     }
   });
 }
@@ -193,30 +252,49 @@ void sub(const Tensor& out, const Tensor& a, const Tensor& b) {
 }
 void mul(const Tensor& out, const Tensor& a, const Tensor& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
-    if constexpr (std::is_same_v<T, bool>) return x && y;
-    else return wrap_mul(x, y);
+    if constexpr (std::is_same_v<T, bool>)
+      return x && y;
+    else
+      return wrap_mul(x, y);
   });
 }
 void div(const Tensor& out, const Tensor& a, const Tensor& b) {
-  dispatch_floating(out.dtype(), [&]<class T>() { map<T, T, T>(out, [](T x, T y) { return x / y; }, a, b); });
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    map<T, T, T>(
+        out, [](T x, T y) { return x / y; }, a, b);
+  });
 }
-void eq(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x == y; }); }
-void ne(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x != y; }); }
-void lt(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x < y; }); }
-void le(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x <= y; }); }
-void gt(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x > y; }); }
-void ge(const Tensor& out, const Tensor& a, const Tensor& b) { compare(out, a, b, [](auto x, auto y) { return x >= y; }); }
+void eq(const Tensor& out, const Tensor& a, const Tensor& b) {
+  compare(out, a, b, [](auto x, auto y) { return x == y; });
+}
+void ne(const Tensor& out, const Tensor& a, const Tensor& b) {
+  compare(out, a, b, [](auto x, auto y) { return x != y; });
+}
+void lt(const Tensor& out, const Tensor& a, const Tensor& b) {
+  compare(out, a, b, [](auto x, auto y) { return x < y; });
+}
+void le(const Tensor& out, const Tensor& a, const Tensor& b) {
+  compare(out, a, b, [](auto x, auto y) { return x <= y; });
+}
+void gt(const Tensor& out, const Tensor& a, const Tensor& b) {
+  compare(out, a, b, [](auto x, auto y) { return x > y; });
+}
+void ge(const Tensor& out, const Tensor& a, const Tensor& b) {
+  compare(out, a, b, [](auto x, auto y) { return x >= y; });
+}
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
-    map<T, bool, T, T>(out, [](bool c, T x, T y) { return select_bits(c, x, y); }, cond, a, b);
+    map<T, bool, T, T>(
+        out, [](bool c, T x, T y) { return select_bits(c, x, y); }, cond, a, b);
   });
 }
 
 void masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   dispatch_dtype(self.dtype(), [&]<class T>() {
     const T v = value.to<T>();
-    map<T, T, bool>(self, [v](T x, bool m) { return select_bits(m, v, x); }, self, mask);
+    map<T, T, bool>(
+        self, [v](T x, bool m) { return select_bits(m, v, x); }, self, mask);
   });
 }
 
@@ -229,7 +307,10 @@ void fill(const Tensor& out, const Scalar& value) {
 
 void copy(const Tensor& dst, const Tensor& src) {
   dispatch_dtype(dst.dtype(), [&]<class D>() {
-    dispatch_dtype(src.dtype(), [&]<class S>() { map<D, S>(dst, [](S x) { return convert<D>(x); }, src); });
+    dispatch_dtype(src.dtype(), [&]<class S>() {
+      map<D, S>(
+          dst, [](S x) { return convert<D>(x); }, src);
+    });
   });
 }
 
@@ -256,7 +337,8 @@ void torch_range_fill(T* p, int64_t n, Base base, Lane lane, Rest rest) {
 void arange(const Tensor& out, double start, double step) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     torch_range_fill(
-        out.data_ptr<T>(), out.numel(), [&](int64_t i) { return static_cast<T>(start + step * static_cast<double>(i)); },
+        out.data_ptr<T>(), out.numel(),
+        [&](int64_t i) { return static_cast<T>(start + step * static_cast<double>(i)); },
         [&](T base, int64_t j) { return static_cast<T>(static_cast<double>(base) + static_cast<double>(j) * step); },
         [&](int64_t i) { return convert<T>(start + step * static_cast<double>(i)); });
   });

@@ -5,9 +5,9 @@
 
 namespace ditto::cpu::fma_kernels {
 
-#define DITTO_FMA_DECLARE_T(level, T, sfx)                                             \
-  void add_scaled_##sfx##_##level(const T* x, const T* y, T a, T* out, int64_t n);     \
-  void lerp_##sfx##_##level(const T* x, const T* y, T w, T* out, int64_t n);           \
+#define DITTO_FMA_DECLARE_T(level, T, sfx)                                         \
+  void add_scaled_##sfx##_##level(const T* x, const T* y, T a, T* out, int64_t n); \
+  void lerp_##sfx##_##level(const T* x, const T* y, T w, T* out, int64_t n);       \
   void addcmul_##sfx##_##level(const T* s, const T* x, const T* y, T v, T* out, int64_t n);
 #define DITTO_FMA_DECLARE(level) DITTO_FMA_DECLARE_T(level, float, f32) DITTO_FMA_DECLARE_T(level, double, f64)
 DITTO_FMA_DECLARE(scalar)

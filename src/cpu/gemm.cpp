@@ -13,15 +13,15 @@
 #include "cpu/capability.h"
 #include "cpu/gemm_impl.h"
 #include "cpu/gemm_kernels.h"
-#include "cpu/loops.h"
 #include "cpu/kernels.h"
+#include "cpu/loops.h"
 
 namespace ditto::cpu {
 
 namespace gemm_detail {
 static_assert(kF32Scalar.lanes == 1 && kF64Scalar.lanes == 1);
-void gemm_macro_f32_scalar(int64_t mc, int64_t nc, int64_t kc, const float* ap, const float* bp, float* c,
-                           int64_t ldc, bool load_c, bool final) {
+void gemm_macro_f32_scalar(int64_t mc, int64_t nc, int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
+                           bool load_c, bool final) {
   gemm_impl::macro<simd::F32x1, kF32Scalar.mr, kF32Scalar.nr>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
 }
 void gemm_macro_f64_scalar(int64_t mc, int64_t nc, int64_t kc, const double* ap, const double* bp, double* c,
@@ -37,7 +37,8 @@ using namespace gemm_detail;
 
 template <class T>
 T madd(T a, T b, T acc) {
-  if constexpr (std::is_same_v<T, bool>) return acc || (a && b);
+  if constexpr (std::is_same_v<T, bool>)
+    return acc || (a && b);
   else {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(U(acc) + U(a) * U(b));
@@ -45,8 +46,8 @@ T madd(T a, T b, T acc) {
 }
 
 template <class T>
-void gemm_simple(T* c, const T* a, int64_t sam, int64_t sak, const T* b, int64_t sbk, int64_t sbn, int64_t M,
-                 int64_t N, int64_t K) {
+void gemm_simple(T* c, const T* a, int64_t sam, int64_t sak, const T* b, int64_t sbk, int64_t sbn, int64_t M, int64_t N,
+                 int64_t K) {
   detail::parallel_for(M, N * K, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       T* ci = c + i * N;
@@ -282,12 +283,14 @@ void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor&
     auto mul = [](T x, T y) -> T {
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
         return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) * static_cast<std::make_unsigned_t<T>>(y));
-      else return static_cast<T>(x * y);
+      else
+        return static_cast<T>(x * y);
     };
     auto add = [](T x, T y) -> T {
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
         return static_cast<T>(static_cast<std::make_unsigned_t<T>>(x) + static_cast<std::make_unsigned_t<T>>(y));
-      else return static_cast<T>(x + y);
+      else
+        return static_cast<T>(x + y);
     };
     detail::parallel_for(M, N, [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i)

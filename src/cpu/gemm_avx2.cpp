@@ -13,8 +13,8 @@ void gemm_macro_f32_avx2(int64_t mc, int64_t nc, int64_t kc, const float* ap, co
   gemm_impl::macro<F32x8, kF32Avx2.mr, kF32Avx2.nr / F32x8::N>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
 }
 
-void gemm_macro_f64_avx2(int64_t mc, int64_t nc, int64_t kc, const double* ap, const double* bp, double* c,
-                         int64_t ldc, bool load_c, bool final) {
+void gemm_macro_f64_avx2(int64_t mc, int64_t nc, int64_t kc, const double* ap, const double* bp, double* c, int64_t ldc,
+                         bool load_c, bool final) {
   gemm_impl::macro<F64x4, kF64Avx2.mr, kF64Avx2.nr / F64x4::N>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
 }
 
@@ -31,8 +31,10 @@ struct Lanes<float> {
   static constexpr int N = 8;
   static __m256 load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, __m256 v, int n) {
-    if (n == N) _mm256_storeu_ps(p, v);
-    else _mm256_maskstore_ps(p, simd::avx2_lanes_below32(n), v);
+    if (n == N)
+      _mm256_storeu_ps(p, v);
+    else
+      _mm256_maskstore_ps(p, simd::avx2_lanes_below32(n), v);
   }
   static void transpose(__m256 (&v)[N]) {
     __m256 t[N], u[N];
@@ -57,8 +59,10 @@ struct Lanes<double> {
   static constexpr int N = 4;
   static __m256d load(const double* p) { return _mm256_loadu_pd(p); }
   static void store(double* p, __m256d v, int n) {
-    if (n == N) _mm256_storeu_pd(p, v);
-    else _mm256_maskstore_pd(p, simd::avx2_lanes_below64(n), v);
+    if (n == N)
+      _mm256_storeu_pd(p, v);
+    else
+      _mm256_maskstore_pd(p, simd::avx2_lanes_below64(n), v);
   }
   static void transpose(__m256d (&v)[N]) {
     const __m256d t0 = _mm256_unpacklo_pd(v[0], v[1]), t1 = _mm256_unpackhi_pd(v[0], v[1]);

@@ -8,8 +8,8 @@ using simd::F32x16;
 using simd::F64x8;
 static_assert(kF32Avx512.lanes == F32x16::N && kF64Avx512.lanes == F64x8::N);
 
-void gemm_macro_f32_avx512(int64_t mc, int64_t nc, int64_t kc, const float* ap, const float* bp, float* c,
-                           int64_t ldc, bool load_c, bool final) {
+void gemm_macro_f32_avx512(int64_t mc, int64_t nc, int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
+                           bool load_c, bool final) {
   gemm_impl::macro<F32x16, kF32Avx512.mr, kF32Avx512.nr / F32x16::N>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
 }
 

@@ -18,8 +18,8 @@ using namespace ::ditto::simd;
 // Rows 0..R-1 and vectors 0..NV-1 of a micro-tile whose packed panels are MR rows and NVS
 // vectors wide; nr (in ((NV-1)*W, NV*W]) columns of C are read and written.
 template <class V, int MR, int NVS, int R, int NV>
-void micro(int64_t kc, const typename V::Scalar* ap, const typename V::Scalar* bp, typename V::Scalar* c,
-           int64_t ldc, int nr, bool load_c, bool final) {
+void micro(int64_t kc, const typename V::Scalar* ap, const typename V::Scalar* bp, typename V::Scalar* c, int64_t ldc,
+           int nr, bool load_c, bool final) {
   using T = typename V::Scalar;
   constexpr int W = V::N, NR = NVS * W;
   const int last = nr - (NV - 1) * W;  // columns in the last vector
@@ -29,8 +29,8 @@ void micro(int64_t kc, const typename V::Scalar* ap, const typename V::Scalar* b
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = (v < NV - 1 || last == W) ? V::load(c + r * ldc + v * W)
-                                              : V::load_partial(c + r * ldc + v * W, last);
+        acc[r][v] =
+            (v < NV - 1 || last == W) ? V::load(c + r * ldc + v * W) : V::load_partial(c + r * ldc + v * W, last);
   } else {
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
@@ -61,8 +61,10 @@ void micro(int64_t kc, const typename V::Scalar* ap, const typename V::Scalar* b
     for (int v = 0; v < NV; ++v) {
       V x = acc[r][v];
       if (final) x = select(x != x, qnan, x);
-      if (v < NV - 1 || last == W) store(c + r * ldc + v * W, x);
-      else store_partial(c + r * ldc + v * W, x, last);
+      if (v < NV - 1 || last == W)
+        store(c + r * ldc + v * W, x);
+      else
+        store_partial(c + r * ldc + v * W, x, last);
     }
 }
 
@@ -74,7 +76,7 @@ struct MicroTable {
   static constexpr std::array<Fn, sizeof...(I)> make(std::index_sequence<I...>) {
     return {&micro<V, MR, NVS, int(I / NVS) + 1, int(I % NVS) + 1>...};
   }
-  static constexpr std::array<Fn, MR * NVS> fns = make(std::make_index_sequence<MR * NVS>{});
+  static constexpr std::array<Fn, MR* NVS> fns = make(std::make_index_sequence<MR * NVS>{});
 };
 
 // C[0..mc, 0..nc) from a packed A block and B block (layouts in cpu/gemm_kernels.h).
@@ -93,7 +95,7 @@ void macro(int64_t mc, int64_t nc, int64_t kc, const typename V::Scalar* ap, con
       for (int64_t r = nir; r < nir + MR && r < mc; ++r)
         for (int v = 0; v < NR && njr + v < nc; v += kLine) __builtin_prefetch(c + r * ldc + njr + v, 1);
       fns[(mr - 1) * NVS + (nr + W - 1) / W - 1](kc, ap + ir * kc, bp + jr * kc, c + ir * ldc + jr, ldc, nr, load_c,
-                                                  final);
+                                                 final);
     }
   }
 }

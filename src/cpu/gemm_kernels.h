@@ -15,8 +15,8 @@
 namespace ditto::cpu::gemm_detail {
 
 struct Blocking {
-  int mr, nr;          // micro-tile: registers hold mr x nr accumulators
-  int lanes;           // of a vector register; nr is a multiple
+  int mr, nr;  // micro-tile: registers hold mr x nr accumulators
+  int lanes;   // of a vector register; nr is a multiple
   // K block; A block of mc x kc (its mr x kc micro-panel stays in L1 while B panels stream);
   // B block of kc x nc (L2). Each is cut into near-equal blocks of at most about this size.
   int64_t kc, mc, nc;

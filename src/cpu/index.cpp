@@ -1,9 +1,9 @@
 // Joining and indexing kernels. Indices were checked by the public ops.
 #include <cstring>
 
-#include "cpu/loops.h"
 #include "core/views.h"
 #include "cpu/kernels.h"
+#include "cpu/loops.h"
 
 namespace ditto::cpu {
 
@@ -12,7 +12,8 @@ void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim) {
   for (const Tensor& t : inputs) {
     if (t.dim() == 1 && t.numel() == 0 && out.dim() != 1) continue;  // legacy empty inputs are skipped
     const int64_t len = t.size(dim);
-    if (t.numel() > 0) copy(views::slice(out, dim, offset, offset + len, 1), t);  // (an empty slice's offset may be huge)
+    if (t.numel() > 0)
+      copy(views::slice(out, dim, offset, offset + len, 1), t);  // (an empty slice's offset may be huge)
     offset += len;
   }
 }

@@ -87,8 +87,9 @@ void for_each_run(const Shape& sizes, const std::array<char*, N>& base, const st
 // vectorise the loop around it): for data-dependent choices, which a branch mispredicts.
 template <class T>
 T select_bits(bool take, T a, T b) {
-  using U = std::conditional_t<sizeof(T) == 1, uint8_t,
-                               std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  using U = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
   static_assert(sizeof(T) == sizeof(U));
   const U mask = static_cast<U>(U(0) - U(take));
   return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & static_cast<U>(~mask))));
@@ -106,9 +107,8 @@ bool flat(const Tensor& out, const Ts&... in) {
 template <class F>
 void flat_blocks(int64_t n, int64_t cost_per_item, F fn) {
   constexpr int64_t kBlock = 16384;
-  detail::parallel_for((n + kBlock - 1) / kBlock, kBlock * cost_per_item, [&](int64_t b, int64_t e) {
-    fn(b * kBlock, e * kBlock < n ? e * kBlock : n);
-  });
+  detail::parallel_for((n + kBlock - 1) / kBlock, kBlock * cost_per_item,
+                       [&](int64_t b, int64_t e) { fn(b * kBlock, e * kBlock < n ? e * kBlock : n); });
 }
 
 // Applies f elementwise: out[i] = f(in[i]...) with out of type O and inputs of types In.
@@ -118,25 +118,31 @@ void map(const Tensor& out, F&& f, const std::conditional_t<true, Tensor, In>&..
   std::array<char*, N> base{static_cast<char*>(out.raw_data()), static_cast<char*>(in.raw_data())...};
   std::array<Shape, N> strides{out.strides(), in.strides()...};
   std::array<int64_t, N> es{int64_t(sizeof(O)), int64_t(sizeof(In))...};
-  for_each_run<N>(out.sizes(), base, strides, es, [&](const std::array<char*, N>& p, const std::array<int64_t, N>& s, int64_t n) {
-    bool contiguous = s[0] == int64_t(sizeof(O));
-    if constexpr (N >= 2) contiguous = contiguous && s[1] == int64_t(sizeof(std::tuple_element_t<0, std::tuple<In...>>));
-    if constexpr (N >= 3) contiguous = contiguous && s[2] == int64_t(sizeof(std::tuple_element_t<1, std::tuple<In...>>));
-    if constexpr (N >= 4) contiguous = contiguous && s[3] == int64_t(sizeof(std::tuple_element_t<2, std::tuple<In...>>));
-    O* o = reinterpret_cast<O*>(p[0]);
-    if (contiguous) {
-      // same loop with unit strides, so the compiler can vectorise it
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
-        std::tuple<In*...> ins{reinterpret_cast<In*>(p[I + 1])...};
-        for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(ins)[i]...);
-      }(std::index_sequence_for<In...>{});
-    } else {
-      [&]<std::size_t... I>(std::index_sequence<I...>) {
-        for (int64_t i = 0; i < n; ++i)
-          *reinterpret_cast<O*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[I + 1] + i * s[I + 1])...);
-      }(std::index_sequence_for<In...>{});
-    }
-  });
+  for_each_run<N>(
+      out.sizes(), base, strides, es, [&](const std::array<char*, N>& p, const std::array<int64_t, N>& s, int64_t n) {
+        bool contiguous = s[0] == int64_t(sizeof(O));
+        if constexpr (N >= 2)
+          contiguous = contiguous && s[1] == int64_t(sizeof(std::tuple_element_t<0, std::tuple<In...>>));
+        if constexpr (N >= 3)
+          contiguous = contiguous && s[2] == int64_t(sizeof(std::tuple_element_t<1, std::tuple<In...>>));
+        if constexpr (N >= 4)
+          contiguous = contiguous && s[3] == int64_t(sizeof(std::tuple_element_t<2, std::tuple<In...>>));
+        O* o = reinterpret_cast<O*>(p[0]);
+        if (contiguous) {
+          // same loop with unit strides, so the compiler can vectorise it
+          [&]<std::size_t... I>(std::index_sequence<I...>) {
+            std::tuple<In*...> ins{reinterpret_cast<In*>(p[I + 1])...};
+            for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(ins)[i]...);
+          }
+          (std::index_sequence_for<In...>{});
+        } else {
+          [&]<std::size_t... I>(std::index_sequence<I...>) {
+            for (int64_t i = 0; i < n; ++i)
+              *reinterpret_cast<O*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[I + 1] + i * s[I + 1])...);
+          }
+          (std::index_sequence_for<In...>{});
+        }
+      });
 }
 
 }  // namespace ditto::cpu

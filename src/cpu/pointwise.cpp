@@ -4,8 +4,8 @@
 
 #include "cpu/dmath.h"
 #include "cpu/fma_kernels.h"
-#include "cpu/loops.h"
 #include "cpu/kernels.h"
+#include "cpu/loops.h"
 
 namespace ditto::cpu {
 
@@ -13,13 +13,17 @@ void gelu(const Tensor& out, const Tensor& in, bool tanh_approx) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     if (tanh_approx) {
       const T beta = static_cast<T>(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = static_cast<T>(0.044715);
-      map<T, T>(out, [=](T x) {
-        const T inner = beta * (x + kappa * (x * x * x));
-        return T(0.5) * x * (T(1) + dmath::tanh(inner));
-      }, in);
+      map<T, T>(
+          out,
+          [=](T x) {
+            const T inner = beta * (x + kappa * (x * x * x));
+            return T(0.5) * x * (T(1) + dmath::tanh(inner));
+          },
+          in);
     } else {
       const T alpha = static_cast<T>(M_SQRT1_2);
-      map<T, T>(out, [=](T x) { return x * T(0.5) * (T(1) + dmath::erf(x * alpha)); }, in);
+      map<T, T>(
+          out, [=](T x) { return x * T(0.5) * (T(1) + dmath::erf(x * alpha)); }, in);
     }
   });
 }
@@ -28,22 +32,28 @@ void gelu_backward(const Tensor& out, const Tensor& grad, const Tensor& in, bool
   dispatch_floating(out.dtype(), [&]<class T>() {
     if (tanh_approx) {
       const T beta = static_cast<T>(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = static_cast<T>(0.044715);
-      map<T, T, T>(out, [=](T dy, T x) {
-        const T x_sq = x * x;
-        const T inner = beta * (x + kappa * (x_sq * x));
-        const T t = dmath::tanh(inner);
-        const T left = T(0.5) * x, right = T(1) + t;
-        const T left_d = T(0.5) * right;
-        const T right_d = left * (T(1) - t * t) * (beta * (T(1) + T(3) * kappa * x_sq));
-        return dy * (left_d + right_d);
-      }, grad, in);
+      map<T, T, T>(
+          out,
+          [=](T dy, T x) {
+            const T x_sq = x * x;
+            const T inner = beta * (x + kappa * (x_sq * x));
+            const T t = dmath::tanh(inner);
+            const T left = T(0.5) * x, right = T(1) + t;
+            const T left_d = T(0.5) * right;
+            const T right_d = left * (T(1) - t * t) * (beta * (T(1) + T(3) * kappa * x_sq));
+            return dy * (left_d + right_d);
+          },
+          grad, in);
     } else {
       const T alpha = static_cast<T>(M_SQRT1_2), beta = static_cast<T>(M_2_SQRTPI * M_SQRT1_2 * 0.5);
-      map<T, T, T>(out, [=](T dy, T x) {
-        const T cdf = T(0.5) * (T(1) + dmath::erf(x * alpha));
-        const T pdf = beta * dmath::exp(x * x * T(-0.5));
-        return dy * (cdf + x * pdf);
-      }, grad, in);
+      map<T, T, T>(
+          out,
+          [=](T dy, T x) {
+            const T cdf = T(0.5) * (T(1) + dmath::erf(x * alpha));
+            const T pdf = beta * dmath::exp(x * x * T(-0.5));
+            return dy * (cdf + x * pdf);
+          },
+          grad, in);
     }
   });
 }
@@ -52,7 +62,8 @@ void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& sel
   dispatch_dtype(out.dtype(), [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       const T th = threshold.to<T>();
-      map<T, T, T>(out, [th](T g, T x) { return select_bits(x <= th, T(0), g); }, grad, self);
+      map<T, T, T>(
+          out, [th](T g, T x) { return select_bits(x <= th, T(0), g); }, grad, self);
     }
   });
 }
@@ -65,9 +76,11 @@ void lerp(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& wei
       T* o = out.data_ptr<T>();
       flat_blocks(out.numel(), 1, [&](int64_t lo, int64_t hi) { lerp_contiguous(x + lo, y + lo, w, o + lo, hi - lo); });
     } else if (std::fabs(w) < T(0.5))
-      map<T, T, T>(out, [w](T x, T y) { return std::fma(w, y - x, x); }, a, b);
+      map<T, T, T>(
+          out, [w](T x, T y) { return std::fma(w, y - x, x); }, a, b);
     else
-      map<T, T, T>(out, [w](T x, T y) { return std::fma(w - T(1), y - x, y); }, a, b);
+      map<T, T, T>(
+          out, [w](T x, T y) { return std::fma(w - T(1), y - x, y); }, a, b);
   });
 }
 
@@ -78,14 +91,17 @@ void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tens
       if (flat(out, self, t1, t2)) {
         const T *s = self.data_ptr<T>(), *x = t1.data_ptr<T>(), *y = t2.data_ptr<T>();
         T* o = out.data_ptr<T>();
-        flat_blocks(out.numel(), 1, [&](int64_t lo, int64_t hi) { addcmul_contiguous(s + lo, x + lo, y + lo, v, o + lo, hi - lo); });
+        flat_blocks(out.numel(), 1,
+                    [&](int64_t lo, int64_t hi) { addcmul_contiguous(s + lo, x + lo, y + lo, v, o + lo, hi - lo); });
       } else {
-        map<T, T, T, T>(out, [v](T s, T x, T y) { return std::fma(v * x, y, s); }, self, t1, t2);
+        map<T, T, T, T>(
+            out, [v](T s, T x, T y) { return std::fma(v * x, y, s); }, self, t1, t2);
       }
     } else if constexpr (!std::is_same_v<T, bool>) {
       using U = std::make_unsigned_t<T>;  // wraps, without UB
       const U v = static_cast<U>(value.to<T>());
-      map<T, T, T, T>(out, [v](T s, T x, T y) { return static_cast<T>(U(s) + v * U(x) * U(y)); }, self, t1, t2);
+      map<T, T, T, T>(
+          out, [v](T s, T x, T y) { return static_cast<T>(U(s) + v * U(x) * U(y)); }, self, t1, t2);
     }
   });
 }
@@ -93,7 +109,8 @@ void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tens
 void addcdiv(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const T v = value.to<T>();
-    map<T, T, T, T>(out, [v](T s, T x, T y) { return s + v * x / y; }, self, t1, t2);
+    map<T, T, T, T>(
+        out, [v](T s, T x, T y) { return s + v * x / y; }, self, t1, t2);
   });
 }
 

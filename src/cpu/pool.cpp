@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "core/parallel.h"
+#include "cpu/kernels.h"
 #include "cpu/loops.h"
 #include "cpu/pool_kernels.h"
-#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 namespace {
@@ -60,9 +60,9 @@ void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& input
     const int64_t sH = a.stride[0], sW = a.stride[1], pH = a.padding[0], pW = a.padding[1];
     // Output columns whose window lies inside the row: [in_lo, in_hi).
     const int64_t in_lo = std::min<int64_t>(pW == 0 ? 0 : (pW - 1) / sW + 1, p.oW);  // ceil(pW / sW), no overflow
-    const int64_t in_hi = std::max<int64_t>(in_lo, std::min<int64_t>(p.oW, p.W - 1 - (kW - 1) * dW + pW >= 0
-                                                                          ? (p.W - 1 - (kW - 1) * dW + pW) / sW + 1
-                                                                          : 0));
+    const int64_t in_hi = std::max<int64_t>(
+        in_lo,
+        std::min<int64_t>(p.oW, p.W - 1 - (kW - 1) * dW + pW >= 0 ? (p.W - 1 - (kW - 1) * dW + pW) / sW + 1 : 0));
     detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         const T* x = px + c * p.H * p.W;

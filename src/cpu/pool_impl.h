@@ -16,7 +16,8 @@ namespace ditto::cpu::pool_impl {
 inline namespace DITTO_SIMD_ISA {
 
 using namespace ::ditto::simd;
-template <class V> using S = typename V::Scalar;
+template <class V>
+using S = typename V::Scalar;
 
 // Output columns [ow0, ow1) of one output row whose windows are inside the image: window rows
 // h0, h0 + dH, ... < h1 of the plane x (row length W), columns ow * sW - pW + kw * dW.
@@ -32,16 +33,20 @@ inline void max_pool_inside(const S<V>* x, int64_t W, int64_t h0, int64_t h1, in
       for (int64_t kw = 0; kw < kW; ++kw, ++tap) {
         const T* p = x + h * W + ow * sW - pW + kw * dW;
         V v;
-        if (sW == 1) v = count == V::N ? V::load(p) : V::load_partial(p, count);
-        else v = count == V::N ? V::load_strided(p, sW) : V::load_strided_partial(p, sW, count);
+        if (sW == 1)
+          v = count == V::N ? V::load(p) : V::load_partial(p, count);
+        else
+          v = count == V::N ? V::load_strided(p, sW) : V::load_strided_partial(p, sW, count);
         const auto take = (v > m) | (v != v);
         m = select(take, v, m);
         best = select(take, V(T(tap)), best);
       }
     alignas(64) T bt[V::N];
     store(bt, best);
-    if (count == V::N) store(vrow + ow, m);
-    else store_partial(vrow + ow, m, count);
+    if (count == V::N)
+      store(vrow + ow, m);
+    else
+      store_partial(vrow + ow, m, count);
     for (int j = 0; j < count; ++j) {
       const int64_t t = int64_t(bt[j]);
       irow[ow + j] = (h0 + (t / kW) * dH) * W + (ow + j) * sW - pW + (t % kW) * dW;
@@ -52,14 +57,14 @@ inline void max_pool_inside(const S<V>* x, int64_t W, int64_t h0, int64_t h1, in
 }  // namespace DITTO_SIMD_ISA
 }  // namespace ditto::cpu::pool_impl
 
-#define DITTO_POOL_LEVEL_T(level, V, T, sfx)                                                                 \
-  void max_pool_inside_##sfx##_##level(const T* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW,  \
+#define DITTO_POOL_LEVEL_T(level, V, T, sfx)                                                                  \
+  void max_pool_inside_##sfx##_##level(const T* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW, \
                                        int64_t dW, int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, \
-                                       int64_t* irow) {                                                     \
-    pool_impl::max_pool_inside<simd::V>(x, W, h0, h1, dH, kW, dW, sW, pW, ow0, ow1, vrow, irow);             \
+                                       int64_t* irow) {                                                       \
+    pool_impl::max_pool_inside<simd::V>(x, W, h0, h1, dH, kW, dW, sW, pW, ow0, ow1, vrow, irow);              \
   }
-#define DITTO_POOL_LEVEL(level, VF, VD)        \
-  namespace ditto::cpu::pool_kernels {         \
-  DITTO_POOL_LEVEL_T(level, VF, float, f32)    \
-  DITTO_POOL_LEVEL_T(level, VD, double, f64)   \
+#define DITTO_POOL_LEVEL(level, VF, VD)      \
+  namespace ditto::cpu::pool_kernels {       \
+  DITTO_POOL_LEVEL_T(level, VF, float, f32)  \
+  DITTO_POOL_LEVEL_T(level, VD, double, f64) \
   }

@@ -5,9 +5,9 @@
 
 namespace ditto::cpu::pool_kernels {
 
-#define DITTO_POOL_DECLARE_T(level, T, sfx)                                                                      \
-  void max_pool_inside_##sfx##_##level(const T* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW,     \
-                                       int64_t dW, int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow,    \
+#define DITTO_POOL_DECLARE_T(level, T, sfx)                                                                   \
+  void max_pool_inside_##sfx##_##level(const T* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW, \
+                                       int64_t dW, int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, \
                                        int64_t* irow);
 #define DITTO_POOL_DECLARE(level) DITTO_POOL_DECLARE_T(level, float, f32) DITTO_POOL_DECLARE_T(level, double, f64)
 DITTO_POOL_DECLARE(scalar)

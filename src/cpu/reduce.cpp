@@ -5,9 +5,9 @@
 #include <limits>
 
 #include "cpu/dmath.h"
+#include "cpu/kernels.h"
 #include "cpu/loops.h"
 #include "cpu/reduce_kernels.h"
-#include "cpu/kernels.h"
 
 namespace ditto::cpu {
 namespace {
@@ -33,17 +33,23 @@ T nan_min(T a, T b) {
 template <class A>
 struct WrappingAdd {
   A operator()(A a, A b) const {
-    if constexpr (std::is_same_v<A, bool>) return a || b;  // a bool sum is "any", as PyTorch
-    else if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) + static_cast<std::make_unsigned_t<A>>(b));
-    else return a + b;
+    if constexpr (std::is_same_v<A, bool>)
+      return a || b;  // a bool sum is "any", as PyTorch
+    else if constexpr (std::is_integral_v<A>)
+      return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) + static_cast<std::make_unsigned_t<A>>(b));
+    else
+      return a + b;
   }
 };
 template <class A>
 struct WrappingMul {
   A operator()(A a, A b) const {
-    if constexpr (std::is_same_v<A, bool>) return a && b;
-    else if constexpr (std::is_integral_v<A>) return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) * static_cast<std::make_unsigned_t<A>>(b));
-    else return a * b;
+    if constexpr (std::is_same_v<A, bool>)
+      return a && b;
+    else if constexpr (std::is_integral_v<A>)
+      return static_cast<A>(static_cast<std::make_unsigned_t<A>>(a) * static_cast<std::make_unsigned_t<A>>(b));
+    else
+      return a * b;
   }
 };
 template <class T>
@@ -112,7 +118,9 @@ template <class A, class T, class Load, class Store>
 void sum_rows(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, Load load, Store store) {
   if constexpr (std::is_same_v<T, A> && std::is_floating_point_v<A>) {
     if (sm == 1 && sr != 1 && M > 1) return sum_cols<A>(x, M, R, sr, store);
-    reduce_rows_by<A>(x, M, R, sm, sr, chunk_fold<A>(A(0), [](const auto* p, int64_t n) { return sum_chunk(p, n); }, WrappingAdd<A>{}),
+    reduce_rows_by<A>(x, M, R, sm, sr,
+                      chunk_fold<A>(
+                          A(0), [](const auto* p, int64_t n) { return sum_chunk(p, n); }, WrappingAdd<A>{}),
                       WrappingAdd<A>{}, store);
   } else {
     reduce_rows<A>(x, M, R, sm, sr, A(0), WrappingAdd<A>{}, load, store);
@@ -122,7 +130,8 @@ void sum_rows(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, Load loa
 
 void sum(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
-    sum_rows<A>(x, M, R, sm, sr, [](T v) { return convert<A>(v); }, [o](int64_t m, A v) { o[m] = v; });
+    sum_rows<A>(
+        x, M, R, sm, sr, [](T v) { return convert<A>(v); }, [o](int64_t m, A v) { o[m] = v; });
   });
 }
 
@@ -130,33 +139,38 @@ void mean(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
     if constexpr (std::is_floating_point_v<A>) {  // the public op allows floating mean only
       const A n = static_cast<A>(R);
-      sum_rows<A>(x, M, R, sm, sr, [](T v) { return static_cast<A>(v); }, [o, n](int64_t m, A v) { o[m] = v / n; });
+      sum_rows<A>(
+          x, M, R, sm, sr, [](T v) { return static_cast<A>(v); }, [o, n](int64_t m, A v) { o[m] = v / n; });
     }
   });
 }
 
 void prod(const Tensor& out, const Tensor& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
-    reduce_rows<A>(x, M, R, sm, sr, A(1), WrappingMul<A>{}, [](T v) { return convert<A>(v); },
-                   [o](int64_t m, A v) { o[m] = v; });
+    reduce_rows<A>(
+        x, M, R, sm, sr, A(1), WrappingMul<A>{}, [](T v) { return convert<A>(v); }, [o](int64_t m, A v) { o[m] = v; });
   });
 }
 
 void amax(const Tensor& out, const Tensor& in) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     T* o = out.data_ptr<T>();
-    reduce_rows_by<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
-                      chunk_fold<T>(std::numeric_limits<T>::lowest(), [](const auto* p, int64_t n) { return max_chunk(p, n); }, NanMax<T>{}),
-                      NanMax<T>{}, [o](int64_t m, T v) { o[m] = v; });
+    reduce_rows_by<T>(
+        in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
+        chunk_fold<T>(
+            std::numeric_limits<T>::lowest(), [](const auto* p, int64_t n) { return max_chunk(p, n); }, NanMax<T>{}),
+        NanMax<T>{}, [o](int64_t m, T v) { o[m] = v; });
   });
 }
 
 void amin(const Tensor& out, const Tensor& in) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     T* o = out.data_ptr<T>();
-    reduce_rows_by<T>(in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
-                      chunk_fold<T>(std::numeric_limits<T>::max(), [](const auto* p, int64_t n) { return min_chunk(p, n); }, NanMin<T>{}),
-                      NanMin<T>{}, [o](int64_t m, T v) { o[m] = v; });
+    reduce_rows_by<T>(
+        in.data_ptr<T>(), in.size(0), in.size(1), in.stride(0), in.stride(1),
+        chunk_fold<T>(
+            std::numeric_limits<T>::max(), [](const auto* p, int64_t n) { return min_chunk(p, n); }, NanMin<T>{}),
+        NanMin<T>{}, [o](int64_t m, T v) { o[m] = v; });
   });
 }
 
@@ -205,14 +219,22 @@ bool less_nan(T a, T b) {
   return a < b;
 }
 struct Greater {
-  template <class T> bool operator()(T a, T b) const { return greater_nan(a, b); }
+  template <class T>
+  bool operator()(T a, T b) const {
+    return greater_nan(a, b);
+  }
 };
 struct Less {
-  template <class T> bool operator()(T a, T b) const { return less_nan(a, b); }
+  template <class T>
+  bool operator()(T a, T b) const {
+    return less_nan(a, b);
+  }
 };
 }  // namespace
 
-void max_dim(const Tensor& values, const Tensor& indices, const Tensor& in) { arg_rows(&values, indices, in, Greater{}); }
+void max_dim(const Tensor& values, const Tensor& indices, const Tensor& in) {
+  arg_rows(&values, indices, in, Greater{});
+}
 void min_dim(const Tensor& values, const Tensor& indices, const Tensor& in) { arg_rows(&values, indices, in, Less{}); }
 void argmax(const Tensor& indices, const Tensor& in) { arg_rows(nullptr, indices, in, Greater{}); }
 void argmin(const Tensor& indices, const Tensor& in) { arg_rows(nullptr, indices, in, Less{}); }
@@ -223,17 +245,18 @@ void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt
     const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
     T* o = out.data_ptr<T>();
     std::vector<T> mu(static_cast<std::size_t>(M));
-    sum_rows<T>(x, M, R, sm, sr, [](T v) { return v; }, [&](int64_t m, T v) { mu[m] = v / static_cast<T>(R); });
+    sum_rows<T>(
+        x, M, R, sm, sr, [](T v) { return v; }, [&](int64_t m, T v) { mu[m] = v / static_cast<T>(R); });
     const T denom = static_cast<T>(R - correction);
     // Second pass: squared deviations, one row at a time so each row knows its mean.
     for (int64_t m = 0; m < M; ++m) {
       const T mm = mu[m];
-      reduce_rows<T>(x + m * sm, 1, R, 0, sr, T(0), WrappingAdd<T>{},
-                     [mm](T v) { return (v - mm) * (v - mm); },
-                     [&](int64_t, T v) {
-                       const T r = R - correction > 0 ? v / denom : std::numeric_limits<T>::quiet_NaN();
-                       o[m] = take_sqrt ? std::sqrt(r) : r;
-                     });
+      reduce_rows<T>(
+          x + m * sm, 1, R, 0, sr, T(0), WrappingAdd<T>{}, [mm](T v) { return (v - mm) * (v - mm); },
+          [&](int64_t, T v) {
+            const T r = R - correction > 0 ? v / denom : std::numeric_limits<T>::quiet_NaN();
+            o[m] = take_sqrt ? std::sqrt(r) : r;
+          });
     }
   });
 }

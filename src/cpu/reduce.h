@@ -71,9 +71,10 @@ void reduce_rows_by(const T* base, int64_t M, int64_t R, int64_t sm, int64_t sr,
 template <class A, class T, class Op, class Load, class Store>
 void reduce_rows(const T* base, int64_t M, int64_t R, int64_t sm, int64_t sr, A identity, Op op, Load load,
                  Store store) {
-  reduce_rows_by<A>(base, M, R, sm, sr,
-                    [&](const T* p, int64_t len, int64_t stride) { return reduce_chunk<A>(p, len, stride, identity, op, load); },
-                    op, store);
+  reduce_rows_by<A>(
+      base, M, R, sm, sr,
+      [&](const T* p, int64_t len, int64_t stride) { return reduce_chunk<A>(p, len, stride, identity, op, load); }, op,
+      store);
 }
 
 }  // namespace ditto::cpu

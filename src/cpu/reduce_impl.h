@@ -15,18 +15,20 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "cpu/reduce.h"
 #include "cpu/dmath_impl.h"
+#include "cpu/reduce.h"
 #include "cpu/simd.h"
 
 namespace ditto::cpu::reduce_impl {
 inline namespace DITTO_SIMD_ISA {
 
 using namespace ::ditto::simd;
-template <class V> using S = typename V::Scalar;
+template <class V>
+using S = typename V::Scalar;
 
 // Lanes [0, count) of a register.
-template <class V> inline typename V::M first_lanes(int count) {
+template <class V>
+inline typename V::M first_lanes(int count) {
   alignas(64) static constexpr S<V> iota[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   return V::load(iota) < V(S<V>(count));
 }
@@ -34,13 +36,22 @@ template <class V> inline typename V::M first_lanes(int count) {
 // The operations of the folds, as in cpu/reduce.cpp: a NaN wins max and min (the first operand's
 // if both are NaN), and a tie keeps the first operand (so max(-0, +0) is -0).
 struct Add {
-  template <class V> V operator()(V a, V b) const { return a + b; }
+  template <class V>
+  V operator()(V a, V b) const {
+    return a + b;
+  }
 };
 struct NanMax {
-  template <class V> V operator()(V a, V b) const { return select(a != a, a, select(b != b, b, select(a < b, b, a))); }
+  template <class V>
+  V operator()(V a, V b) const {
+    return select(a != a, a, select(b != b, b, select(a < b, b, a)));
+  }
 };
 struct NanMin {
-  template <class V> V operator()(V a, V b) const { return select(a != a, a, select(b != b, b, select(b < a, b, a))); }
+  template <class V>
+  V operator()(V a, V b) const {
+    return select(a != a, a, select(b != b, b, select(b < a, b, a)));
+  }
 };
 
 // One chunk of n <= kReduceChunk elements. get(i, count) returns the register of elements
@@ -85,28 +96,38 @@ inline S<V> fold(int64_t n, S<V> identity, Op op, Get get) {
   return fold_pairwise(p.data(), C, [op](S<V> a, S<V> b) { return op(V1(a), V1(b)).v; });
 }
 
-template <class V> inline V load_n(const S<V>* p, int count) {
+template <class V>
+inline V load_n(const S<V>* p, int count) {
   return count == V::N ? V::load(p) : V::load_partial(p, count);
 }
-template <class V> inline void store_n(S<V>* p, V v, int count) {
-  if (count == V::N) store(p, v);
-  else store_partial(p, v, count);
+template <class V>
+inline void store_n(S<V>* p, V v, int count) {
+  if (count == V::N)
+    store(p, v);
+  else
+    store_partial(p, v, count);
 }
 
-template <class V> inline S<V> sum_chunk(const S<V>* x, int64_t n) {
+template <class V>
+inline S<V> sum_chunk(const S<V>* x, int64_t n) {
   return fold_chunk<V>(n, S<V>(0), Add{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
 }
-template <class V> inline S<V> max_chunk(const S<V>* x, int64_t n) {
-  return fold_chunk<V>(n, std::numeric_limits<S<V>>::lowest(), NanMax{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
+template <class V>
+inline S<V> max_chunk(const S<V>* x, int64_t n) {
+  return fold_chunk<V>(n, std::numeric_limits<S<V>>::lowest(), NanMax{},
+                       [x](int64_t i, int c) { return load_n<V>(x + i, c); });
 }
-template <class V> inline S<V> min_chunk(const S<V>* x, int64_t n) {
-  return fold_chunk<V>(n, std::numeric_limits<S<V>>::max(), NanMin{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
+template <class V>
+inline S<V> min_chunk(const S<V>* x, int64_t n) {
+  return fold_chunk<V>(n, std::numeric_limits<S<V>>::max(), NanMin{},
+                       [x](int64_t i, int c) { return load_n<V>(x + i, c); });
 }
 
 // Columns: out[m] = the chunk fold (sum) over r in [0, len) of x[r * sr + m], for m in [0, M).
 // A register holds one lane of V::N neighbouring outputs, so every output gets exactly the
 // lanes and tree of the rows case.
-template <class V> inline void sum_cols_chunk(const S<V>* x, int64_t M, int64_t len, int64_t sr, S<V>* out) {
+template <class V>
+inline void sum_cols_chunk(const S<V>* x, int64_t M, int64_t len, int64_t sr, S<V>* out) {
   constexpr int L = int(detail::kReduceLanes);
   for (int64_t m0 = 0; m0 < M; m0 += V::N) {
     const int count = M - m0 < V::N ? int(M - m0) : V::N;
@@ -124,9 +145,11 @@ template <class V> inline void sum_cols_chunk(const S<V>* x, int64_t M, int64_t 
 
 // softmax: y = exp(x - m) / s; log_softmax: y = (x - m) - log(s); m = max(x) (0 if infinite,
 // so an all -inf row gives NaN/-inf as PyTorch does), s = canonical sum of exp(x - m).
-template <class V, bool Log> inline void softmax_row(const S<V>* x, S<V>* y, int64_t n) {
+template <class V, bool Log>
+inline void softmax_row(const S<V>* x, S<V>* y, int64_t n) {
   using T = S<V>;
-  T m = fold<V>(n, -std::numeric_limits<T>::infinity(), NanMax{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
+  T m =
+      fold<V>(n, -std::numeric_limits<T>::infinity(), NanMax{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
   if (std::isinf(m)) m = m > 0 ? m : T(0);
   const V vm(m);
   if constexpr (Log) {
@@ -152,24 +175,24 @@ template <class V, bool Log> inline void softmax_row(const S<V>* x, S<V>* y, int
 }  // namespace ditto::cpu::reduce_impl
 
 // The entry points of one level (see cpu/reduce_kernels.h): DITTO_REDUCE_LEVEL(avx512, F32x16, F64x8).
-#define DITTO_REDUCE_LEVEL(level, VF, VD)                                                                    \
-  namespace ditto::cpu::reduce_kernels {                                                                     \
-  float sum_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::sum_chunk<simd::VF>(x, n); }   \
-  double sum_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::sum_chunk<simd::VD>(x, n); } \
-  float max_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::max_chunk<simd::VF>(x, n); }   \
-  double max_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::max_chunk<simd::VD>(x, n); } \
-  float min_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::min_chunk<simd::VF>(x, n); }   \
-  double min_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::min_chunk<simd::VD>(x, n); } \
-  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out) {         \
-    reduce_impl::sum_cols_chunk<simd::VF>(x, M, len, sr, out);                                               \
-  }                                                                                                          \
-  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out) {      \
-    reduce_impl::sum_cols_chunk<simd::VD>(x, M, len, sr, out);                                               \
-  }                                                                                                          \
-  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log) {                              \
+#define DITTO_REDUCE_LEVEL(level, VF, VD)                                                                         \
+  namespace ditto::cpu::reduce_kernels {                                                                          \
+  float sum_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::sum_chunk<simd::VF>(x, n); }       \
+  double sum_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::sum_chunk<simd::VD>(x, n); }     \
+  float max_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::max_chunk<simd::VF>(x, n); }       \
+  double max_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::max_chunk<simd::VD>(x, n); }     \
+  float min_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::min_chunk<simd::VF>(x, n); }       \
+  double min_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::min_chunk<simd::VD>(x, n); }     \
+  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out) {               \
+    reduce_impl::sum_cols_chunk<simd::VF>(x, M, len, sr, out);                                                    \
+  }                                                                                                               \
+  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out) {             \
+    reduce_impl::sum_cols_chunk<simd::VD>(x, M, len, sr, out);                                                    \
+  }                                                                                                               \
+  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log) {                                   \
     log ? reduce_impl::softmax_row<simd::VF, true>(x, y, n) : reduce_impl::softmax_row<simd::VF, false>(x, y, n); \
-  }                                                                                                          \
-  void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log) {                            \
+  }                                                                                                               \
+  void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log) {                                 \
     log ? reduce_impl::softmax_row<simd::VD, true>(x, y, n) : reduce_impl::softmax_row<simd::VD, false>(x, y, n); \
-  }                                                                                                          \
+  }                                                                                                               \
   }

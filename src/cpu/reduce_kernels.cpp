@@ -8,9 +8,9 @@ DITTO_REDUCE_LEVEL(scalar, F32x1, F64x1)
 
 namespace ditto::cpu {
 
-#define DITTO_REDUCE_DISPATCH(ret, name, suffix, params, args)                                   \
-  ret name params {                                                                             \
-    using namespace reduce_kernels;                                                             \
+#define DITTO_REDUCE_DISPATCH(ret, name, suffix, params, args)                                           \
+  ret name params {                                                                                      \
+    using namespace reduce_kernels;                                                                      \
     return by_level(&name##_##suffix##_scalar, &name##_##suffix##_avx2, &name##_##suffix##_avx512) args; \
   }
 DITTO_REDUCE_DISPATCH(float, sum_chunk, f32, (const float* x, int64_t n), (x, n))

@@ -5,16 +5,16 @@
 
 namespace ditto::cpu::reduce_kernels {
 
-#define DITTO_REDUCE_DECLARE(level)                                             \
-  float sum_chunk_f32_##level(const float* x, int64_t n);                       \
-  double sum_chunk_f64_##level(const double* x, int64_t n);                     \
-  float max_chunk_f32_##level(const float* x, int64_t n);                       \
-  double max_chunk_f64_##level(const double* x, int64_t n);                     \
-  float min_chunk_f32_##level(const float* x, int64_t n);                       \
-  double min_chunk_f64_##level(const double* x, int64_t n);                     \
-  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out);    \
-  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out);  \
-  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);  \
+#define DITTO_REDUCE_DECLARE(level)                                                                  \
+  float sum_chunk_f32_##level(const float* x, int64_t n);                                            \
+  double sum_chunk_f64_##level(const double* x, int64_t n);                                          \
+  float max_chunk_f32_##level(const float* x, int64_t n);                                            \
+  double max_chunk_f64_##level(const double* x, int64_t n);                                          \
+  float min_chunk_f32_##level(const float* x, int64_t n);                                            \
+  double min_chunk_f64_##level(const double* x, int64_t n);                                          \
+  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out);   \
+  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out); \
+  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);                       \
   void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log);
 DITTO_REDUCE_DECLARE(scalar)
 DITTO_REDUCE_DECLARE(avx2)

@@ -15,18 +15,20 @@
 #include <limits>
 #include <vector>
 
-#include "cpu/loops.h"
 #include "cpu/kernels.h"
+#include "cpu/loops.h"
 
 namespace ditto::cpu {
 namespace {
 
 template <class T>
 inline T plain_add(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a || b;
+  if constexpr (std::is_same_v<T, bool>)
+    return a || b;
   else if constexpr (std::is_integral_v<T>)  // wraps like the other integer ops, no UB
     return static_cast<T>(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
-  else return a + b;
+  else
+    return a + b;
 }
 
 // i in [0, size), with one unsigned compare (negatives wrap to huge values).
@@ -93,8 +95,10 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
         T* drow = dst + a * r.N * r.B;
         const T* srow = src + a * n * r.B;
         auto apply = [&](T& d, T s) {
-          if constexpr (op == RowOp::Add) d = plain_add(d, s);
-          else d = s;
+          if constexpr (op == RowOp::Add)
+            d = plain_add(d, s);
+          else
+            d = s;
         };
         if (r.B == 1 && jb == 0 && je == r.N) {  // one element per row (1-D self, put_), all rows
           for (int64_t k = 0; k < n; ++k) apply(drow[ip[k]], srow[k]);
@@ -109,8 +113,10 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
         }
       }
     };
-    if (r.B < kMinRow) body(0, r.A * r.N);
-    else detail::parallel_for(r.A * r.N, n * r.B / (r.N > 0 ? r.N : 1) + 1, body);
+    if (r.B < kMinRow)
+      body(0, r.A * r.N);
+    else
+      detail::parallel_for(r.A * r.N, n * r.B / (r.N > 0 ? r.N : 1) + 1, body);
   });
 }
 
@@ -127,9 +133,9 @@ void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Te
 // (Cutting a line's destinations among threads, each scanning the whole line, was measured
 // slower on 2 threads than on 1: bench/README.md, "Scatter-style ops".)
 struct Lines {
-  int64_t n = 1;     // positions per line (index.size(dim))
-  int64_t size = 1;  // self.size(dim): the destinations of a line
-  int64_t width = 1;  // lines side by side in a block (the last dim's size when it is not dim)
+  int64_t n = 1;                         // positions per line (index.size(dim))
+  int64_t size = 1;                      // self.size(dim): the destinations of a line
+  int64_t width = 1;                     // lines side by side in a block (the last dim's size when it is not dim)
   std::array<int64_t, 3> step{0, 0, 0};  // strides along dim of index, src and self
   std::array<int64_t, 3> side{0, 0, 0};  // strides along the last dim (between lines of a block)
 };
@@ -247,26 +253,29 @@ bool gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& inde
       const T* src = static_cast<const T*>(in.raw_data());
       T* dst = static_cast<T*>(out.raw_data());
       const I* ip = static_cast<const I*>(index.raw_data());
-      for_each_line_block(in, dim, index, out, [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t w,
-                                                   int64_t kb, int64_t ke) {
-        const I* il = ip + off[0];
-        T* ol = dst + off[1];
-        const T* sl = src + off[2];
-        const int64_t is = L.step[0], ic = L.side[0], os = L.step[1], oc = L.side[1], ss = L.step[2], sc = L.side[2];
-        bool out_of_range = false;
-        auto read = [&](I i, int64_t c) {  // an index outside [0, size) reads nothing and is reported
-          if (in_range(i, L.size)) return sl[static_cast<int64_t>(i) * ss + c * sc];
-          out_of_range = true;
-          return T{};
-        };
-        if (w == 1) {  // dim is the last dim: one line
-          for (int64_t k = kb; k < ke; ++k) ol[k * os] = read(il[k * is], 0);
-        } else {
-          for (int64_t k = kb; k < ke; ++k)
-            for (int64_t c = 0; c < w; ++c) ol[k * os + c * oc] = read(il[k * is + c * ic], c);
-        }
-        if (out_of_range) bad.store(true, std::memory_order_relaxed);
-      }, /*split_k=*/true);
+      for_each_line_block(
+          in, dim, index, out,
+          [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t w, int64_t kb, int64_t ke) {
+            const I* il = ip + off[0];
+            T* ol = dst + off[1];
+            const T* sl = src + off[2];
+            const int64_t is = L.step[0], ic = L.side[0], os = L.step[1], oc = L.side[1], ss = L.step[2],
+                          sc = L.side[2];
+            bool out_of_range = false;
+            auto read = [&](I i, int64_t c) {  // an index outside [0, size) reads nothing and is reported
+              if (in_range(i, L.size)) return sl[static_cast<int64_t>(i) * ss + c * sc];
+              out_of_range = true;
+              return T{};
+            };
+            if (w == 1) {  // dim is the last dim: one line
+              for (int64_t k = kb; k < ke; ++k) ol[k * os] = read(il[k * is], 0);
+            } else {
+              for (int64_t k = kb; k < ke; ++k)
+                for (int64_t c = 0; c < w; ++c) ol[k * os + c * oc] = read(il[k * is + c * ic], c);
+            }
+            if (out_of_range) bad.store(true, std::memory_order_relaxed);
+          },
+          /*split_k=*/true);
     });
   });
   return !bad.load();
@@ -291,40 +300,40 @@ bool scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
       if (reduce == ScatterReduction::Mean) count.assign(static_cast<std::size_t>(out.numel()), include_self ? 1 : 0);
       auto run = [&]<ScatterReduction R>() {  // the reduction fixed at compile time
         int64_t* cnt = R == ScatterReduction::Mean ? count.data() : nullptr;
-        for_each_line_block(out, dim, index, src, [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t w,
-                                                      int64_t, int64_t) {
-          const int64_t* il = ip + off[0];
-          const int64_t is = L.step[0], ic = L.side[0];
-          const T* sl = sp + off[1];
-          const int64_t ss = L.step[1], sc = L.side[1];
-          T* dl = dst + off[2];
-          const int64_t ds = L.step[2], dc = L.side[2];
-          bool out_of_range = false;  // such an index is skipped and reported
-          if (!include_self) {  // positions that receive a value start from the identity
-            const T init = reduce_identity<T>(R);
-            for (int64_t k = 0; k < L.n; ++k)
-              for (int64_t c = 0; c < w; ++c) {
-                const int64_t j = il[k * is + c * ic];
-                if (in_range(j, L.size)) dl[j * ds + c * dc] = init;
-              }
-          }
-          auto update = [&](int64_t j, int64_t c, T v) {
-            if (!in_range(j, L.size)) {
-              out_of_range = true;
-              return;
-            }
-            const int64_t o = j * ds + c * dc;
-            dl[o] = combine(R, dl[o], v);
-            if constexpr (R == ScatterReduction::Mean) ++cnt[off[2] + o];
-          };
-          if (w == 1) {  // dim is the last dim: one line, walked along k
-            for (int64_t k = 0; k < L.n; ++k) update(il[k * is], 0, sl[k * ss]);
-          } else {
-            for (int64_t k = 0; k < L.n; ++k)
-              for (int64_t c = 0; c < w; ++c) update(il[k * is + c * ic], c, sl[k * ss + c * sc]);
-          }
-          if (out_of_range) bad.store(true, std::memory_order_relaxed);
-        });
+        for_each_line_block(out, dim, index, src,
+                            [&](const Lines& L, const std::array<int64_t, 3>& off, int64_t w, int64_t, int64_t) {
+                              const int64_t* il = ip + off[0];
+                              const int64_t is = L.step[0], ic = L.side[0];
+                              const T* sl = sp + off[1];
+                              const int64_t ss = L.step[1], sc = L.side[1];
+                              T* dl = dst + off[2];
+                              const int64_t ds = L.step[2], dc = L.side[2];
+                              bool out_of_range = false;  // such an index is skipped and reported
+                              if (!include_self) {        // positions that receive a value start from the identity
+                                const T init = reduce_identity<T>(R);
+                                for (int64_t k = 0; k < L.n; ++k)
+                                  for (int64_t c = 0; c < w; ++c) {
+                                    const int64_t j = il[k * is + c * ic];
+                                    if (in_range(j, L.size)) dl[j * ds + c * dc] = init;
+                                  }
+                              }
+                              auto update = [&](int64_t j, int64_t c, T v) {
+                                if (!in_range(j, L.size)) {
+                                  out_of_range = true;
+                                  return;
+                                }
+                                const int64_t o = j * ds + c * dc;
+                                dl[o] = combine(R, dl[o], v);
+                                if constexpr (R == ScatterReduction::Mean) ++cnt[off[2] + o];
+                              };
+                              if (w == 1) {  // dim is the last dim: one line, walked along k
+                                for (int64_t k = 0; k < L.n; ++k) update(il[k * is], 0, sl[k * ss]);
+                              } else {
+                                for (int64_t k = 0; k < L.n; ++k)
+                                  for (int64_t c = 0; c < w; ++c) update(il[k * is + c * ic], c, sl[k * ss + c * sc]);
+                              }
+                              if (out_of_range) bad.store(true, std::memory_order_relaxed);
+                            });
       };
       switch (reduce) {
         case ScatterReduction::Sum: run.template operator()<ScatterReduction::Sum>(); break;

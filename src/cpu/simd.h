@@ -67,20 +67,53 @@ struct IVec1 {
   IVec1() = default;
   IVec1(S x) : v(x) {}
 };
-template <class S> inline IVec1<S> operator+(IVec1<S> a, IVec1<S> b) { return S(typename IVec1<S>::U(a.v) + typename IVec1<S>::U(b.v)); }
-template <class S> inline IVec1<S> operator-(IVec1<S> a, IVec1<S> b) { return S(typename IVec1<S>::U(a.v) - typename IVec1<S>::U(b.v)); }
-template <class S> inline IVec1<S> operator&(IVec1<S> a, IVec1<S> b) { return S(a.v & b.v); }
-template <class S> inline IVec1<S> operator|(IVec1<S> a, IVec1<S> b) { return S(a.v | b.v); }
-template <class S> inline IVec1<S> operator^(IVec1<S> a, IVec1<S> b) { return S(a.v ^ b.v); }
-template <int K, class S> inline IVec1<S> sll(IVec1<S> a) { return S(typename IVec1<S>::U(a.v) << K); }
-template <int K, class S> inline IVec1<S> srl(IVec1<S> a) { return S(typename IVec1<S>::U(a.v) >> K); }
-template <class S> inline Mask1 operator==(IVec1<S> a, IVec1<S> b) { return {a.v == b.v}; }
-template <class S> inline Mask1 operator>(IVec1<S> a, IVec1<S> b) { return {a.v > b.v}; }
-template <class S> inline IVec1<S> select(Mask1 m, IVec1<S> a, IVec1<S> b) { return m.b ? a : b; }
+template <class S>
+inline IVec1<S> operator+(IVec1<S> a, IVec1<S> b) {
+  return S(typename IVec1<S>::U(a.v) + typename IVec1<S>::U(b.v));
+}
+template <class S>
+inline IVec1<S> operator-(IVec1<S> a, IVec1<S> b) {
+  return S(typename IVec1<S>::U(a.v) - typename IVec1<S>::U(b.v));
+}
+template <class S>
+inline IVec1<S> operator&(IVec1<S> a, IVec1<S> b) {
+  return S(a.v & b.v);
+}
+template <class S>
+inline IVec1<S> operator|(IVec1<S> a, IVec1<S> b) {
+  return S(a.v | b.v);
+}
+template <class S>
+inline IVec1<S> operator^(IVec1<S> a, IVec1<S> b) {
+  return S(a.v ^ b.v);
+}
+template <int K, class S>
+inline IVec1<S> sll(IVec1<S> a) {
+  return S(typename IVec1<S>::U(a.v) << K);
+}
+template <int K, class S>
+inline IVec1<S> srl(IVec1<S> a) {
+  return S(typename IVec1<S>::U(a.v) >> K);
+}
+template <class S>
+inline Mask1 operator==(IVec1<S> a, IVec1<S> b) {
+  return {a.v == b.v};
+}
+template <class S>
+inline Mask1 operator>(IVec1<S> a, IVec1<S> b) {
+  return {a.v > b.v};
+}
+template <class S>
+inline IVec1<S> select(Mask1 m, IVec1<S> a, IVec1<S> b) {
+  return m.b ? a : b;
+}
 using I32x1 = IVec1<int32_t>;
 using I64x1 = IVec1<int64_t>;
 // Arithmetic shift right, 32-bit lanes only (AVX2 has none for 64-bit lanes).
-template <int K> inline I32x1 sra(I32x1 a) { return int32_t(a.v >> K); }
+template <int K>
+inline I32x1 sra(I32x1 a) {
+  return int32_t(a.v >> K);
+}
 
 template <class T>
 struct Vec1 {
@@ -100,31 +133,86 @@ struct Vec1 {
   static Vec1 load_f32(const float* p) { return T(*p); }
   static Vec1 load_f32_partial(const float* p, int n) { return n > 0 ? T(*p) : T(0); }
 };
-template <class T> inline void store(T* p, Vec1<T> a) { *p = a.v; }
-template <class T> inline void store_partial(T* p, Vec1<T> a, int n) { if (n > 0) *p = a.v; }
+template <class T>
+inline void store(T* p, Vec1<T> a) {
+  *p = a.v;
+}
+template <class T>
+inline void store_partial(T* p, Vec1<T> a, int n) {
+  if (n > 0) *p = a.v;
+}
 inline void store_f32(float* p, Vec1<double> a) { *p = float(a.v); }
-inline void store_f32_partial(float* p, Vec1<double> a, int n) { if (n > 0) *p = float(a.v); }
+inline void store_f32_partial(float* p, Vec1<double> a, int n) {
+  if (n > 0) *p = float(a.v);
+}
 
-template <class T> inline Vec1<T> operator+(Vec1<T> a, Vec1<T> b) { return a.v + b.v; }
-template <class T> inline Vec1<T> operator-(Vec1<T> a, Vec1<T> b) { return a.v - b.v; }
-template <class T> inline Vec1<T> operator*(Vec1<T> a, Vec1<T> b) { return a.v * b.v; }
-template <class T> inline Vec1<T> operator/(Vec1<T> a, Vec1<T> b) { return a.v / b.v; }
-template <class T> inline Vec1<T> fma(Vec1<T> a, Vec1<T> b, Vec1<T> c) { return std::fma(a.v, b.v, c.v); }
-template <class T> inline Vec1<T> sqrt(Vec1<T> a) { return std::sqrt(a.v); }
-template <class T> inline Vec1<T> min(Vec1<T> a, Vec1<T> b) { return a.v < b.v ? a : b; }
-template <class T> inline Vec1<T> max(Vec1<T> a, Vec1<T> b) { return a.v > b.v ? a : b; }
-template <class T> inline Mask1 operator<(Vec1<T> a, Vec1<T> b) { return {a.v < b.v}; }
-template <class T> inline Mask1 operator<=(Vec1<T> a, Vec1<T> b) { return {a.v <= b.v}; }
-template <class T> inline Mask1 operator>(Vec1<T> a, Vec1<T> b) { return {a.v > b.v}; }
-template <class T> inline Mask1 operator>=(Vec1<T> a, Vec1<T> b) { return {a.v >= b.v}; }
-template <class T> inline Mask1 operator==(Vec1<T> a, Vec1<T> b) { return {a.v == b.v}; }
-template <class T> inline Mask1 operator!=(Vec1<T> a, Vec1<T> b) { return {!(a.v == b.v)}; }
-template <class T> inline Vec1<T> select(Mask1 m, Vec1<T> a, Vec1<T> b) { return m.b ? a : b; }
-template <class T> inline typename Vec1<T>::I as_int(Vec1<T> a) {
+template <class T>
+inline Vec1<T> operator+(Vec1<T> a, Vec1<T> b) {
+  return a.v + b.v;
+}
+template <class T>
+inline Vec1<T> operator-(Vec1<T> a, Vec1<T> b) {
+  return a.v - b.v;
+}
+template <class T>
+inline Vec1<T> operator*(Vec1<T> a, Vec1<T> b) {
+  return a.v * b.v;
+}
+template <class T>
+inline Vec1<T> operator/(Vec1<T> a, Vec1<T> b) {
+  return a.v / b.v;
+}
+template <class T>
+inline Vec1<T> fma(Vec1<T> a, Vec1<T> b, Vec1<T> c) {
+  return std::fma(a.v, b.v, c.v);
+}
+template <class T>
+inline Vec1<T> sqrt(Vec1<T> a) {
+  return std::sqrt(a.v);
+}
+template <class T>
+inline Vec1<T> min(Vec1<T> a, Vec1<T> b) {
+  return a.v < b.v ? a : b;
+}
+template <class T>
+inline Vec1<T> max(Vec1<T> a, Vec1<T> b) {
+  return a.v > b.v ? a : b;
+}
+template <class T>
+inline Mask1 operator<(Vec1<T> a, Vec1<T> b) {
+  return {a.v < b.v};
+}
+template <class T>
+inline Mask1 operator<=(Vec1<T> a, Vec1<T> b) {
+  return {a.v <= b.v};
+}
+template <class T>
+inline Mask1 operator>(Vec1<T> a, Vec1<T> b) {
+  return {a.v > b.v};
+}
+template <class T>
+inline Mask1 operator>=(Vec1<T> a, Vec1<T> b) {
+  return {a.v >= b.v};
+}
+template <class T>
+inline Mask1 operator==(Vec1<T> a, Vec1<T> b) {
+  return {a.v == b.v};
+}
+template <class T>
+inline Mask1 operator!=(Vec1<T> a, Vec1<T> b) {
+  return {!(a.v == b.v)};
+}
+template <class T>
+inline Vec1<T> select(Mask1 m, Vec1<T> a, Vec1<T> b) {
+  return m.b ? a : b;
+}
+template <class T>
+inline typename Vec1<T>::I as_int(Vec1<T> a) {
   using S = decltype(Vec1<T>::I::v);
   return std::bit_cast<S>(a.v);
 }
-template <class S> inline auto as_float(IVec1<S> a) {
+template <class S>
+inline auto as_float(IVec1<S> a) {
   using T = std::conditional_t<sizeof(S) == 4, float, double>;
   return Vec1<T>(std::bit_cast<T>(a.v));
 }
@@ -168,9 +256,18 @@ inline I32x8 operator-(I32x8 a, I32x8 b) { return _mm256_sub_epi32(a.v, b.v); }
 inline I32x8 operator&(I32x8 a, I32x8 b) { return _mm256_and_si256(a.v, b.v); }
 inline I32x8 operator|(I32x8 a, I32x8 b) { return _mm256_or_si256(a.v, b.v); }
 inline I32x8 operator^(I32x8 a, I32x8 b) { return _mm256_xor_si256(a.v, b.v); }
-template <int K> inline I32x8 sll(I32x8 a) { return _mm256_slli_epi32(a.v, K); }
-template <int K> inline I32x8 srl(I32x8 a) { return _mm256_srli_epi32(a.v, K); }
-template <int K> inline I32x8 sra(I32x8 a) { return _mm256_srai_epi32(a.v, K); }
+template <int K>
+inline I32x8 sll(I32x8 a) {
+  return _mm256_slli_epi32(a.v, K);
+}
+template <int K>
+inline I32x8 srl(I32x8 a) {
+  return _mm256_srli_epi32(a.v, K);
+}
+template <int K>
+inline I32x8 sra(I32x8 a) {
+  return _mm256_srai_epi32(a.v, K);
+}
 inline M32x8 operator==(I32x8 a, I32x8 b) { return {_mm256_castsi256_ps(_mm256_cmpeq_epi32(a.v, b.v))}; }
 inline M32x8 operator>(I32x8 a, I32x8 b) { return {_mm256_castsi256_ps(_mm256_cmpgt_epi32(a.v, b.v))}; }
 inline I32x8 select(M32x8 m, I32x8 a, I32x8 b) { return _mm256_blendv_epi8(b.v, a.v, _mm256_castps_si256(m.m)); }
@@ -188,14 +285,24 @@ inline I64x4 operator-(I64x4 a, I64x4 b) { return _mm256_sub_epi64(a.v, b.v); }
 inline I64x4 operator&(I64x4 a, I64x4 b) { return _mm256_and_si256(a.v, b.v); }
 inline I64x4 operator|(I64x4 a, I64x4 b) { return _mm256_or_si256(a.v, b.v); }
 inline I64x4 operator^(I64x4 a, I64x4 b) { return _mm256_xor_si256(a.v, b.v); }
-template <int K> inline I64x4 sll(I64x4 a) { return _mm256_slli_epi64(a.v, K); }
-template <int K> inline I64x4 srl(I64x4 a) { return _mm256_srli_epi64(a.v, K); }
+template <int K>
+inline I64x4 sll(I64x4 a) {
+  return _mm256_slli_epi64(a.v, K);
+}
+template <int K>
+inline I64x4 srl(I64x4 a) {
+  return _mm256_srli_epi64(a.v, K);
+}
 inline M64x4 operator==(I64x4 a, I64x4 b) { return {_mm256_castsi256_pd(_mm256_cmpeq_epi64(a.v, b.v))}; }
 inline M64x4 operator>(I64x4 a, I64x4 b) { return {_mm256_castsi256_pd(_mm256_cmpgt_epi64(a.v, b.v))}; }
 inline I64x4 select(M64x4 m, I64x4 a, I64x4 b) { return _mm256_blendv_epi8(b.v, a.v, _mm256_castpd_si256(m.m)); }
 
-inline __m256i avx2_lanes_below32(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
-inline __m256i avx2_lanes_below64(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
+inline __m256i avx2_lanes_below32(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline __m256i avx2_lanes_below64(int n) {
+  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
 
 struct F32x8 {
   using I = I32x8;
@@ -208,7 +315,9 @@ struct F32x8 {
   F32x8(float x) : v(_mm256_set1_ps(x)) {}
   static F32x8 load(const float* p) { return _mm256_loadu_ps(p); }
   static F32x8 load_partial(const float* p, int n) { return _mm256_maskload_ps(p, avx2_lanes_below32(n)); }
-  static __m256i offsets(int64_t s) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(s))); }
+  static __m256i offsets(int64_t s) {
+    return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(s)));
+  }
   static F32x8 load_strided(const float* p, int64_t s) { return _mm256_i32gather_ps(p, offsets(s), 4); }
   static F32x8 load_strided_partial(const float* p, int64_t s, int n) {
     return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, offsets(s), _mm256_castsi256_ps(avx2_lanes_below32(n)), 4);
@@ -321,9 +430,18 @@ inline I32x16 operator-(I32x16 a, I32x16 b) { return _mm512_sub_epi32(a.v, b.v);
 inline I32x16 operator&(I32x16 a, I32x16 b) { return _mm512_and_si512(a.v, b.v); }
 inline I32x16 operator|(I32x16 a, I32x16 b) { return _mm512_or_si512(a.v, b.v); }
 inline I32x16 operator^(I32x16 a, I32x16 b) { return _mm512_xor_si512(a.v, b.v); }
-template <int K> inline I32x16 sll(I32x16 a) { return _mm512_slli_epi32(a.v, K); }
-template <int K> inline I32x16 srl(I32x16 a) { return _mm512_srli_epi32(a.v, K); }
-template <int K> inline I32x16 sra(I32x16 a) { return _mm512_srai_epi32(a.v, K); }
+template <int K>
+inline I32x16 sll(I32x16 a) {
+  return _mm512_slli_epi32(a.v, K);
+}
+template <int K>
+inline I32x16 srl(I32x16 a) {
+  return _mm512_srli_epi32(a.v, K);
+}
+template <int K>
+inline I32x16 sra(I32x16 a) {
+  return _mm512_srai_epi32(a.v, K);
+}
 inline M16 operator==(I32x16 a, I32x16 b) { return {_mm512_cmpeq_epi32_mask(a.v, b.v)}; }
 inline M16 operator>(I32x16 a, I32x16 b) { return {_mm512_cmpgt_epi32_mask(a.v, b.v)}; }
 inline I32x16 select(M16 m, I32x16 a, I32x16 b) { return _mm512_mask_blend_epi32(m.m, b.v, a.v); }
@@ -341,13 +459,21 @@ inline I64x8 operator-(I64x8 a, I64x8 b) { return _mm512_sub_epi64(a.v, b.v); }
 inline I64x8 operator&(I64x8 a, I64x8 b) { return _mm512_and_si512(a.v, b.v); }
 inline I64x8 operator|(I64x8 a, I64x8 b) { return _mm512_or_si512(a.v, b.v); }
 inline I64x8 operator^(I64x8 a, I64x8 b) { return _mm512_xor_si512(a.v, b.v); }
-template <int K> inline I64x8 sll(I64x8 a) { return _mm512_slli_epi64(a.v, K); }
-template <int K> inline I64x8 srl(I64x8 a) { return _mm512_srli_epi64(a.v, K); }
+template <int K>
+inline I64x8 sll(I64x8 a) {
+  return _mm512_slli_epi64(a.v, K);
+}
+template <int K>
+inline I64x8 srl(I64x8 a) {
+  return _mm512_srli_epi64(a.v, K);
+}
 inline M8 operator==(I64x8 a, I64x8 b) { return {_mm512_cmpeq_epi64_mask(a.v, b.v)}; }
 inline M8 operator>(I64x8 a, I64x8 b) { return {_mm512_cmpgt_epi64_mask(a.v, b.v)}; }
 inline I64x8 select(M8 m, I64x8 a, I64x8 b) { return _mm512_mask_blend_epi64(m.m, b.v, a.v); }
 
-inline __mmask16 avx512_lanes_below16(int n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n < 0 ? 0 : n)) - 1); }
+inline __mmask16 avx512_lanes_below16(int n) {
+  return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n < 0 ? 0 : n)) - 1);
+}
 inline __mmask8 avx512_lanes_below8(int n) { return n >= 8 ? __mmask8(0xff) : __mmask8((1u << (n < 0 ? 0 : n)) - 1); }
 
 struct F32x16 {
@@ -362,7 +488,8 @@ struct F32x16 {
   static F32x16 load(const float* p) { return _mm512_loadu_ps(p); }
   static F32x16 load_partial(const float* p, int n) { return _mm512_maskz_loadu_ps(avx512_lanes_below16(n), p); }
   static __m512i offsets(int64_t s) {
-    return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(int32_t(s)));
+    return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                              _mm512_set1_epi32(int32_t(s)));
   }
   static F32x16 load_strided(const float* p, int64_t s) { return _mm512_i32gather_ps(offsets(s), p, 4); }
   static F32x16 load_strided_partial(const float* p, int64_t s, int n) {
@@ -401,7 +528,9 @@ struct F64x8 {
   F64x8(double x) : v(_mm512_set1_pd(x)) {}
   static F64x8 load(const double* p) { return _mm512_loadu_pd(p); }
   static F64x8 load_partial(const double* p, int n) { return _mm512_maskz_loadu_pd(avx512_lanes_below8(n), p); }
-  static __m256i offsets(int64_t s) { return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(s))); }
+  static __m256i offsets(int64_t s) {
+    return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(s)));
+  }
   static F64x8 load_strided(const double* p, int64_t s) { return _mm512_i32gather_pd(offsets(s), p, 8); }
   static F64x8 load_strided_partial(const double* p, int64_t s, int n) {
     return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), avx512_lanes_below8(n), offsets(s), p, 8);
@@ -450,13 +579,22 @@ concept FloatVec = requires(V a) {
   as_int(a);
 };
 
-template <FloatVec V> inline typename V::I sign_bit_of() {
+template <FloatVec V>
+inline typename V::I sign_bit_of() {
   using I = typename V::I;
-  if constexpr (sizeof(typename V::Scalar) == 4) return I(int32_t(INT32_MIN));
-  else return I(int64_t(INT64_MIN));
+  if constexpr (sizeof(typename V::Scalar) == 4)
+    return I(int32_t(INT32_MIN));
+  else
+    return I(int64_t(INT64_MIN));
 }
-template <FloatVec V> inline V operator-(V a) { return as_float(as_int(a) ^ sign_bit_of<V>()); }
-template <FloatVec V> inline V abs(V a) { return as_float(as_int(a) & (sign_bit_of<V>() ^ typename V::I(-1))); }
+template <FloatVec V>
+inline V operator-(V a) {
+  return as_float(as_int(a) ^ sign_bit_of<V>());
+}
+template <FloatVec V>
+inline V abs(V a) {
+  return as_float(as_int(a) & (sign_bit_of<V>() ^ typename V::I(-1)));
+}
 
 }  // namespace DITTO_SIMD_ISA
 }  // namespace ditto::simd

@@ -12,8 +12,8 @@ namespace ditto::nn {
 namespace {
 Shape sizes(const SizeArg& a, int dims, const char* op, const char* what, int64_t lo) {
   const Shape& v = a.values();
-  DITTO_CHECK(v.size() == 1 || static_cast<int>(v.size()) == dims, op, "expected ", what, " to be one number or ",
-              dims, " numbers, got ", v.size());
+  DITTO_CHECK(v.size() == 1 || static_cast<int>(v.size()) == dims, op, "expected ", what, " to be one number or ", dims,
+              " numbers, got ", v.size());
   Shape r = v.size() == 1 ? Shape(static_cast<std::size_t>(dims), v[0]) : v;
   for (int64_t x : r) DITTO_CHECK(x >= lo, op, "expected ", what, lo == 0 ? " >= 0" : " > 0", ", got ", x);
   return r;
@@ -68,6 +68,8 @@ Tensor AvgPool2d::forward(const Tensor& x) {
                           divisor_override_);
 }
 
-Tensor AdaptiveAvgPool2d::forward(const Tensor& x) { return impl::adaptive_avg_pool2d("AdaptiveAvgPool2d", x, output_size_); }
+Tensor AdaptiveAvgPool2d::forward(const Tensor& x) {
+  return impl::adaptive_avg_pool2d("AdaptiveAvgPool2d", x, output_size_);
+}
 
 }  // namespace ditto::nn

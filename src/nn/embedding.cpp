@@ -16,8 +16,7 @@ std::optional<int64_t> wrap_padding(std::optional<int64_t> padding_idx, int64_t 
   return p < 0 ? p + num : p;
 }
 
-Tensor embedding_impl(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx,
-                      const char* op) {
+Tensor embedding_impl(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx, const char* op) {
   DITTO_CHECK(indices.defined() && weight.defined(), op, "expected defined indices and weight");
   DITTO_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, op,
               "expected indices of dtype int64 or int32, got ", dtype_name(indices.dtype()));
@@ -51,7 +50,9 @@ void Embedding::reset_parameters() {
   }
 }
 
-Tensor Embedding::forward(const Tensor& indices) { return embedding_impl(indices, weight(), padding_idx_, "Embedding"); }
+Tensor Embedding::forward(const Tensor& indices) {
+  return embedding_impl(indices, weight(), padding_idx_, "Embedding");
+}
 
 namespace functional {
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {

@@ -60,7 +60,6 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   return bias.defined() ? y + bias : y;
 }
 
-
 static Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
     case Reduction::None: return loss;

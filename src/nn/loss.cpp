@@ -35,14 +35,14 @@ void check_nll_args(const Tensor& input, const Tensor& target, const Tensor& wei
   Shape want = input.sizes();
   want.erase(want.begin() + (input.dim() == 1 ? 0 : 1));
   if (input.dim() >= 2)
-    DITTO_CHECK(target.dim() >= 1 && target.size(0) == input.size(0), op, "expected input batch_size (",
-                input.size(0), ") to match target batch_size (", target.dim() >= 1 ? target.size(0) : 0, ")");
+    DITTO_CHECK(target.dim() >= 1 && target.size(0) == input.size(0), op, "expected input batch_size (", input.size(0),
+                ") to match target batch_size (", target.dim() >= 1 ? target.size(0) : 0, ")");
   DITTO_CHECK(target.sizes() == want, op, "size mismatch (got input: ", detail::shape_str(input.sizes()),
               ", target: ", detail::shape_str(target.sizes()), ")");
   const int64_t C = input.size(input.dim() == 1 ? 0 : 1);
   DITTO_CHECK(!weight.defined() || (weight.dim() == 1 && weight.size(0) == C), op,
-              "weight tensor should be defined either for all ", C, " classes or no classes but got weight tensor of shape: ",
-              detail::shape_str(weight.sizes()));
+              "weight tensor should be defined either for all ", C,
+              " classes or no classes but got weight tensor of shape: ", detail::shape_str(weight.sizes()));
   const Tensor t = target.contiguous();
   const int64_t* p = t.data_ptr<int64_t>();
   for (int64_t i = 0, n = t.numel(); i < n; ++i)
@@ -121,7 +121,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     case Reduction::Mean:
       if (weight.defined()) {
         const Tensor keep = ignored.eq(false);
-        const Tensor tw = where(keep, weight.to(input.dtype()).index_select(0, where(keep, target, 0).reshape({target.numel()})).view(target.sizes()), 0.0);
+        const Tensor tw = where(keep,
+                                weight.to(input.dtype())
+                                    .index_select(0, where(keep, target, 0).reshape({target.numel()}))
+                                    .view(target.sizes()),
+                                0.0);
         ret = smooth.sum() / tw.sum();
       } else {
         ret = smooth.sum() / ignored.eq(false).sum().to(input.dtype());

@@ -17,13 +17,15 @@ void collect(const Module& m, const std::string& prefix, bool recurse, Get get,
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
-  collect(*this, "", recurse, [](const Module& m) -> const auto& { return m.own_parameters(); }, out);
+  collect(
+      *this, "", recurse, [](const Module& m) -> const auto& { return m.own_parameters(); }, out);
   return out;
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
-  collect(*this, "", recurse, [](const Module& m) -> const auto& { return m.own_buffers(); }, out);
+  collect(
+      *this, "", recurse, [](const Module& m) -> const auto& { return m.own_buffers(); }, out);
   return out;
 }
 

@@ -121,9 +121,7 @@ void LayerNorm::reset_parameters() {
 Tensor& LayerNorm::weight() { return affine_ ? param(0) : undefined_tensor(); }
 Tensor& LayerNorm::bias() { return affine_ ? param(1) : undefined_tensor(); }
 
-Tensor LayerNorm::forward(const Tensor& x) {
-  return layer_norm_impl(x, shape_, weight(), bias(), eps_, "LayerNorm");
-}
+Tensor LayerNorm::forward(const Tensor& x) { return layer_norm_impl(x, shape_, weight(), bias(), eps_, "LayerNorm"); }
 
 // --- BatchNorm
 BatchNormBase::BatchNormBase(int64_t num_features, double eps, std::optional<double> momentum, bool affine,
@@ -169,8 +167,8 @@ Tensor BatchNormBase::forward(const Tensor& x) {
   const std::string op = name();
   DITTO_CHECK(x.defined(), op, "expected a defined input");
   check_input(x);
-  DITTO_CHECK(x.size(1) == num_features_, op, "expected input with ", num_features_, " features (channels) in dim 1, got ",
-              x.size(1));
+  DITTO_CHECK(x.size(1) == num_features_, op, "expected input with ", num_features_,
+              " features (channels) in dim 1, got ", x.size(1));
   double factor = momentum_.value_or(0.0);
   if (is_training() && track_) {
     Tensor& nbt = buffer(2);
@@ -194,7 +192,8 @@ void BatchNorm2d::check_input(const Tensor& x) const {
 }
 
 namespace functional {
-Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps) {
   return layer_norm_impl(x, normalized_shape, weight, bias, eps, "layer_norm");
 }
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,

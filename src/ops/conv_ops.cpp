@@ -48,8 +48,7 @@ Tensor batched(const Tensor& x, int dims, const char* op, bool& unbatched) {
 // Channels and spatial sizes must be non-zero (the batch may be empty), as in PyTorch's pooling.
 void check_nonempty_planes(const Tensor& x, const char* op) {
   for (int64_t d = 1; d < x.dim(); ++d)
-    if (x.size(d) == 0)
-      fail(op, "expected an input with non-zero sizes except the batch, got ", shape_str(x.sizes()));
+    if (x.size(d) == 0) fail(op, "expected an input with non-zero sizes except the batch, got ", shape_str(x.sizes()));
 }
 
 Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : t.detach().contiguous(); }
@@ -58,11 +57,11 @@ int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 
 
 // PyTorch's pooling_output_shape, overflow-checked.
 int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil_mode, const char* op) {
-  const int64_t window = checked_add(checked_mul(d, k - 1, op, "the dilated kernel size"), 1, op,
-                                     "the dilated kernel size");
+  const int64_t window =
+      checked_add(checked_mul(d, k - 1, op, "the dilated kernel size"), 1, op, "the dilated kernel size");
   const int64_t padded = checked_add(in, checked_mul(2, pad, op, "the padded input size"), op, "the padded input size");
-  const int64_t span = checked_add(checked_sub(padded, window, op, "the pooling span"), ceil_mode ? s - 1 : 0, op,
-                                   "the pooling span");
+  const int64_t span =
+      checked_add(checked_sub(padded, window, op, "the pooling span"), ceil_mode ? s - 1 : 0, op, "the pooling span");
   int64_t o = floor_div(span, s) + 1;
   int64_t last_start;  // the last window must start inside the input (or its left padding)
   if (ceil_mode && (__builtin_mul_overflow(o - 1, s, &last_start) || last_start >= in + pad)) --o;
@@ -159,8 +158,7 @@ void check_size4(const Shape& s, const char* op) {
 }
 
 void check_grad_shape(const Tensor& g, const Shape& want, const char* op) {
-  if (g.sizes() != want)
-    fail(op, "expected grad_output of shape ", shape_str(want), ", got ", shape_str(g.sizes()));
+  if (g.sizes() != want) fail(op, "expected grad_output of shape ", shape_str(want), ", got ", shape_str(g.sizes()));
 }
 
 }  // namespace
@@ -183,8 +181,8 @@ Shape conv_output_shape(int dims, const char* op, const Shape& in, const Shape& 
   for (int i = 0; i < dims; ++i) {
     const int64_t k = w[2 + i];
     if (k < 1) fail(op, "expected a non-empty kernel, got weight of shape ", shape_str(w));
-    const int64_t eff = checked_add(checked_mul(d[i], k - 1, op, "the dilated kernel size"), 1, op,
-                                    "the dilated kernel size");
+    const int64_t eff =
+        checked_add(checked_mul(d[i], k - 1, op, "the dilated kernel size"), 1, op, "the dilated kernel size");
     const int64_t padded =
         checked_add(in[2 + i], checked_mul(2, p[i], op, "the padded input size"), op, "the padded input size");
     if (padded < eff)
@@ -204,7 +202,8 @@ Tensor conv(int dims, const char* op, const Tensor& input, const Tensor& weight,
     fail(op, "expected a ", dims + 2, "D weight (out_channels, in_channels / groups, kernel), got ", weight.dim(), "D");
   check_floating(x, op);
   if (weight.dtype() != x.dtype())
-    fail(op, "input (", dtype_name(x.dtype()), ") and weight (", dtype_name(weight.dtype()), ") must have the same dtype");
+    fail(op, "input (", dtype_name(x.dtype()), ") and weight (", dtype_name(weight.dtype()),
+         ") must have the same dtype");
   const Shape s = expand(stride, dims, op, "stride"), p = expand(padding, dims, op, "padding"),
               d = expand(dilation, dims, op, "dilation");
   const Shape out = impl::conv_output_shape(dims, op, x.sizes(), weight.sizes(), s, p, d, groups);
@@ -278,19 +277,22 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
       const int64_t lo = checked_sub(deflt[i], s[i], op, "the output size"),
                     hi = checked_add(deflt[i], s[i], op, "the output size");
       if (!(lo < out_sp[i] && out_sp[i] < hi))
-        fail(op, "invalid output_size ", shape_str(output_size), " (dim ", i, " must be between ", lo, " and ", hi, ")");
+        fail(op, "invalid output_size ", shape_str(output_size), " (dim ", i, " must be between ", lo, " and ", hi,
+             ")");
     }
   }
   check_at_least(out_sp, 1, op, "output size");
   Shape out_shape(input.sizes().begin(), input.sizes().begin() + lead);
   int64_t P = 1, Lin = 1, Lout = 1;
   for (int64_t v : out_shape) P *= v;  // sizes of the input's tensor: no overflow
-  for (int i = 0; i < dims; ++i) Lin *= input.size(lead + i), Lout = checked_mul(Lout, out_sp[i], op, "the output size");
+  for (int i = 0; i < dims; ++i)
+    Lin *= input.size(lead + i), Lout = checked_mul(Lout, out_sp[i], op, "the output size");
   checked_mul(P, Lout, op, "the output size");
   out_shape.insert(out_shape.end(), out_sp.begin(), out_sp.end());
   // The dispatcher first (deterministic mode refuses before anything else, as PyTorch's alert).
   const OpId id = dims == 3 ? OpId::max_unpool3d : OpId::max_unpool2d;
-  auto* kernel = dims == 3 ? ops::kernel<OpId::max_unpool3d>(input.device()) : ops::kernel<OpId::max_unpool2d>(input.device());
+  auto* kernel =
+      dims == 3 ? ops::kernel<OpId::max_unpool3d>(input.device()) : ops::kernel<OpId::max_unpool2d>(input.device());
   const Tensor xc = input.detach().contiguous().view({P, Lin});
   const Tensor idx = indices.contiguous().view({P, Lin});
   const int64_t* pi = idx.data_ptr<int64_t>();
@@ -336,8 +338,10 @@ Tensor avg_pool2d(const char* op, const Tensor& input, const SizeArg& kernel_siz
     autograd::Saved s;
     s.shapes = {x.sizes()};
     const Pool2dArgs& a = g.args;
-    s.ints = {a.kernel[0], a.kernel[1], a.stride[0],        a.stride[1],          a.padding[0],
-              a.padding[1], a.ceil_mode, a.count_include_pad, divisor_override.has_value(), a.divisor};
+    s.ints = {a.kernel[0], a.kernel[1],         a.stride[0],
+              a.stride[1], a.padding[0],        a.padding[1],
+              a.ceil_mode, a.count_include_pad, divisor_override.has_value(),
+              a.divisor};
     ops::record(OpId::avg_pool2d, {x}, {out}, std::move(s));
   }
   return unbatch(out, 2, unbatched);
@@ -494,8 +498,7 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Shape& inpu
       grad_output.size(3) < 1)
     fail(op, "grad_output ", shape_str(grad_output.sizes()), " does not fit an input of size ", shape_str(input_size));
   Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
-  if (gi.numel() > 0)
-    ops::call<OpId::adaptive_avg_pool2d_backward>(grad_output.device(), gi, dense(grad_output));
+  if (gi.numel() > 0) ops::call<OpId::adaptive_avg_pool2d_backward>(grad_output.device(), gi, dense(grad_output));
   return gi;
 }
 

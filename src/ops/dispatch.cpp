@@ -1,6 +1,8 @@
 #include "ops/dispatch.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -17,6 +19,9 @@ namespace {
 // The ops this thread's AllowNondeterministic guards exempt (a stack: guards nest).
 thread_local std::vector<OpId> t_exempt;
 
+// Always on: one relaxed increment per dispatch, next to a kernel call.
+std::array<std::atomic<uint64_t>, static_cast<std::size_t>(OpId::kCount)> g_dispatched{}, g_refused{};
+
 bool exempt(OpId id) { return std::find(t_exempt.begin(), t_exempt.end(), id) != t_exempt.end(); }
 
 }  // namespace
@@ -31,13 +36,18 @@ KernelChoice kernel_choice(const OpEntry& op, Device device) {
   return c;
 }
 
+uint64_t dispatch_count(OpId id) { return g_dispatched[static_cast<std::size_t>(id)].load(std::memory_order_relaxed); }
+uint64_t refusal_count(OpId id) { return g_refused[static_cast<std::size_t>(id)].load(std::memory_order_relaxed); }
+
 const KernelEntry& select_kernel(OpId id, Device device) {
   const OpEntry& op = op_entry(id);
+  g_dispatched[static_cast<std::size_t>(id)].fetch_add(1, std::memory_order_relaxed);
   const KernelChoice c = kernel_choice(op, device);
   if (!c.first) detail::fail(op.name, "no kernel for device ", device_name(device));
   if (!detail::deterministic_algorithms()) return *c.first;
   if (!t_exempt.empty() && exempt(id)) return *c.first;  // AllowNondeterministic: the default kernel, silently
   if (c.deterministic) return *c.deterministic;
+  g_refused[static_cast<std::size_t>(id)].fetch_add(1, std::memory_order_relaxed);
   detail::alert_not_deterministic(op.name);  // throws unless warn_only
   return *c.first;
 }
@@ -64,8 +74,7 @@ std::vector<ops::OpId> ops_named(std::string_view name) {
     if (n == name || (n.size() > name.size() && n.substr(0, name.size()) == name && n[name.size()] == '.'))
       ids.push_back(op.id);
   }
-  if (ids.empty())
-    detail::fail("AllowNondeterministic", "unknown op '", name, "' (ditto-ops lists the op names)");
+  if (ids.empty()) detail::fail("AllowNondeterministic", "unknown op '", name, "' (ditto-ops lists the op names)");
   return ids;
 }
 
@@ -74,7 +83,8 @@ void note_requested(std::string_view name) {
   std::lock_guard<std::mutex> lock(log.mu);
   if (std::find(log.names.begin(), log.names.end(), name) != log.names.end()) return;
   log.names.emplace_back(name);
-  if (const char* path = std::getenv("DITTO_EXEMPTION_LOG"); path && *path) std::ofstream(path, std::ios::app) << name << "\n";
+  if (const char* path = std::getenv("DITTO_EXEMPTION_LOG"); path && *path)
+    std::ofstream(path, std::ios::app) << name << "\n";
 }
 
 template <class Names>

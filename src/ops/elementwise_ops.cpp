@@ -34,7 +34,8 @@ void check_fits(const Scalar& s, ScalarType dtype, const char* op) {
   bool fits = true;
   if (s.is_floating()) {
     const double v = s.to_double();
-    if (dtype == kFloat32) fits = !std::isfinite(v) || std::fabs(v) <= std::numeric_limits<float>::max();
+    if (dtype == kFloat32)
+      fits = !std::isfinite(v) || std::fabs(v) <= std::numeric_limits<float>::max();
     else if (dtype != kFloat64)  // integers: finite and within range (2^63 itself does not fit int64)
       fits = std::isfinite(v) && v >= (dtype == kInt32 ? -2147483648.0 : -9223372036854775808.0) &&
              v < (dtype == kInt32 ? 2147483648.0 : 9223372036854775808.0);
@@ -78,7 +79,8 @@ Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType o
     if (is_floating(out_dtype) && autograd::any_needs_grad(a, b)) {
       autograd::Saved s;
       // Save only what the wanted gradients need, so in-place ops like x.mul_(2) stay legal.
-      if constexpr (id == OpId::mul) s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), autograd::needs_grad(a) ? b1 : Tensor()};
+      if constexpr (id == OpId::mul)
+        s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), autograd::needs_grad(a) ? b1 : Tensor()};
       if constexpr (id == OpId::div) s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), b1};
       if constexpr (id == OpId::pow_tensor) s.tensors = {a1, b1, out};
       ops::record(id, {a, b}, {out}, std::move(s));
@@ -183,8 +185,9 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (alpha.is_bool()) fail("sub", "Boolean alpha only supported for Boolean results.");
   if (alpha.to_double() == 1.0) return arith<OpId::sub>(a, b, "sub");
   // -alpha wraps for INT64_MIN, as PyTorch's int64 arithmetic does (no signed overflow)
-  const Scalar neg_alpha = alpha.is_floating() ? Scalar(-alpha.to_double())
-                                               : Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(alpha.to_int())));
+  const Scalar neg_alpha = alpha.is_floating()
+                               ? Scalar(-alpha.to_double())
+                               : Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(alpha.to_int())));
   return add_scaled(a, b, neg_alpha, "sub");
 }
 Tensor mul(const Tensor& a, const Tensor& b) { return arith<OpId::mul>(a, b, "mul"); }
@@ -233,8 +236,7 @@ Tensor pow(const Tensor& x, const Scalar& exponent) {
   detail::check_defined(x, "pow");
   if (result_type(x, exponent) == kBool) fail("pow", "not implemented for 'Bool'");
   const ScalarType t = result_type(x, exponent);
-  if (!is_floating(t) && exponent.to_int() < 0)
-    fail("pow", "integers to negative integer powers are not allowed.");
+  if (!is_floating(t) && exponent.to_int() < 0) fail("pow", "integers to negative integer powers are not allowed.");
   Tensor out = detail::new_tensor(x.sizes(), t, "pow");
   const Tensor xc = detail::cast(x, t);
   ops::call<OpId::pow_scalar>(x.device(), out, xc, exponent);
@@ -283,7 +285,8 @@ Tensor ge(const Tensor& a, const Tensor& b) { return comparison<OpId::ge>(a, b, 
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   detail::check_defined(cond, "where", "condition");
-  if (cond.dtype() != kBool) fail("where", "expected condition to be a bool tensor, but got ", dtype_name(cond.dtype()));
+  if (cond.dtype() != kBool)
+    fail("where", "expected condition to be a bool tensor, but got ", dtype_name(cond.dtype()));
   const ScalarType t = result_type(a, b);
   const Shape shape =
       detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");

@@ -22,7 +22,8 @@ Tensor checked_indices(const Tensor& indices, int64_t num, const char* op) {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
   detail::check_defined(weight, "embedding", "weight");
-  if (weight.dim() != 2) fail("embedding", "weight must be 2-D (num_embeddings, embedding_dim), got ", weight.dim(), "-D");
+  if (weight.dim() != 2)
+    fail("embedding", "weight must be 2-D (num_embeddings, embedding_dim), got ", weight.dim(), "-D");
   const Tensor flat = checked_indices(indices, weight.size(0), "embedding");
   Tensor out = detail::new_tensor({flat.numel(), weight.size(1)}, weight.dtype(), "embedding");
   ops::call<OpId::embedding>(weight.device(), out, weight, 0, flat);
@@ -39,11 +40,12 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 
 Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx) {
   detail::check_defined(grad, "embedding_dense_backward", "grad");
-  if (!is_floating(grad.dtype())) fail("embedding_dense_backward", "expected a floating point grad, got ", dtype_name(grad.dtype()));
+  if (!is_floating(grad.dtype()))
+    fail("embedding_dense_backward", "expected a floating point grad, got ", dtype_name(grad.dtype()));
   const Tensor flat = checked_indices(indices, num_weights, "embedding_dense_backward");
   if (grad.dim() < 1 || grad.numel() != flat.numel() * grad.size(-1))
-    fail("embedding_dense_backward", "grad of shape ", detail::shape_str(grad.sizes()), " does not match ", flat.numel(),
-         " indices");
+    fail("embedding_dense_backward", "grad of shape ", detail::shape_str(grad.sizes()), " does not match ",
+         flat.numel(), " indices");
   const int64_t dim = grad.size(-1);
   Tensor gw = zeros({num_weights, dim}, grad.dtype());
   ops::call<OpId::embedding_dense_backward>(grad.device(), gw, grad.reshape({flat.numel(), dim}).contiguous(), flat,

@@ -15,8 +15,10 @@ namespace detail {
 void fill_uninitialized(const Tensor& t) {
   core::dispatch_dtype(t.dtype(), [&]<class T>() {
     T v;
-    if constexpr (std::is_floating_point_v<T>) v = std::numeric_limits<T>::quiet_NaN();
-    else v = std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>)
+      v = std::numeric_limits<T>::quiet_NaN();
+    else
+      v = std::numeric_limits<T>::max();
     T* p = static_cast<T*>(t.storage()->data());
     const int64_t n = static_cast<int64_t>(t.storage()->nbytes() / sizeof(T));
     for (int64_t i = 0; i < n; ++i) p[i] = v;
@@ -39,7 +41,8 @@ Tensor empty_strided(const Shape& size, const Shape& strides, ScalarType dtype) 
     DITTO_CHECK(strides[i] >= 0, "empty_strided", "negative strides are not supported, got ", strides[i]);
     if (size[i] == 0) empty_tensor = true;
     int64_t step = 0;
-    if (size[i] > 0 && (__builtin_mul_overflow(size[i] - 1, strides[i], &step) || __builtin_add_overflow(extent, step, &extent)))
+    if (size[i] > 0 &&
+        (__builtin_mul_overflow(size[i] - 1, strides[i], &step) || __builtin_add_overflow(extent, step, &extent)))
       fail("empty_strided", "the storage size overflows");
   }
   Tensor base = detail::new_tensor({empty_tensor ? 0 : extent}, dtype, "empty_strided");
@@ -93,7 +96,8 @@ Tensor empty_like(const Tensor& t, std::optional<ScalarType> dtype, MemoryFormat
     case MemoryFormat::Preserve: break;
   }
   // PyTorch's preserve format: the strides of a dense layout are kept, anything else is contiguous
-  if (detail::torch_is_non_overlapping_and_dense(t.sizes(), t.strides())) return empty_strided(t.sizes(), t.strides(), dt);
+  if (detail::torch_is_non_overlapping_and_dense(t.sizes(), t.strides()))
+    return empty_strided(t.sizes(), t.strides(), dt);
   return empty(t.sizes(), dt);
 }
 Tensor empty_like(const Tensor& t, MemoryFormat memory_format) { return empty_like(t, std::nullopt, memory_format); }
@@ -104,8 +108,12 @@ Tensor& empty_out(Tensor& out, const Shape& size) {
   if (detail::deterministic_fill()) detail::fill_uninitialized(out);
   return out;
 }
-Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) { return zeros(t.sizes(), dtype.value_or(t.dtype())); }
-Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) { return ones(t.sizes(), dtype.value_or(t.dtype())); }
+Tensor zeros_like(const Tensor& t, std::optional<ScalarType> dtype) {
+  return zeros(t.sizes(), dtype.value_or(t.dtype()));
+}
+Tensor ones_like(const Tensor& t, std::optional<ScalarType> dtype) {
+  return ones(t.sizes(), dtype.value_or(t.dtype()));
+}
 Tensor full_like(const Tensor& t, const Scalar& value, std::optional<ScalarType> dtype) {
   return full(t.sizes(), value, dtype.value_or(t.dtype()));
 }
@@ -120,7 +128,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   DITTO_CHECK(st != 0, "arange", "step must be nonzero");
   DITTO_CHECK(std::isfinite(s) && std::isfinite(e), "arange", "unsupported range: ", s, " -> ", e);
-  DITTO_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange", "upper bound and larger bound inconsistent with step sign");
+  DITTO_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange",
+              "upper bound and larger bound inconsistent with step sign");
   double n = 0;
   double s0 = s, st0 = st;
   if (dt == kInt64) {
@@ -128,8 +137,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
     const int64_t a = start.to_int(), b = end.to_int(), c = step.to_int();
     DITTO_CHECK(c != 0, "arange", "step must be nonzero");
     int64_t span;  // end - start must fit int64 (PyTorch: "invalid size, possible overflow?")
-    DITTO_CHECK(!__builtin_sub_overflow(b, a, &span), "arange", "invalid size, possible overflow? (start ", a,
-                ", end ", b, ")");
+    DITTO_CHECK(!__builtin_sub_overflow(b, a, &span), "arange", "invalid size, possible overflow? (start ", a, ", end ",
+                b, ")");
     const __int128 q = static_cast<__int128>(span) / c, rem = static_cast<__int128>(span) % c;  // INT64_MIN / -1 fits
     n = static_cast<double>(q + (rem != 0 && (span > 0) == (c > 0) ? 1 : 0));
     s0 = static_cast<double>(a);
@@ -194,14 +203,18 @@ Tensor tensor(const NestedList& data, std::optional<ScalarType> dtype) {
   Scalar::Kind kind = Scalar::Kind::Bool;
   collect(data, 0, shape, leaves, kind);
   if (leaves.empty() && data.leaf() == false && shape.size() == 1 && shape[0] == 0) kind = Scalar::Kind::Float;
-  const ScalarType dt = dtype.value_or(kind == Scalar::Kind::Float ? kFloat32 : kind == Scalar::Kind::Int ? kInt64 : kBool);
+  const ScalarType dt = dtype.value_or(kind == Scalar::Kind::Float ? kFloat32
+                                       : kind == Scalar::Kind::Int ? kInt64
+                                                                   : kBool);
   Tensor t = detail::new_tensor(shape, dt, "tensor");
   core::dispatch_dtype(dt, [&]<class T>() {
     T* p = t.data_ptr<T>();
     for (std::size_t i = 0; i < leaves.size(); ++i) {
       const Scalar& s = leaves[i]->scalar();
-      if constexpr (std::is_floating_point_v<T>) p[i] = static_cast<T>(s.to_double());
-      else p[i] = s.is_floating() ? core::convert<T>(s.to_double()) : s.to<T>();
+      if constexpr (std::is_floating_point_v<T>)
+        p[i] = static_cast<T>(s.to_double());
+      else
+        p[i] = s.is_floating() ? core::convert<T>(s.to_double()) : s.to<T>();
     }
   });
   return t;

@@ -43,8 +43,8 @@ DITTO_FORMULA(abs) {
   const Tensor& x = s.tensors[0];
   return {where(x > 0, g[0], where(x < 0, -g[0], zeros_like(g[0])))};
 }
-DITTO_FORMULA(exp) { return {g[0] * s.tensors[0]}; }        // tensors: out
-DITTO_FORMULA(log) { return {g[0] / s.tensors[0]}; }        // tensors: x
+DITTO_FORMULA(exp) { return {g[0] * s.tensors[0]}; }         // tensors: out
+DITTO_FORMULA(log) { return {g[0] / s.tensors[0]}; }         // tensors: x
 DITTO_FORMULA(sqrt) { return {g[0] / (s.tensors[0] * 2)}; }  // tensors: out
 DITTO_FORMULA(rsqrt) { return {g[0] * s.tensors[0].pow(3) * -0.5}; }
 DITTO_FORMULA(sigmoid) {

@@ -1,9 +1,8 @@
 // Backward formulas of convolution and pooling (declared in formulas.h, named in op_table.def).
 // Each is the op's own gradient kernel(s), called through the public functions.
-#include "ops/formulas.h"
-
 #include "ditto/nn/functional.h"
 #include "ditto/ops.h"
+#include "ops/formulas.h"
 
 namespace ditto::autograd::formulas {
 namespace F = nn::functional;

@@ -1,8 +1,7 @@
 // Backward formulas of the pointwise ops with several operands, GELU and embedding (PyTorch's
 // derivatives.yaml entries).
-#include "ops/formulas.h"
-
 #include "ditto/ops.h"
+#include "ops/formulas.h"
 
 namespace ditto::autograd::formulas {
 

@@ -1,10 +1,10 @@
 // Backward formulas of the scatter-style ops (PyTorch's derivatives.yaml). They run scatter_add_,
 // index_put_ and index_copy_, whose deterministic kernels the dispatcher picks in deterministic
 // mode; put_'s backward uses index_put_, so it has one even though put_ itself is refused.
-#include "ops/formulas.h"
+#include "cpu/kernel_args.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
-#include "cpu/kernel_args.h"
+#include "ops/formulas.h"
 
 namespace ditto::autograd::formulas {
 
@@ -42,7 +42,8 @@ DITTO_FORMULA(scatter_reduce) {
     gself = grad;
     gsrc = grad.gather(dim, index);
   } else if (r == ScatterReduction::Mean) {
-    Tensor n = scatter_add(include_self ? ones_like(grad) : zeros_like(grad), dim, index, ones(index.sizes(), grad.dtype()));
+    Tensor n =
+        scatter_add(include_self ? ones_like(grad) : zeros_like(grad), dim, index, ones(index.sizes(), grad.dtype()));
     n = n.masked_fill(n.eq(0.0), 1.0);
     gself = grad / n;
     gsrc = gself.gather(dim, index);

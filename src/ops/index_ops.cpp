@@ -284,12 +284,18 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
                       bool include_self) {
   const char* op = "scatter_reduce";
   ScatterReduction r;
-  if (reduce == "sum") r = ScatterReduction::Sum;
-  else if (reduce == "mean") r = ScatterReduction::Mean;
-  else if (reduce == "amax") r = ScatterReduction::Amax;
-  else if (reduce == "amin") r = ScatterReduction::Amin;
-  else if (reduce == "prod") fail(op, "reduce='prod' is not supported by ditto yet (sum, mean, amax and amin are)");
-  else fail(op, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
+  if (reduce == "sum")
+    r = ScatterReduction::Sum;
+  else if (reduce == "mean")
+    r = ScatterReduction::Mean;
+  else if (reduce == "amax")
+    r = ScatterReduction::Amax;
+  else if (reduce == "amin")
+    r = ScatterReduction::Amin;
+  else if (reduce == "prod")
+    fail(op, "reduce='prod' is not supported by ditto yet (sum, mean, amax and amin are)");
+  else
+    fail(op, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
   return scatter_common(op, self, dim, index, src, r, include_self, true);
 }
 

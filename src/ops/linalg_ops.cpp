@@ -10,17 +10,16 @@ using ops::OpId;
 namespace {
 void same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   if (a.dtype() != b.dtype())
-    fail(op, "expected both operands to have the same dtype, got ", dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+    fail(op, "expected both operands to have the same dtype, got ", dtype_name(a.dtype()), " and ",
+         dtype_name(b.dtype()));
 }
 }  // namespace
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   detail::check_defined(a, "bmm");
   detail::check_defined(b, "bmm");
-  if (a.dim() != 3 || b.dim() != 3)
-    fail("bmm", "expected 3-D tensors, got ", a.dim(), "-D and ", b.dim(), "-D");
-  if (a.size(0) != b.size(0))
-    fail("bmm", "batch sizes differ: ", a.size(0), " and ", b.size(0));
+  if (a.dim() != 3 || b.dim() != 3) fail("bmm", "expected 3-D tensors, got ", a.dim(), "-D and ", b.dim(), "-D");
+  if (a.size(0) != b.size(0)) fail("bmm", "batch sizes differ: ", a.size(0), " and ", b.size(0));
   if (a.size(2) != b.size(1))
     fail("bmm", "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
   same_dtype(a, b, "bmm");
@@ -65,7 +64,8 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
   const Shape shape{a.size(0), b.size(1)};
   const Shape bs = detail::broadcast_shapes(self.sizes(), shape, "addmm");
   if (bs != shape)
-    fail("addmm", "self of shape ", detail::shape_str(self.sizes()), " cannot be broadcast to ", detail::shape_str(shape));
+    fail("addmm", "self of shape ", detail::shape_str(self.sizes()), " cannot be broadcast to ",
+         detail::shape_str(shape));
   detail::check_fits(beta, a.dtype(), "addmm");
   detail::check_fits(alpha, a.dtype(), "addmm");
   Tensor out = detail::new_tensor(shape, a.dtype(), "addmm");
@@ -99,8 +99,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const Tensor A = da == 1 ? a.unsqueeze(0) : a;
   const Tensor B = db == 1 ? b.unsqueeze(1) : b;
   const int64_t n = A.size(-2), k = A.size(-1), k2 = B.size(-2), m = B.size(-1);
-  if (k != k2)
-    fail("matmul", "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
+  if (k != k2) fail("matmul", "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
   const Shape ba(A.sizes().begin(), A.sizes().end() - 2), bb(B.sizes().begin(), B.sizes().end() - 2);
   const Shape batch = detail::broadcast_shapes(ba, bb, "matmul");
   int64_t nb = 1;

@@ -51,4 +51,11 @@ struct KernelChoice {
 };
 KernelChoice kernel_choice(const OpEntry& op, Device device);
 
+// How many times the dispatcher has selected a kernel of op (every ops::call counts once), and
+// how many times deterministic mode refused it (warn_only included), in this process, from all
+// threads. Tests use them to check what really ran: Invariance.CorpusCoversEveryOpInTheTable and
+// DeterminismRefusal.EveryNondeterministicKernelIsTested.
+uint64_t dispatch_count(OpId id);
+uint64_t refusal_count(OpId id);
+
 }  // namespace ditto::ops

@@ -1,11 +1,10 @@
 #include "ops/op_table.h"
 
-#include "ops/common.h"
-
-#include "ops/formulas.h"
-#include "cpu/kernels.h"
-
 #include <vector>
+
+#include "cpu/kernels.h"
+#include "ops/common.h"
+#include "ops/formulas.h"
 
 namespace ditto::ops {
 namespace {
@@ -71,7 +70,8 @@ struct Table {
     };
     kernels.resize(static_cast<std::size_t>(OpId::kCount));
     for (const FlatKernel& k : flat_kernels()) kernels[static_cast<std::size_t>(k.op)].push_back(k.entry);
-    for (const Decl& d : decls) ops.push_back({d.id, d.id_name, d.name, d.kind, kernels[static_cast<std::size_t>(d.id)]});
+    for (const Decl& d : decls)
+      ops.push_back({d.id, d.id_name, d.name, d.kind, kernels[static_cast<std::size_t>(d.id)]});
     for (const Back& b : backs) {
       OpEntry& e = ops[static_cast<std::size_t>(b.id)];
       e.backward = b.fn;

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <span>
 
+#include "core/views.h"
 #include "ops/op_info.h"
 #include "ops/signatures.h"
-#include "core/views.h"
 
 namespace ditto::ops {
 
@@ -21,9 +21,13 @@ enum class OpId : uint16_t {
   kCount
 };
 
-template <OpId id> struct OpSignature;
+template <OpId id>
+struct OpSignature;
 #define DITTO_OP(id, name, sig, kind) \
-  template <> struct OpSignature<OpId::id> { using type = kernel_sig::sig; };
+  template <>                         \
+  struct OpSignature<OpId::id> {      \
+    using type = kernel_sig::sig;     \
+  };
 #define DITTO_KERNEL(...)
 #define DITTO_BACKWARD(...)
 #include "ops/op_table.def"

@@ -26,8 +26,7 @@ Tensor addc(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar
   if (t == kBool) fail(op, "not implemented for 'Bool'");
   if (id == OpId::addcdiv && !is_floating(t))
     fail(op, "integer division with addcdiv is not supported; use a floating point tensor1 or tensor2");
-  if (value.is_floating() && !is_floating(t))
-    fail(op, "value cannot be a floating point number for integral tensors");
+  if (value.is_floating() && !is_floating(t)) fail(op, "value cannot be a floating point number for integral tensors");
   const Shape shape = detail::broadcast_shapes(detail::broadcast_shapes(self.sizes(), t1.sizes(), op), t2.sizes(), op);
   Tensor out = detail::new_tensor(shape, t, op);
   const Tensor s = detail::cast(self, t), a = detail::cast(t1, t), b = detail::cast(t2, t);

@@ -18,7 +18,8 @@ Shape reduce_dims(const Shape& dims, int64_t ndim, const char* op) {
   }
   for (int64_t d : dims) {
     const int64_t w = wrap_dim(d, ndim, op);
-    if (std::find(out.begin(), out.end(), w) != out.end()) fail(op, "dim ", w, " appears multiple times in the list of dims");
+    if (std::find(out.begin(), out.end(), w) != out.end())
+      fail(op, "dim ", w, " appears multiple times in the list of dims");
     out.push_back(w);
   }
   if (ndim == 0) out.clear();
@@ -30,9 +31,9 @@ Shape reduce_dims(const Shape& dims, int64_t ndim, const char* op) {
 namespace {
 
 struct Plan {
-  Tensor rows;     // (M, R)
-  Shape out_shape; // with or without kept 1s
-  Shape dims;      // normalised reduced dims
+  Tensor rows;      // (M, R)
+  Shape out_shape;  // with or without kept 1s
+  Shape dims;       // normalised reduced dims
   int64_t M = 1, R = 1;
 };
 
@@ -151,12 +152,18 @@ Tensor amin(const Tensor& x, const DimList& dims, bool keepdim) {
 }
 Tensor max(const Tensor& x) {
   detail::check_defined(x, "max");
-  if (x.numel() == 0) fail("max", "expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  if (x.numel() == 0)
+    fail("max",
+         "expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' "
+         "argument.");
   return amax(x, {}, false);
 }
 Tensor min(const Tensor& x) {
   detail::check_defined(x, "min");
-  if (x.numel() == 0) fail("min", "expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  if (x.numel() == 0)
+    fail("min",
+         "expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' "
+         "argument.");
   return amin(x, {}, false);
 }
 
@@ -210,8 +217,12 @@ std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
   return with_index<OpId::min_dim>(x, dim, keepdim, "min");
 }
-Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg<OpId::argmax>(x, dim, keepdim, "argmax"); }
-Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg<OpId::argmin>(x, dim, keepdim, "argmin"); }
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg<OpId::argmax>(x, dim, keepdim, "argmax");
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg<OpId::argmin>(x, dim, keepdim, "argmin");
+}
 
 namespace {
 Tensor var_impl(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim, bool take_sqrt, const char* op) {
@@ -226,7 +237,7 @@ Tensor var_impl(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim,
   ops::call<OpId::var>(x.device(), out.view({p.M}), p.rows, unbiased ? 1 : 0, take_sqrt);
   if (autograd::any_needs_grad(x))
     ops::record(OpId::var, {x}, {out}, reduction_saved(x, p, keepdim, {x, out}, {unbiased ? 1 : 0, take_sqrt}),
-                     take_sqrt ? "StdBackward0" : "VarBackward0");
+                take_sqrt ? "StdBackward0" : "VarBackward0");
   return out;
 }
 }  // namespace

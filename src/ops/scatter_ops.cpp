@@ -54,8 +54,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   const int64_t d = detail::wrap_dim(dim, self.dim(), op);
   if (index.dim() >= 2) fail(op, "Index should have dimension 1 or 0 (got ", index.dim(), ")");
   const int64_t n = index.numel();
-  if (source.dim() == 0 && n != 1)
-    fail(op, "When source is scalar, index should have one element (got ", n, ")");
+  if (source.dim() == 0 && n != 1) fail(op, "When source is scalar, index should have one element (got ", n, ")");
   if (source.dim() != self.dim() && source.dim() != 0 && self.dim() != 0)
     fail(op, "When source and destination are not scalars, their dimensionality must match. Source dimensionality (",
          source.dim(), "), destination dimensionality (", self.dim(), ")");
@@ -149,8 +148,10 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
   if (lin.numel() > 0 && out.numel() > 0) {
     const Tensor out_rows = out.view(self_rows);
     const Tensor v = vals.detach();
-    if (accumulate) ops::call<OpId::index_put_accumulate>(self.device(), out_rows, 0, lin, v);
-    else ops::call<OpId::index_put_>(self.device(), out_rows, 0, lin, v);
+    if (accumulate)
+      ops::call<OpId::index_put_accumulate>(self.device(), out_rows, 0, lin, v);
+    else
+      ops::call<OpId::index_put_>(self.device(), out_rows, 0, lin, v);
   }
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, vals)) {
     autograd::Saved s;
@@ -173,8 +174,8 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
     fail(op, "self and source expected to have the same dtype, but got self.dtype = ", dtype_name(self.dtype()),
          " and source.dtype = ", dtype_name(source.dtype()));
   if (source.numel() != index.numel())
-    fail(op, "Expected source and index to have the same number of elements, but got source.numel() = ",
-         source.numel(), ", index.numel() = ", index.numel());
+    fail(op, "Expected source and index to have the same number of elements, but got source.numel() = ", source.numel(),
+         ", index.numel() = ", index.numel());
   if (self.numel() == 0 && index.numel() != 0) fail(op, "Tried to put elements into an empty tensor");
   const int64_t numel = self.numel();
   const Tensor lin = checked_index(index, numel, true, [&](int64_t v) {
@@ -184,8 +185,10 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
   Tensor out = self.detach().clone();
   if (lin.numel() > 0) {
     const Tensor flat = out.view({numel});
-    if (accumulate) ops::call<OpId::put_accumulate>(self.device(), flat, 0, lin, src.detach());
-    else ops::call<OpId::put_>(self.device(), flat, 0, lin, src.detach());
+    if (accumulate)
+      ops::call<OpId::put_accumulate>(self.device(), flat, 0, lin, src.detach());
+    else
+      ops::call<OpId::put_>(self.device(), flat, 0, lin, src.detach());
   }
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, src)) {
     autograd::Saved s;

@@ -17,7 +17,8 @@ using Binary = void(const Tensor& out, const Tensor& a, const Tensor& b);
 // out = a + alpha * b with one rounding (fma), as PyTorch's vectorised add does.
 using AddScaled = void(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha);
 using PowScalar = void(const Tensor& out, const Tensor& in, const Scalar& exponent);
-using Clamp = void(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi);
+using Clamp = void(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo,
+                   const std::optional<Scalar>& hi);
 using Where = void(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 using MaskedFill = void(const Tensor& self, const Tensor& mask, const Scalar& value);  // in place
 using Fill = void(const Tensor& out, const Scalar& value);
@@ -75,7 +76,8 @@ using Lerp = void(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 using Addc = void(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 using Gelu = void(const Tensor& out, const Tensor& in, bool tanh_approx);
 using GeluBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
-using ThresholdBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& self, const Scalar& threshold);
+using ThresholdBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& self,
+                               const Scalar& threshold);
 // grad_weight (num, dim), zeroed, += grad (n, dim) rows at indices (n, int64) in index order,
 // skipping padding_idx (-1: none).
 using EmbeddingBackward = void(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices,

@@ -3,8 +3,8 @@
 
 #include "autograd/graph.h"
 #include "core/determinism_state.h"
-#include "core/print.h"
 #include "core/dtype_dispatch.h"
+#include "core/print.h"
 #include "ops/common.h"
 
 namespace ditto {
@@ -126,7 +126,8 @@ Tensor Tensor::clone() const {
 Tensor Tensor::to(ScalarType t) const {
   if (t == dtype()) return *this;
   Tensor out = detail::cast(*this, t);
-  if (is_floating(t) && autograd::any_needs_grad(*this)) ops::record(OpId::copy_, {*this}, {out}, {}, "ToCopyBackward0");
+  if (is_floating(t) && autograd::any_needs_grad(*this))
+    ops::record(OpId::copy_, {*this}, {out}, {}, "ToCopyBackward0");
   return out;
 }
 
@@ -183,8 +184,10 @@ Tensor& Tensor::resize_(const Shape& shape) {
     Tensor tail = detail::make_view(*this, {last - first}, {1}, first);
     core::dispatch_dtype(dtype(), [&]<class T>() {
       T v;
-      if constexpr (std::is_floating_point_v<T>) v = std::numeric_limits<T>::quiet_NaN();
-      else v = std::numeric_limits<T>::max();
+      if constexpr (std::is_floating_point_v<T>)
+        v = std::numeric_limits<T>::quiet_NaN();
+      else
+        v = std::numeric_limits<T>::max();
       T* p = static_cast<T*>(tail.raw_data());
       for (int64_t i = 0; i < last - first; ++i) p[i] = v;
     });
@@ -220,7 +223,9 @@ Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
   autograd::check_inplace(*this, "add_");
   return assign(*this, ditto::add(*this, o, alpha), "add_");
 }
-Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) { return assign(*this, ditto::sub(*this, o, alpha), "sub_"); }
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  return assign(*this, ditto::sub(*this, o, alpha), "sub_");
+}
 // mul and div save self for other's gradient: when other needs one, they get a copy of self's
 // value, which the write below does not change (PyTorch saves the original self too).
 Tensor& Tensor::mul_(const Tensor& o) {
@@ -268,8 +273,12 @@ std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return 
 std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return ditto::min(*this, dim, keepdim); }
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return ditto::argmax(*this, dim, keepdim); }
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return ditto::argmin(*this, dim, keepdim); }
-Tensor Tensor::var(const DimList& dims, bool unbiased, bool keepdim) const { return ditto::var(*this, dims, unbiased, keepdim); }
-Tensor Tensor::std(const DimList& dims, bool unbiased, bool keepdim) const { return ditto::std(*this, dims, unbiased, keepdim); }
+Tensor Tensor::var(const DimList& dims, bool unbiased, bool keepdim) const {
+  return ditto::var(*this, dims, unbiased, keepdim);
+}
+Tensor Tensor::std(const DimList& dims, bool unbiased, bool keepdim) const {
+  return ditto::std(*this, dims, unbiased, keepdim);
+}
 Tensor Tensor::softmax(int64_t dim) const { return ditto::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return ditto::log_softmax(*this, dim); }
 Tensor Tensor::matmul(const Tensor& o) const { return ditto::matmul(*this, o); }
@@ -299,8 +308,10 @@ std::string Tensor::to_string() const {
   core::dispatch_dtype(dtype(), [&]<class T>() {
     const T* p = static_cast<const T*>(c.raw_data());
     for (int64_t i = 0, n = c.numel(); i < n; ++i) {
-      if constexpr (std::is_floating_point_v<T>) d.floats.push_back(static_cast<double>(p[i]));
-      else d.ints.push_back(static_cast<int64_t>(p[i]));
+      if constexpr (std::is_floating_point_v<T>)
+        d.floats.push_back(static_cast<double>(p[i]));
+      else
+        d.ints.push_back(static_cast<int64_t>(p[i]));
     }
   });
   return detail::format_tensor(d);

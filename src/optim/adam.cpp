@@ -59,8 +59,10 @@ void Adam::step() {
     Tensor& step_t = st.at("step");
     step_t.add_(1);
     if (o_.weight_decay != 0) {
-      if (decoupled_) p.mul_(1 - lr * o_.weight_decay);
-      else grad = grad.add(p, o_.weight_decay);
+      if (decoupled_)
+        p.mul_(1 - lr * o_.weight_decay);
+      else
+        grad = grad.add(p, o_.weight_decay);
     }
     Tensor& exp_avg = st.at("exp_avg");
     Tensor& exp_avg_sq = st.at("exp_avg_sq");

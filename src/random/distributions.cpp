@@ -35,8 +35,7 @@ void check_size(const Shape& size, const char* op) {
 void check_target(const Tensor& t, const char* op) {
   DITTO_CHECK(t.defined(), op, "the tensor is undefined");
   autograd::check_inplace(t, op);  // not on a leaf (or a view of one) that requires grad
-  DITTO_CHECK(t.device() == Device::CPU, op, "only CPU tensors are supported, got ",
-              device_name(t.device()));
+  DITTO_CHECK(t.device() == Device::CPU, op, "only CPU tensors are supported, got ", device_name(t.device()));
   if (t.numel() == 0) return;
   const Shape& sz = t.sizes();
   const Shape& st = t.strides();
@@ -63,17 +62,13 @@ void uniform_impl(const Tensor& t, double from, double to, Generator* gen, const
   check_target(t, op);
   check_floating(t.dtype(), op);
   const bool f32 = t.dtype() == kFloat32;
-  const double lo = f32 ? -static_cast<double>(std::numeric_limits<float>::max())
-                        : -std::numeric_limits<double>::max();
+  const double lo = f32 ? -static_cast<double>(std::numeric_limits<float>::max()) : -std::numeric_limits<double>::max();
   const double hi = -lo;
-  DITTO_CHECK(from >= lo && from <= hi, op, "from (", from, ") is out of bounds for ",
-              dtype_name(t.dtype()));
-  DITTO_CHECK(to >= lo && to <= hi, op, "to (", to, ") is out of bounds for ",
-              dtype_name(t.dtype()));
-  DITTO_CHECK(from <= to, op, "expected from <= to for the range [from, to), got from=", from,
-              " > to=", to);
-  DITTO_CHECK(to - from <= hi, op, "to - from exceeds the largest ", dtype_name(t.dtype()),
-              " (from=", from, ", to=", to, ")");
+  DITTO_CHECK(from >= lo && from <= hi, op, "from (", from, ") is out of bounds for ", dtype_name(t.dtype()));
+  DITTO_CHECK(to >= lo && to <= hi, op, "to (", to, ") is out of bounds for ", dtype_name(t.dtype()));
+  DITTO_CHECK(from <= to, op, "expected from <= to for the range [from, to), got from=", from, " > to=", to);
+  DITTO_CHECK(to - from <= hi, op, "to - from exceeds the largest ", dtype_name(t.dtype()), " (from=", from,
+              ", to=", to, ")");
   if (t.numel() == 0) return;
   Generator& g = pick(gen);
   std::lock_guard<std::mutex> lock(g.mutex());
@@ -106,8 +101,7 @@ void uniform_impl(const Tensor& t, double from, double to, Generator* gen, const
 template <class T>
 void normal_scalar_path(const Tensor& t, double mean, double std, Generator& g) {
   T* p = static_cast<T*>(t.raw_data());
-  for_each_offset(t,
-                  [&](int64_t o) { p[o] = static_cast<T>(detail::normal_scalar(g, mean, std)); });
+  for_each_offset(t, [&](int64_t o) { p[o] = static_cast<T>(detail::normal_scalar(g, mean, std)); });
 }
 
 void normal_impl(const Tensor& t, double mean, double std, Generator* gen, const char* op) {
@@ -145,9 +139,7 @@ void normal_impl(const Tensor& t, double mean, double std, Generator* gen, const
 template <class T>
 void random_from_to_typed(const Tensor& t, uint64_t range, int64_t base, bool wide, Generator& g) {
   T* p = static_cast<T*>(t.raw_data());
-  for_each_offset(t, [&](int64_t o) {
-    p[o] = static_cast<T>(detail::uniform_int_from_to(g, range, base, wide));
-  });
+  for_each_offset(t, [&](int64_t o) { p[o] = static_cast<T>(detail::uniform_int_from_to(g, range, base, wide)); });
 }
 
 void random_impl(const Tensor& t, int64_t from, int64_t to, Generator* gen, const char* op) {
@@ -160,15 +152,13 @@ void random_impl(const Tensor& t, int64_t from, int64_t to, Generator* gen, cons
     from = detail::float_update_from<double>(from);
     to = detail::float_update_to<double>(to);
   }
-  DITTO_CHECK(from < to, op, "the range is empty once from and to are rounded to ", dtype_name(dt),
-              " (from=", from, ", to=", to, ")");
+  DITTO_CHECK(from < to, op, "the range is empty once from and to are rounded to ", dtype_name(dt), " (from=", from,
+              ", to=", to, ")");
   if (dt == kInt32 || dt == kBool) {
     const int64_t lo = dt == kBool ? 0 : std::numeric_limits<int32_t>::min();
     const int64_t hi = dt == kBool ? 1 : std::numeric_limits<int32_t>::max();
-    DITTO_CHECK(from >= lo && from <= hi, op, "from (", from, ") is out of bounds for ",
-                dtype_name(dt));
-    DITTO_CHECK(to - 1 >= lo && to - 1 <= hi, op, "to - 1 (", to - 1, ") is out of bounds for ",
-                dtype_name(dt));
+    DITTO_CHECK(from >= lo && from <= hi, op, "from (", from, ") is out of bounds for ", dtype_name(dt));
+    DITTO_CHECK(to - 1 >= lo && to - 1 <= hi, op, "to - 1 (", to - 1, ") is out of bounds for ", dtype_name(dt));
   }
   if (t.numel() == 0) return;
   const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
@@ -303,8 +293,7 @@ Tensor randperm(int64_t n, ScalarType dtype, Generator* gen) {
 
 Tensor bernoulli(const Tensor& p, Generator* gen) {
   DITTO_CHECK(p.defined(), "bernoulli", "the tensor is undefined");
-  DITTO_CHECK(p.device() == Device::CPU, "bernoulli", "only CPU tensors are supported, got ",
-              device_name(p.device()));
+  DITTO_CHECK(p.device() == Device::CPU, "bernoulli", "only CPU tensors are supported, got ", device_name(p.device()));
   check_floating(p.dtype(), "bernoulli");
   // Validate first so that a bad p leaves the generator untouched.
   if (p.dtype() == kFloat32)

@@ -49,8 +49,7 @@ void Generator::manual_seed(uint64_t seed) {
   seed_ = seed;
   // Only the low 32 bits reach the state, so 5 and 2^32+5 give the same stream.
   mt_[0] = static_cast<uint32_t>(seed & 0xFFFFFFFFu);
-  for (int i = 1; i < kN; ++i)
-    mt_[i] = 1812433253u * (mt_[i - 1] ^ (mt_[i - 1] >> 30)) + static_cast<uint32_t>(i);
+  for (int i = 1; i < kN; ++i) mt_[i] = 1812433253u * (mt_[i - 1] ^ (mt_[i - 1] >> 30)) + static_cast<uint32_t>(i);
   left_ = 1;
   next_ = 0;
   normal_cache_d.reset();
@@ -99,16 +98,15 @@ std::vector<uint8_t> Generator::get_state() const {
 }
 
 void Generator::set_state(const std::vector<uint8_t>& state) {
-  DITTO_CHECK(state.size() == kStateBytes, "set_state", "expected a state of ", kStateBytes,
-              " bytes, got ", state.size());
+  DITTO_CHECK(state.size() == kStateBytes, "set_state", "expected a state of ", kStateBytes, " bytes, got ",
+              state.size());
   const int32_t left = get<int32_t>(state, kOffLeft);
   const int32_t seeded = get<int32_t>(state, kOffSeeded);
   const uint64_t next = get<uint64_t>(state, kOffNext);
   DITTO_CHECK(seeded != 0, "set_state", "invalid mt19937 state: seeded flag is 0");
-  DITTO_CHECK(left > 0 && left <= kN, "set_state", "invalid mt19937 state: left = ", left,
-              " is outside [1, ", kN, "]");
-  DITTO_CHECK(next <= static_cast<uint64_t>(kN), "set_state",
-              "invalid mt19937 state: next = ", next, " is greater than ", kN);
+  DITTO_CHECK(left > 0 && left <= kN, "set_state", "invalid mt19937 state: left = ", left, " is outside [1, ", kN, "]");
+  DITTO_CHECK(next <= static_cast<uint64_t>(kN), "set_state", "invalid mt19937 state: next = ", next,
+              " is greater than ", kN);
   seed_ = get<uint64_t>(state, kOffSeed);
   left_ = left;
   next_ = static_cast<uint32_t>(next);

@@ -24,9 +24,7 @@ namespace {
 
 // U24 / U53: exact uniforms in [0, 1).
 inline float u24(uint32_t r) { return static_cast<float>(r & 0xFFFFFFu) * 0x1p-24f; }
-inline double u53(uint64_t r) {
-  return static_cast<double>(r & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
-}
+inline double u53(uint64_t r) { return static_cast<double>(r & ((uint64_t{1} << 53) - 1)) * 0x1p-53; }
 
 inline float f32_bits(uint32_t b) { return std::bit_cast<float>(b); }
 
@@ -176,9 +174,7 @@ inline double normal_scalar(Generator& g, double mean, double std) {
 
 // uniform_real_distribution<float>(a, b) with a, b already rounded to float.
 inline float uniform_f32(Generator& g, float a, float d) { return std::fma(u24(g.random()), d, a); }
-inline double uniform_f64(Generator& g, double a, double d) {
-  return std::fma(u53(g.random64()), d, a);
-}
+inline double uniform_f64(Generator& g, double a, double d) { return std::fma(u53(g.random64()), d, a); }
 
 // uniform_int_from_to_distribution: 64-bit draws only for wide ranges and wide dtypes.
 inline int64_t uniform_int_from_to(Generator& g, uint64_t range, int64_t base, bool wide_dtype) {
@@ -230,8 +226,7 @@ int64_t float_update_to(int64_t to) {
 // TensorIterator's reorder_dimensions: returns dims fastest-first. For a non-overlapping
 // tensor this visits elements in ascending address order. strides[k] is operand k's strides;
 // operand 0 is the output.
-inline std::vector<int64_t> iteration_perm(const Shape& sizes,
-                                           const std::vector<const Shape*>& strides) {
+inline std::vector<int64_t> iteration_perm(const Shape& sizes, const std::vector<const Shape*>& strides) {
   const int64_t nd = static_cast<int64_t>(sizes.size());
   std::vector<int64_t> perm(nd);
   std::iota(perm.rbegin(), perm.rend(), int64_t{0});
@@ -268,8 +263,7 @@ void for_each_element(const Shape& sizes, const std::array<const Shape*, K>& str
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   if (numel == 0) return;
-  const auto perm =
-      iteration_perm(sizes, std::vector<const Shape*>(strides.begin(), strides.end()));
+  const auto perm = iteration_perm(sizes, std::vector<const Shape*>(strides.begin(), strides.end()));
   const std::size_t nd = perm.size();
   std::vector<int64_t> idx(nd, 0);
   std::array<int64_t, K> off{};

@@ -10,9 +10,7 @@
 namespace ditto::detail {
 namespace {
 
-inline __m256 c8(uint32_t bits) {
-  return _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(bits)));
-}
+inline __m256 c8(uint32_t bits) { return _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(bits))); }
 inline __m256i i8(int32_t v) { return _mm256_set1_epi32(v); }
 
 __m256 log8(__m256 x) {
@@ -48,13 +46,12 @@ void sincos8(__m256 th, __m256* s_out, __m256* c_out) {
   j = _mm256_and_si256(_mm256_add_epi32(j, i8(1)), i8(~1));
   const __m256 y = _mm256_cvtepi32_ps(j);
   const __m256 swap_sign = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, i8(4)), 29));
-  const __m256 poly_mask =
-      _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(j, i8(2)), _mm256_setzero_si256()));
+  const __m256 poly_mask = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(j, i8(2)), _mm256_setzero_si256()));
   x = _mm256_fmadd_ps(y, c8(0xbf490000u), x);
   x = _mm256_fmadd_ps(y, c8(0xb97da000u), x);
   x = _mm256_fmadd_ps(y, c8(0xb3222169u), x);
-  const __m256 sign_cos = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_andnot_si256(_mm256_sub_epi32(j, i8(2)), i8(4)), 29));
+  const __m256 sign_cos =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_andnot_si256(_mm256_sub_epi32(j, i8(2)), i8(4)), 29));
   sign_sin = _mm256_xor_ps(sign_sin, swap_sign);
   const __m256 z = _mm256_mul_ps(x, x);
   __m256 c = _mm256_fmadd_ps(c8(0x37ccf5ceu), z, c8(0xbab6061au));

@@ -16,18 +16,17 @@
 
 #include <cmath>
 #include <csignal>
-#include <fstream>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
 #include "ops/op_info.h"
@@ -88,7 +87,8 @@ struct Ctx {
       t = randint(0, 2, s, kInt64).to(kBool);
     } else if (is_floating(dt)) {
       t = randn(s, dt) * 3.0;
-      if (n > 0 && r.chance(0.05)) t = t.masked_fill(randint(0, 2, s, kInt64).to(kBool), r.chance(0.5) ? NAN : INFINITY);
+      if (n > 0 && r.chance(0.05))
+        t = t.masked_fill(randint(0, 2, s, kInt64).to(kBool), r.chance(0.5) ? NAN : INFINITY);
     } else {
       t = randint(-2, 7, s, dt);
     }
@@ -106,7 +106,8 @@ struct Ctx {
   Tensor floating(Shape s) { return tensor(std::move(s), r.chance(0.8) ? kFloat32 : kFloat64); }
   Tensor index(Shape s, int64_t bound) {  // int64 indices in [-1, bound], mostly in range
     Tensor t = randint(0, bound > 0 ? bound : 1, s, kInt64);
-    if (r.chance(0.05) && t.numel() > 0) t = t.masked_fill(randint(0, 2, s, kInt64).to(kBool), r.chance(0.5) ? -1 : bound);
+    if (r.chance(0.05) && t.numel() > 0)
+      t = t.masked_fill(randint(0, 2, s, kInt64).to(kBool), r.chance(0.5) ? -1 : bound);
     desc << "index(" << t.numel() << "<" << bound << ") ";
     return t;
   }
@@ -147,7 +148,9 @@ std::vector<OpFuzzer> generators() {
             return one(x.permute(p));
           }
           case 4: return one(x.select(dim_arg(c.r, nd), c.r.range(-3, 5)));
-          case 5: return one(x.slice(dim_arg(c.r, nd), c.r.range(-6, 6), c.r.range(-6, 8), c.r.chance(0.05) ? kHuge : c.r.range(1, 3)));
+          case 5:
+            return one(x.slice(dim_arg(c.r, nd), c.r.range(-6, 6), c.r.range(-6, 8),
+                               c.r.chance(0.05) ? kHuge : c.r.range(1, 3)));
           case 6: return one(x.expand(shape_arg(c.r)));
           case 7: return one(c.r.chance(0.5) ? x.squeeze() : x.squeeze(dim_arg(c.r, nd)));
           case 8: return one(x.unsqueeze(dim_arg(c.r, nd + 1)));
@@ -224,7 +227,9 @@ std::vector<OpFuzzer> generators() {
         const bool keep = c.r.chance(0.5);
         const Shape dims = c.r.chance(0.3) ? Shape{} : Shape{dim_arg(c.r, nd)};
         switch (c.r.range(0, 11)) {
-          case 0: return one(sum(x, dims, keep, c.r.chance(0.2) ? std::optional<ScalarType>(c.r.pick(kDtypes)) : std::nullopt));
+          case 0:
+            return one(
+                sum(x, dims, keep, c.r.chance(0.2) ? std::optional<ScalarType>(c.r.pick(kDtypes)) : std::nullopt));
           case 1: return one(mean(x, dims, keep));
           case 2: return one(c.r.chance(0.5) ? prod(x) : prod(x, dim_arg(c.r, nd), keep));
           case 3: return one(amax(x, dims, keep));
@@ -237,8 +242,10 @@ std::vector<OpFuzzer> generators() {
             auto [v, i] = min(x, dim_arg(c.r, nd), keep);
             return std::vector<Tensor>{v, i};
           }
-          case 7: return one(argmax(x, c.r.chance(0.5) ? std::optional<int64_t>(dim_arg(c.r, nd)) : std::nullopt, keep));
-          case 8: return one(argmin(x, c.r.chance(0.5) ? std::optional<int64_t>(dim_arg(c.r, nd)) : std::nullopt, keep));
+          case 7:
+            return one(argmax(x, c.r.chance(0.5) ? std::optional<int64_t>(dim_arg(c.r, nd)) : std::nullopt, keep));
+          case 8:
+            return one(argmin(x, c.r.chance(0.5) ? std::optional<int64_t>(dim_arg(c.r, nd)) : std::nullopt, keep));
           case 9: return one(var(x, dims, c.r.chance(0.5), keep));
           case 10: return one(softmax(x, dim_arg(c.r, nd)));
           default: return one(log_softmax(x, dim_arg(c.r, nd)));
@@ -255,8 +262,8 @@ std::vector<OpFuzzer> generators() {
       case 1: return one(bmm(c.tensor({2, sz(n), sz(k)}, dt), c.tensor({ok ? 2 : 3, sz(k), sz(m)}, dt)));
       case 2: return one(matmul(c.tensor(shape_arg(c.r, 3), dt), c.tensor(shape_arg(c.r, 3), dt)));
       default:
-        return one(addmm(c.tensor({sz(m)}, dt), c.tensor({sz(n), sz(k)}, dt), c.tensor({sz(k), sz(m)}, dt),
-                         c.scalar(), c.scalar()));
+        return one(addmm(c.tensor({sz(m)}, dt), c.tensor({sz(n), sz(k)}, dt), c.tensor({sz(k), sz(m)}, dt), c.scalar(),
+                         c.scalar()));
     }
   });
   // joining and indexing
@@ -287,10 +294,14 @@ std::vector<OpFuzzer> generators() {
             return one(index_put(x, {c.index({n}, rows)}, c.tensor(vs, x.dtype()), c.r.chance(0.5)));
           }
           case 8: return one(put(x, c.index({n}, x.numel()), c.tensor({n}, x.dtype()), c.r.chance(0.5)));
-          case 9: return one(index_put(x, {c.tensor(Shape(x.sizes().begin(), x.sizes().begin() + (nd > 0 ? 1 : 0)), kBool)},
-                                       c.tensor({1}, x.dtype()), false));
-          case 10: return one(embedding(c.floating({c.r.range(0, 6), 3}), c.index(shape_arg(c.r, 2), 4), c.r.range(-2, 4)));
-          case 11: return one(embedding_dense_backward(c.floating({n, 3}), c.index({n}, 4), c.r.range(-1, 5), c.r.range(-2, 4)));
+          case 9:
+            return one(index_put(x, {c.tensor(Shape(x.sizes().begin(), x.sizes().begin() + (nd > 0 ? 1 : 0)), kBool)},
+                                 c.tensor({1}, x.dtype()), false));
+          case 10:
+            return one(embedding(c.floating({c.r.range(0, 6), 3}), c.index(shape_arg(c.r, 2), 4), c.r.range(-2, 4)));
+          case 11:
+            return one(
+                embedding_dense_backward(c.floating({n, 3}), c.index({n}, 4), c.r.range(-1, 5), c.r.range(-2, 4)));
           default: return one(F::embedding(c.index(shape_arg(c.r, 2), 5), c.floating({5, 2})));
         }
       });
@@ -299,7 +310,9 @@ std::vector<OpFuzzer> generators() {
        "max_pool2d_with_indices_backward", "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool2d",
        "adaptive_avg_pool2d_backward", "max_unpooling2d_forward_out", "max_unpooling3d_forward_out"},
       [](Ctx& c) {
-        auto arg = [&](int64_t lo) { return c.r.chance(0.05) ? (c.r.chance(0.5) ? kHuge : int64_t{-1}) : c.r.range(lo, 3); };
+        auto arg = [&](int64_t lo) {
+          return c.r.chance(0.05) ? (c.r.chance(0.5) ? kHuge : int64_t{-1}) : c.r.range(lo, 3);
+        };
         const int64_t N = c.r.range(0, 2), C = c.r.range(1, 3), H = c.r.range(1, 6), W = c.r.range(1, 6);
         const Tensor x = c.floating(c.r.chance(0.9) ? Shape{N, C, H, W} : shape_arg(c.r));
         switch (c.r.range(0, 9)) {
@@ -316,11 +329,12 @@ std::vector<OpFuzzer> generators() {
             return one(F::conv2d_backward_input(c.floating({N, 2, c.r.range(1, 4), c.r.range(1, 4)}),
                                                 c.floating({2, C, 2, 2}), {N, C, H, W}, arg(1), arg(0), arg(1), 1));
           case 3:
-            return one(F::conv2d_backward_weight(c.floating({N, 2, c.r.range(1, 4), c.r.range(1, 4)}), x,
-                                                 {2, C, 2, 2}, arg(1), arg(0), arg(1), 1));
+            return one(F::conv2d_backward_weight(c.floating({N, 2, c.r.range(1, 4), c.r.range(1, 4)}), x, {2, C, 2, 2},
+                                                 arg(1), arg(0), arg(1), 1));
           case 4: {
-            auto vi = F::max_pool2d_with_indices(x, {arg(1), arg(1)}, c.r.chance(0.3) ? nn::SizeArg() : nn::SizeArg(arg(1)),
-                                                     arg(0), arg(1), c.r.chance(0.5));
+            auto vi =
+                F::max_pool2d_with_indices(x, {arg(1), arg(1)}, c.r.chance(0.3) ? nn::SizeArg() : nn::SizeArg(arg(1)),
+                                           arg(0), arg(1), c.r.chance(0.5));
             return std::vector<Tensor>{vi.first, vi.second};
           }
           case 5: return one(F::max_pool1d(c.floating({N, C, W}), arg(1), arg(1), arg(0), arg(1), c.r.chance(0.5)));
@@ -330,8 +344,8 @@ std::vector<OpFuzzer> generators() {
           case 7: return one(F::adaptive_avg_pool2d(x, {arg(1), arg(1)}));
           case 8: {
             const int64_t k = arg(1);
-            return one(F::max_unpool2d(x, c.index(x.sizes(), 16), k, c.r.chance(0.5) ? nn::SizeArg() : nn::SizeArg(arg(1)),
-                                       arg(0)));
+            return one(F::max_unpool2d(x, c.index(x.sizes(), 16), k,
+                                       c.r.chance(0.5) ? nn::SizeArg() : nn::SizeArg(arg(1)), arg(0)));
           }
           default: {
             const Tensor x5 = c.floating({1, 1, c.r.range(1, 3), c.r.range(1, 3), c.r.range(1, 3)});
@@ -360,7 +374,6 @@ void on_crash(int sig) {
   std::raise(sig);
 }
 
-
 // --- Calls PyTorch can replay (--emit FILE): a subset of the ops, whose arguments are all written
 // out (tensors with their values), with ditto's outcome; tools/fuzz_vs_pytorch.py runs each in
 // PyTorch and reports where one library accepts what the other refuses.
@@ -371,22 +384,34 @@ nlohmann::json encode(const Tensor& t) {
   const Tensor c = t.contiguous();
   nlohmann::json data = nlohmann::json::array();
   switch (c.dtype()) {
-    case kBool: for (bool v : to_vector<bool>(c)) data.push_back(v); break;
-    case kInt32: for (int32_t v : to_vector<int32_t>(c)) data.push_back(v); break;
-    case kInt64: for (int64_t v : to_vector<int64_t>(c)) data.push_back(v); break;
-    case kFloat32: for (float v : to_vector<float>(c)) data.push_back(std::isfinite(v) ? v : 0.0f); break;
-    case kFloat64: for (double v : to_vector<double>(c)) data.push_back(std::isfinite(v) ? v : 0.0); break;
+    case kBool:
+      for (bool v : to_vector<bool>(c)) data.push_back(v);
+      break;
+    case kInt32:
+      for (int32_t v : to_vector<int32_t>(c)) data.push_back(v);
+      break;
+    case kInt64:
+      for (int64_t v : to_vector<int64_t>(c)) data.push_back(v);
+      break;
+    case kFloat32:
+      for (float v : to_vector<float>(c)) data.push_back(std::isfinite(v) ? v : 0.0f);
+      break;
+    case kFloat64:
+      for (double v : to_vector<double>(c)) data.push_back(std::isfinite(v) ? v : 0.0);
+      break;
   }
   j["data"] = data;
   return j;
 }
 
 nlohmann::json replayable_call(Rng& r) {
-  static const std::vector<std::string> unary = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu"};
-  static const std::vector<std::string> binary = {"add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "pow"};
-  static const std::vector<std::string> dimmed = {"sum", "mean", "amax", "amin", "prod", "argmax", "softmax",
-                                                  "log_softmax", "var", "transpose", "select", "unsqueeze",
-                                                  "squeeze", "flatten", "gather", "index_select", "cat"};
+  static const std::vector<std::string> unary = {"neg",   "abs",     "exp",  "log", "sqrt",
+                                                 "rsqrt", "sigmoid", "tanh", "relu"};
+  static const std::vector<std::string> binary = {"add", "sub", "mul", "div", "eq", "ne",
+                                                  "lt",  "le",  "gt",  "ge",  "pow"};
+  static const std::vector<std::string> dimmed = {
+      "sum",       "mean",   "amax",      "amin",    "prod",    "argmax", "softmax",      "log_softmax", "var",
+      "transpose", "select", "unsqueeze", "squeeze", "flatten", "gather", "index_select", "cat"};
   const int family = static_cast<int>(r.range(0, 2));
   const std::string op = family == 0 ? r.pick(unary) : family == 1 ? r.pick(binary) : r.pick(dimmed);
   auto make = [&](Shape sz) {
@@ -528,15 +553,22 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--seed") seed = std::stoull(value());
-    else if (a == "--calls") calls = std::stoll(value());
-    else if (a == "--call") only = std::stoll(value());
-    else if (a == "--timeout") timeout = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--verbose") verbose = true;
-    else if (a == "--emit") emit = value();
+    if (a == "--seed")
+      seed = std::stoull(value());
+    else if (a == "--calls")
+      calls = std::stoll(value());
+    else if (a == "--call")
+      only = std::stoll(value());
+    else if (a == "--timeout")
+      timeout = static_cast<unsigned>(std::stoul(value()));
+    else if (a == "--verbose")
+      verbose = true;
+    else if (a == "--emit")
+      emit = value();
     else {
-      std::fprintf(stderr,
-                   "usage: ditto-fuzz [--seed S] [--calls N] [--call K] [--timeout SECONDS] [--verbose] [--emit FILE]\n");
+      std::fprintf(
+          stderr,
+          "usage: ditto-fuzz [--seed S] [--calls N] [--call K] [--timeout SECONDS] [--verbose] [--emit FILE]\n");
       return 2;
     }
   }
@@ -573,7 +605,12 @@ int main(int argc, char** argv) {
     bool rejected = false;
     const std::string why = run_call(gens, seed, k, desc, rejected);
     alarm(0);
-    if (verbose) std::printf("%lld %s %s\n", static_cast<long long>(k), rejected ? "rejected" : why.empty() ? "ok" : "FAIL", desc.c_str());
+    if (verbose)
+      std::printf("%lld %s %s\n", static_cast<long long>(k),
+                  rejected      ? "rejected"
+                  : why.empty() ? "ok"
+                                : "FAIL",
+                  desc.c_str());
     if (!why.empty()) {
       ++failed;
       std::printf("FAIL: %s | %s | reproduce with: ditto-fuzz --seed %llu --call %lld\n", why.c_str(), desc.c_str(),

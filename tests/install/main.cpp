@@ -1,7 +1,7 @@
 // A user's program, built against an installed ditto through find_package(ditto CONFIG).
-#include <iostream>
-
 #include <ditto/ditto.h>
+
+#include <iostream>
 
 int main() {
   ditto::manual_seed(0);

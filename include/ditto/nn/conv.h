@@ -71,8 +71,13 @@ class MaxPoolNd : public UnaryModule {
  protected:
   MaxPoolNd(const char* name, int dims, SizeArg kernel_size, SizeArg stride, SizeArg padding, SizeArg dilation,
             bool ceil_mode)
-      : name_(name), dims_(dims), kernel_(std::move(kernel_size)), stride_(std::move(stride)),
-        padding_(std::move(padding)), dilation_(std::move(dilation)), ceil_mode_(ceil_mode) {}
+      : name_(name),
+        dims_(dims),
+        kernel_(std::move(kernel_size)),
+        stride_(std::move(stride)),
+        padding_(std::move(padding)),
+        dilation_(std::move(dilation)),
+        ceil_mode_(ceil_mode) {}
 
  private:
   const char* name_;
@@ -111,7 +116,10 @@ class MaxUnpoolNd : public Module {
 
  protected:
   MaxUnpoolNd(const char* name, int dims, SizeArg kernel_size, SizeArg stride, SizeArg padding)
-      : name_(name), dims_(dims), kernel_(std::move(kernel_size)), stride_(std::move(stride)),
+      : name_(name),
+        dims_(dims),
+        kernel_(std::move(kernel_size)),
+        stride_(std::move(stride)),
         padding_(std::move(padding)) {}
 
  private:
@@ -143,8 +151,12 @@ class AvgPool2d : public UnaryModule {
  public:
   explicit AvgPool2d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, bool ceil_mode = false,
                      bool count_include_pad = true, std::optional<int64_t> divisor_override = std::nullopt)
-      : kernel_(std::move(kernel_size)), stride_(std::move(stride)), padding_(std::move(padding)),
-        ceil_mode_(ceil_mode), count_include_pad_(count_include_pad), divisor_override_(divisor_override) {}
+      : kernel_(std::move(kernel_size)),
+        stride_(std::move(stride)),
+        padding_(std::move(padding)),
+        ceil_mode_(ceil_mode),
+        count_include_pad_(count_include_pad),
+        divisor_override_(divisor_override) {}
   explicit AvgPool2d(std::initializer_list<int64_t> kernel_size) : AvgPool2d(SizeArg(kernel_size)) {}
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "AvgPool2d"; }

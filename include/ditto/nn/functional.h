@@ -26,7 +26,6 @@ using ditto::softmax;
 using ditto::tanh;
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 
-
 // GELU: approximate "none" (exact, x * Phi(x) with erf) or "tanh".
 using ditto::gelu;
 // Zeroes each element with probability p and scales the others by 1/(1-p). The mask is drawn as
@@ -46,12 +45,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 
 // Losses. Class targets are int64 class indices; input is (N, C), (N, C, d1, ...) or (C).
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
-                int64_t ignore_index = -100, Reduction reduction = Reduction::Mean);
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(), int64_t ignore_index = -100,
+                Reduction reduction = Reduction::Mean);
 // log_softmax over dim 1, then nll_loss; label_smoothing mixes in the uniform distribution.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
-                     int64_t ignore_index = -100, Reduction reduction = Reduction::Mean,
-                     double label_smoothing = 0.0);
+                     int64_t ignore_index = -100, Reduction reduction = Reduction::Mean, double label_smoothing = 0.0);
 // The numerically stable form; pos_weight weighs the positive term, broadcast over the last dim.
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                                         Reduction reduction = Reduction::Mean, const Tensor& pos_weight = Tensor());
@@ -119,10 +117,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, SizeArg output_size);
 
 // Gradients of the ops above, on 4-D tensors (PyTorch's *_backward ops); used by the backward
 // formulas and not themselves differentiable.
-Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size,
-                             SizeArg stride, SizeArg padding, SizeArg dilation, int64_t groups);
-Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size,
-                              SizeArg stride, SizeArg padding, SizeArg dilation, int64_t groups);
+Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,
+                             SizeArg padding, SizeArg dilation, int64_t groups);
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size, SizeArg stride,
+                              SizeArg padding, SizeArg dilation, int64_t groups);
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size, SizeArg kernel_size, SizeArg stride,
                            SizeArg padding, bool ceil_mode, bool count_include_pad,

@@ -31,8 +31,8 @@ class LayerNorm : public UnaryModule {
 // average 1/num_batches_tracked, as PyTorch's momentum=None.
 class BatchNormBase : public UnaryModule {
  public:
-  BatchNormBase(int64_t num_features, double eps, std::optional<double> momentum, bool affine,
-                bool track_running_stats, ScalarType dtype);
+  BatchNormBase(int64_t num_features, double eps, std::optional<double> momentum, bool affine, bool track_running_stats,
+                ScalarType dtype);
   Tensor forward(const Tensor& x) override;
   void reset_running_stats();
   void reset_parameters();

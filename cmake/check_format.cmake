@@ -1,0 +1,28 @@
+# Fails when a C++ source differs from what clang-format makes of it (.clang-format, the style
+# the code has). Usage: cmake -DROOT=<repo> [-DCLANG_FORMAT=clang-format] -P check_format.cmake
+# Exits with 77 (CTest: skipped) where clang-format 14, the version CI installs, is missing:
+# other versions format some constructs differently.
+if(NOT CLANG_FORMAT)
+  find_program(CLANG_FORMAT NAMES clang-format-14 clang-format)
+endif()
+if(NOT CLANG_FORMAT)
+  message("clang-format not found: skipped")
+  cmake_language(EXIT 77)
+endif()
+execute_process(COMMAND ${CLANG_FORMAT} --version OUTPUT_VARIABLE version)
+if(NOT version MATCHES "version 14\\.")
+  message("${CLANG_FORMAT} is not clang-format 14 (${version}): skipped")
+  cmake_language(EXIT 77)
+endif()
+set(files "")
+foreach(dir src include tests tools bench examples)
+  file(GLOB_RECURSE found ${ROOT}/${dir}/*.cpp ${ROOT}/${dir}/*.h)
+  list(APPEND files ${found})
+endforeach()
+list(FILTER files EXCLUDE REGEX "/tests/data/")
+execute_process(COMMAND ${CLANG_FORMAT} --dry-run --Werror ${files} RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "Not formatted (run: clang-format -i on these files):\n${err}")
+endif()
+list(LENGTH files n)
+message(STATUS "clang-format: ${n} files formatted")
