@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <string>
 #include <tuple>
 
 #include "ditto/ditto.h"
@@ -58,6 +59,46 @@ TEST(Autograd, RetainGraphAndSecondBackward) {
   y.backward();
   EXPECT_FLOAT_EQ(x.grad()[0].item<float>(), 2 * std::exp(1.0f));
   EXPECT_THROW(y.backward(), Error);  // graph freed
+}
+
+// A saved tensor written in place before backward: the node's formula reads it and the error
+// names the op and its node, as PyTorch's does; a saved value nobody reads is no error.
+TEST(Autograd, SavedTensorWrittenInPlaceIsReported) {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor y = x.exp();  // ExpBackward0 saves its output
+  Tensor z = y.sum();
+  {
+    NoGradGuard g;
+    y.mul_(2.0);
+  }
+  std::string msg;
+  try {
+    z.backward();
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("[exp] one of the variables needed for gradient computation has been modified by an inplace "
+                     "operation: the backward of ExpBackward0 needs its saved value."),
+            std::string::npos)
+      << msg;
+  Tensor a = tensor({1.0, 2.0}).requires_grad_();
+  Tensor w = tensor({3.0, 4.0});
+  Tensor p = a * w;  // MulBackward0 keeps w (for a's gradient) and not a: writing a later is fine
+  Tensor q = (p + a).sum();
+  {
+    NoGradGuard g;
+    w.add_(1.0);
+  }
+  EXPECT_THROW(q.backward(), Error);
+  Tensor b = tensor({1.0, 2.0}).requires_grad_();
+  Tensor c = tensor({3.0, 4.0});
+  Tensor r = (b * c).sum();
+  {
+    NoGradGuard g;
+    b.add_(1.0);  // b is not saved: c's gradient is not wanted
+  }
+  r.backward();
+  EXPECT_EQ(b.grad()[1].item<float>(), 4.0f);
 }
 
 TEST(Autograd, NoGradDetachAndErrors) {
@@ -176,7 +217,7 @@ DITTO_GRADCHECK("scatter_add_", ({gc_rand({3, 4}), gc_rand({3, 2})}), auto a = v
 TEST(GradCheck, EveryDifferentiableOpHasASample) {
   const auto& reg = ditto::testing::gradcheck_registry();
   for (const ops::OpEntry& op : ops::all_ops()) {
-    if (!op.backward) continue;
+    if (!op.differentiable) continue;
     EXPECT_TRUE(reg.count(op.name)) << "op '" << op.name << "' has a backward formula but no gradient check sample";
   }
 }

@@ -101,7 +101,7 @@ std::vector<Row> rows() {
                        {},
                        {}});
       }
-      if (!op.backward) continue;
+      if (!op.differentiable) continue;
       Row r{op.name, ops::op_kind_name(op.kind), device_name(dev), "backward", op.node_name, "", "", {}, {}, {}};
       for (const std::string& u : split(op.backward_uses)) {
         auto it = by_id().find(u);

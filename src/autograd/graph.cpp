@@ -65,34 +65,30 @@ struct AccumulateGrad : Node {
   std::shared_ptr<TensorImpl> variable;
 };
 
-// A node for one op of the table: runs its backward formula.
+// A node for one op of the table: runs its backward formula on the op's saved state.
 struct OpNode : Node {
-  OpNode(const char* op, std::string node_name, BackwardFn backward, std::size_t outputs, Saved s)
-      : Node(std::move(node_name), outputs), op(op), backward(backward), saved(std::move(s)) {}
+  OpNode(const char* op, std::string node_name, std::size_t outputs, std::unique_ptr<SavedState> s)
+      : Node(std::move(node_name), outputs), op(op), saved(std::move(s)) {}
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
-    if (released)
+    if (!saved)
       throw Error("[" + std::string(op) +
                   "] trying to backward through the graph a second time (or directly access saved tensors after "
                   "they have already been freed). Specify retain_graph=true on the first backward call.");
-    for (std::size_t i = 0; i < saved.tensors.size(); ++i)
-      if (saved.tensors[i].defined() && saved.tensors[i].version() != saved.versions[i])
-        throw Error("[" + std::string(op) +
-                    "] one of the variables needed for gradient computation has been "
-                    "modified by an inplace operation: the backward of " +
-                    name + " needs its saved value.");
     // Undefined incoming gradients are zeros of the output's shape.
     for (std::size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined()) grads[i] = zeros(output_shapes[i], output_dtypes[i]);
-    return backward(saved, grads);
+    try {
+      return saved->backward(grads);
+    } catch (const SavedTensorModified&) {
+      throw Error("[" + std::string(op) +
+                  "] one of the variables needed for gradient computation has been "
+                  "modified by an inplace operation: the backward of " +
+                  name + " needs its saved value.");
+    }
   }
-  void release() override {
-    saved = Saved();
-    released = true;
-  }
+  void release() override { saved.reset(); }
   const char* op;
-  BackwardFn backward;
-  Saved saved;
-  bool released = false;
+  std::unique_ptr<SavedState> saved;  // null once released
 };
 
 Edge edge_of(const Tensor& t) {
@@ -109,14 +105,9 @@ Edge edge_of(const Tensor& t) {
 
 }  // namespace
 
-void record_node(const char* op, const char* node_name, BackwardFn backward, const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs, Saved saved) {
-  if (!backward) throw Error(std::string("[") + op + "] is not differentiable");
-  for (Tensor& t : saved.tensors)
-    if (t.defined()) t = t.detach();
-  saved.versions.clear();
-  for (const Tensor& t : saved.tensors) saved.versions.push_back(t.defined() ? t.version() : 0);
-  auto node = std::make_shared<OpNode>(op, node_name, backward, outputs.size(), std::move(saved));
+void record_node(const char* op, const char* node_name, std::unique_ptr<SavedState> saved,
+                 const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
+  auto node = std::make_shared<OpNode>(op, node_name, outputs.size(), std::move(saved));
   for (const Tensor& in : inputs) {
     node->next.push_back(edge_of(in));
     node->input_shapes.push_back(in.defined() ? in.sizes() : Shape{});

@@ -57,11 +57,11 @@ bool any_needs_grad(const T&... t) {
 bool any_needs_grad_list(const std::vector<Tensor>& ts);
 
 // Records a node: inputs are the differentiable inputs (in the formula's order), outputs
-// receive the node as grad_fn; backward runs the formula on saved. op names the op in errors.
-// Call only when any_needs_grad(inputs). Public ops call ops::record (ops/common.h), which takes
-// these from the op's row.
-void record_node(const char* op, const char* node_name, BackwardFn backward, const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs, Saved saved);
+// receive the node as grad_fn; backward runs saved's formula on its state. op names the op in
+// errors. Call only when any_needs_grad(inputs). Public ops call ops::record<id> (ops/record.h),
+// which takes the names and the formula from the op's row and checks the state's type.
+void record_node(const char* op, const char* node_name, std::unique_ptr<SavedState> saved,
+                 const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs);
 // Sums a broadcast gradient back to shape (leading dims and dims of size 1).
 Tensor sum_to(const Tensor& grad, const Shape& shape);
 // The in-place form: self's history becomes that of result (whose data was copied into self).

@@ -1,16 +1,47 @@
 #pragma once
 // Helpers shared by the public ops.
+#include <memory>
+#include <type_traits>
+
 #include "autograd/graph.h"
 #include "core/tensor_impl.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
 #include "ops/dispatch.h"
+#include "ops/formulas.h"
 
 namespace ditto::ops {
-// Records op id's node (autograd::record_node) with the op's name, node name and backward formula
-// from its row. node_name overrides the row's (one op, several PyTorch names: clone/to/contiguous).
-void record(OpId id, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, autograd::Saved saved,
-            const char* node_name = nullptr);
+
+// The backward formula of op id, from its DITTO_BACKWARD row.
+template <OpId id>
+struct Formula;
+#define DITTO_OP(...)
+#define DITTO_KERNEL(...)
+#define DITTO_BACKWARD(id, node, fn, uses)       \
+  template <>                                    \
+  struct Formula<OpId::id> {                     \
+    static constexpr auto value = &autograd::fn; \
+  };
+#include "ops/op_table.def"
+#undef DITTO_OP
+#undef DITTO_KERNEL
+#undef DITTO_BACKWARD
+
+// Records op id's node (autograd::record_node): the op's name, node name and formula come from
+// its row, and state is what the formula takes (a type mismatch does not compile). node_name
+// overrides the row's (one op, several PyTorch names: clone/to/contiguous).
+template <OpId id, class State>
+void record(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, State state,
+            const char* node_name = nullptr) {
+  static_assert(
+      std::is_same_v<decltype(Formula<id>::value), autograd::Grads (*const)(const State&, const autograd::Grads&)>,
+      "the state passed to ops::record is not the one the op's formula takes (ops/formulas.h)");
+  const OpEntry& e = op_entry(id);
+  autograd::record_node(e.name, node_name ? node_name : e.node_name,
+                        std::make_unique<autograd::TypedSaved<State>>(std::move(state), Formula<id>::value), inputs,
+                        outputs);
+}
+
 }  // namespace ditto::ops
 
 namespace ditto::detail {

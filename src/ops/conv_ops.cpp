@@ -89,11 +89,10 @@ Tensor conv2d_op(const Tensor& x, const Tensor& w, const Tensor& b, const Conv2d
   if (out.numel() > 0) ops::call<OpId::conv2d>(x.device(), out, xc, wc, b.defined() ? dense(b) : Tensor(), a);
   const bool gx = autograd::needs_grad(x), gw = autograd::needs_grad(w), gb = autograd::needs_grad(b);
   if (gx || gw || gb) {
-    autograd::Saved s;
-    s.tensors = {gw ? xc : Tensor(), gx ? wc : Tensor()};  // each only where the other's grad needs it
-    s.shapes = {x.sizes(), w.sizes()};
-    s.ints = {a.stride[0], a.stride[1], a.padding[0], a.padding[1], a.dilation[0], a.dilation[1], a.groups, gb};
-    ops::record(OpId::conv2d, {x, w, b}, {out}, std::move(s));
+    // each tensor only where the other's gradient needs it
+    ops::record<OpId::conv2d>(
+        {x, w, b}, {out},
+        autograd::formulas::Conv2dSaved{x.sizes(), w.sizes(), a, gb, gw ? xc : Tensor(), gx ? wc : Tensor()});
   }
   return out;
 }
@@ -231,10 +230,8 @@ std::pair<Tensor, Tensor> max_pool(int dims, const char* op, const Tensor& input
   Tensor indices = ditto::detail::new_tensor(os, kInt64, "max_pool2d_with_indices");
   if (values.numel() > 0) ops::call<OpId::max_pool2d_with_indices>(x.device(), values, indices, dense(x4), g.args);
   if (autograd::needs_grad(x4)) {
-    autograd::Saved s;
-    s.tensors = {indices};
-    s.shapes = {x4.sizes()};
-    ops::record(OpId::max_pool2d_with_indices, {x4}, {values, indices}, std::move(s));
+    ops::record<OpId::max_pool2d_with_indices>({x4}, {values, indices},
+                                               autograd::formulas::MaxPool2dSaved{x4.sizes(), indices});
   }
   return {unbatch(values, dims, unbatched), unbatch(indices, dims, unbatched)};
 }
@@ -308,11 +305,11 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
   Tensor out = ditto::detail::new_tensor(out_shape, input.dtype(), op);
   kernel(out.view({P, Lout}), xc, idx);
   if (autograd::needs_grad(input)) {
-    autograd::Saved sv;
-    sv.tensors = {idx};
-    sv.shapes = {input.sizes()};
-    sv.ints = {P, Lout};
-    ops::record(id, {input}, {out}, std::move(sv));
+    const autograd::formulas::MaxUnpoolSaved saved{input.sizes(), P, Lout, idx};
+    if (id == OpId::max_unpool3d)
+      ops::record<OpId::max_unpool3d>({input}, {out}, saved);
+    else
+      ops::record<OpId::max_unpool2d>({input}, {out}, saved);
   }
   return out;
 }
@@ -335,14 +332,8 @@ Tensor avg_pool2d(const char* op, const Tensor& input, const SizeArg& kernel_siz
   Tensor out = ditto::detail::new_tensor(shape4(x, g.out_spatial), x.dtype(), "avg_pool2d");
   if (out.numel() > 0) ops::call<OpId::avg_pool2d>(x.device(), out, dense(x), g.args);
   if (autograd::needs_grad(x)) {
-    autograd::Saved s;
-    s.shapes = {x.sizes()};
-    const Pool2dArgs& a = g.args;
-    s.ints = {a.kernel[0], a.kernel[1],         a.stride[0],
-              a.stride[1], a.padding[0],        a.padding[1],
-              a.ceil_mode, a.count_include_pad, divisor_override.has_value(),
-              a.divisor};
-    ops::record(OpId::avg_pool2d, {x}, {out}, std::move(s));
+    ops::record<OpId::avg_pool2d>({x}, {out},
+                                  autograd::formulas::AvgPool2dSaved{x.sizes(), g.args, divisor_override.has_value()});
   }
   return unbatch(out, 2, unbatched);
 }
@@ -358,9 +349,7 @@ Tensor adaptive_avg_pool2d(const char* op, const Tensor& input, const SizeArg& o
   Tensor out = ditto::detail::new_tensor({x.size(0), x.size(1), os[0], os[1]}, x.dtype(), "adaptive_avg_pool2d");
   if (out.numel() > 0) ops::call<OpId::adaptive_avg_pool2d>(x.device(), out, dense(x));  // empty: nothing to do
   if (autograd::needs_grad(x)) {
-    autograd::Saved s;
-    s.shapes = {x.sizes()};
-    ops::record(OpId::adaptive_avg_pool2d, {x}, {out}, std::move(s));
+    ops::record<OpId::adaptive_avg_pool2d>({x}, {out}, autograd::formulas::InputShape{x.sizes()});
   }
   return unbatch(out, 2, unbatched);
 }

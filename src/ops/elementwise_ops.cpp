@@ -77,13 +77,17 @@ Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType o
       id == OpId::add || id == OpId::sub || id == OpId::mul || id == OpId::div || id == OpId::pow_tensor;
   if constexpr (differentiable) {
     if (is_floating(out_dtype) && autograd::any_needs_grad(a, b)) {
-      autograd::Saved s;
+      using namespace autograd::formulas;
       // Save only what the wanted gradients need, so in-place ops like x.mul_(2) stay legal.
       if constexpr (id == OpId::mul)
-        s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), autograd::needs_grad(a) ? b1 : Tensor()};
-      if constexpr (id == OpId::div) s.tensors = {autograd::needs_grad(b) ? a1 : Tensor(), b1};
-      if constexpr (id == OpId::pow_tensor) s.tensors = {a1, b1, out};
-      ops::record(id, {a, b}, {out}, std::move(s));
+        ops::record<id>({a, b}, {out},
+                        BinarySaved{autograd::needs_grad(b) ? a1 : Tensor(), autograd::needs_grad(a) ? b1 : Tensor()});
+      else if constexpr (id == OpId::div)
+        ops::record<id>({a, b}, {out}, BinarySaved{autograd::needs_grad(b) ? a1 : Tensor(), b1});
+      else if constexpr (id == OpId::pow_tensor)
+        ops::record<id>({a, b}, {out}, PowTensorSaved{a1, b1, out});
+      else
+        ops::record<id>({a, b}, {out}, NoSaved{});
     }
   }
   return out;
@@ -120,10 +124,11 @@ Tensor unary_float(const Tensor& x, const char* name) {
   Tensor out = detail::new_tensor(x.sizes(), t, name);
   const Tensor xc = detail::cast(x, t);
   ops::call<id>(x.device(), out, xc);
-  if (autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {id == OpId::log ? xc : out};  // log's derivative needs x; the others the output
-    ops::record(id, {x}, {out}, std::move(s));
+  if (autograd::any_needs_grad(x)) {  // log's derivative needs x; the others the output
+    if constexpr (id == OpId::log)
+      ops::record<id>({x}, {out}, autograd::formulas::SavedInput{xc});
+    else
+      ops::record<id>({x}, {out}, autograd::formulas::SavedOutput{out});
   }
   return out;
 }
@@ -134,10 +139,12 @@ Tensor unary_same(const Tensor& x, const char* name) {
   Tensor out = detail::new_tensor(x.sizes(), x.dtype(), name);
   ops::call<id>(x.device(), out, x);
   if (autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    if constexpr (id == OpId::abs) s.tensors = {x};
-    if constexpr (id == OpId::relu) s.tensors = {out};
-    ops::record(id, {x}, {out}, std::move(s));
+    if constexpr (id == OpId::abs)
+      ops::record<id>({x}, {out}, autograd::formulas::SavedInput{x});
+    else if constexpr (id == OpId::relu)
+      ops::record<id>({x}, {out}, autograd::formulas::SavedOutput{out});
+    else
+      ops::record<id>({x}, {out}, autograd::formulas::NoSaved{});
   }
   return out;
 }
@@ -162,11 +169,8 @@ Tensor add_scaled(const Tensor& a, const Tensor& b, const Scalar& alpha, const c
   Tensor out = detail::new_tensor(shape, t, name);
   ops::call<OpId::add_scaled>(a.device(), out, views::expand(detail::cast(a, t), shape),
                               views::expand(detail::cast(b, t), shape), alpha);
-  if (is_floating(t) && autograd::any_needs_grad(a, b)) {
-    autograd::Saved s;
-    s.scalars = {alpha};
-    ops::record(OpId::add_scaled, {a, b}, {out}, std::move(s));
-  }
+  if (is_floating(t) && autograd::any_needs_grad(a, b))
+    ops::record<OpId::add_scaled>({a, b}, {out}, autograd::formulas::AddScaledSaved{alpha});
   return out;
 }
 }  // namespace
@@ -240,12 +244,8 @@ Tensor pow(const Tensor& x, const Scalar& exponent) {
   Tensor out = detail::new_tensor(x.sizes(), t, "pow");
   const Tensor xc = detail::cast(x, t);
   ops::call<OpId::pow_scalar>(x.device(), out, xc, exponent);
-  if (is_floating(t) && autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {xc};
-    s.scalars = {exponent};
-    ops::record(OpId::pow_scalar, {x}, {out}, std::move(s));
-  }
+  if (is_floating(t) && autograd::any_needs_grad(x))
+    ops::record<OpId::pow_scalar>({x}, {out}, autograd::formulas::PowScalarSaved{xc, exponent});
   return out;
 }
 
@@ -266,13 +266,8 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
   Tensor out = detail::new_tensor(x.sizes(), t, "clamp");
   const Tensor xc = detail::cast(x, t);
   ops::call<OpId::clamp>(x.device(), out, xc, lo, hi);
-  if (is_floating(t) && autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {xc};
-    s.scalars = {lo.value_or(Scalar(0)), hi.value_or(Scalar(0))};
-    s.ints = {lo.has_value(), hi.has_value()};
-    ops::record(OpId::clamp, {x}, {out}, std::move(s));
-  }
+  if (is_floating(t) && autograd::any_needs_grad(x))
+    ops::record<OpId::clamp>({x}, {out}, autograd::formulas::ClampSaved{xc, lo, hi});
   return out;
 }
 
@@ -294,11 +289,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Tensor c = views::expand(cond, shape);
   ops::call<OpId::where>(a.device(), out, c, views::expand(detail::cast(a, t), shape),
                          views::expand(detail::cast(b, t), shape));
-  if (is_floating(t) && autograd::any_needs_grad(a, b)) {
-    autograd::Saved s;
-    s.tensors = {c};
-    ops::record(OpId::where, {a, b}, {out}, std::move(s));
-  }
+  if (is_floating(t) && autograd::any_needs_grad(a, b))
+    ops::record<OpId::where>({a, b}, {out}, autograd::formulas::WhereSaved{c});
   return out;
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
@@ -321,11 +313,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   ops::call<OpId::copy_>(x.device(), out, views::expand(x, shape));
   const Tensor m = views::expand(mask, shape);
   ops::call<OpId::masked_fill>(x.device(), out, m, value);
-  if (autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {m};
-    ops::record(OpId::masked_fill, {x}, {out}, std::move(s));
-  }
+  if (autograd::any_needs_grad(x)) ops::record<OpId::masked_fill>({x}, {out}, autograd::formulas::MaskSaved{m});
   return out;
 }
 

@@ -28,10 +28,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   Tensor out = detail::new_tensor({flat.numel(), weight.size(1)}, weight.dtype(), "embedding");
   ops::call<OpId::embedding>(weight.device(), out, weight, 0, flat);
   if (is_floating(weight.dtype()) && autograd::any_needs_grad(weight)) {
-    autograd::Saved s;
-    s.tensors = {flat};
-    s.ints = {weight.size(0), padding_idx};
-    ops::record(OpId::embedding, {weight}, {out}, std::move(s));
+    ops::record<OpId::embedding>({weight}, {out},
+                                 autograd::formulas::EmbeddingSaved{flat, weight.size(0), padding_idx});
   }
   Shape shape = indices.sizes();
   shape.push_back(weight.size(1));

@@ -1,67 +1,226 @@
 #pragma once
-// Backward formulas of the table's ops, written with public ops (docs/design.md: backward as data in
-// terms of public ops). Each is named in op_table.def beside its op.
+// Backward formulas of the table's ops, written with public ops (docs/design.md: backward as data
+// in terms of public ops), each with the typed state its op saves for it. Each is named in
+// op_table.def beside its op; ops::record<id> (ops/common.h) fails to compile when an op saves a
+// state its formula does not take. SavedTensors are data only, checked for in-place writes when
+// read.
+#include <optional>
+
 #include "autograd/saved.h"
+#include "cpu/kernel_args.h"
 
 namespace ditto::autograd::formulas {
-using Grads = std::vector<Tensor>;
-#define DITTO_FORMULA(name) Grads name(const Saved& s, const Grads& g)
-DITTO_FORMULA(view);
-DITTO_FORMULA(transpose);
-DITTO_FORMULA(permute);
-DITTO_FORMULA(select);
-DITTO_FORMULA(slice);
-DITTO_FORMULA(identity);  // expand (the engine sums back), copies, casts
-DITTO_FORMULA(neg);
-DITTO_FORMULA(abs);
-DITTO_FORMULA(exp);
-DITTO_FORMULA(log);
-DITTO_FORMULA(sqrt);
-DITTO_FORMULA(rsqrt);
-DITTO_FORMULA(sigmoid);
-DITTO_FORMULA(tanh);
-DITTO_FORMULA(relu);
-DITTO_FORMULA(pow_scalar);
-DITTO_FORMULA(pow_tensor);
-DITTO_FORMULA(clamp);
-DITTO_FORMULA(add);
-DITTO_FORMULA(add_scaled);
-DITTO_FORMULA(sub);
-DITTO_FORMULA(mul);
-DITTO_FORMULA(div);
-DITTO_FORMULA(where);
-DITTO_FORMULA(masked_fill);
-DITTO_FORMULA(sum);
-DITTO_FORMULA(mean);
-DITTO_FORMULA(prod);
-DITTO_FORMULA(amax);
-DITTO_FORMULA(max_dim);
-DITTO_FORMULA(var);
-DITTO_FORMULA(softmax);
-DITTO_FORMULA(log_softmax);
-DITTO_FORMULA(mm);
-DITTO_FORMULA(bmm);
-DITTO_FORMULA(addmm);
-DITTO_FORMULA(cat);
-DITTO_FORMULA(index_select);
-DITTO_FORMULA(gather);
-DITTO_FORMULA(index_add);
-DITTO_FORMULA(scatter_add);
+
+// --- states shared by several formulas
+struct NoSaved {};  // the gradient needs nothing: neg, add, sub, copies, expand
+struct InputShape {
+  Shape input;
+};  // view, squeeze, unsqueeze, adaptive_avg_pool2d
+struct SavedInput {
+  SavedTensor x;
+};
+struct SavedOutput {
+  SavedTensor out;
+};
+
+// --- states of one formula (or of one family)
+struct TransposeSaved {
+  int64_t d0, d1;
+};  // wrapped dims
+struct PermuteSaved {
+  Shape dims;
+};  // wrapped
+struct SelectSaved {
+  Shape input;
+  int64_t dim, index;
+};
+struct SliceSaved {
+  Shape input;
+  int64_t dim, start, end, step;
+};
+struct PowScalarSaved {
+  SavedTensor x;
+  Scalar exponent;
+};
+struct PowTensorSaved {
+  SavedTensor a, b, out;
+};
+struct ClampSaved {
+  SavedTensor x;
+  std::optional<Scalar> lo, hi;
+};
+struct AddScaledSaved {
+  Scalar alpha;
+};
+// mul and div: each operand only when the other's gradient needs it (undefined otherwise); div
+// always keeps b.
+struct BinarySaved {
+  SavedTensor a, b;
+};
+struct WhereSaved {
+  SavedTensor cond;
+};  // expanded to the output's shape
+struct MaskSaved {
+  SavedTensor mask;
+};  // expanded to the output's shape
+// sum, mean (x and out undefined), prod, amax and amin (both saved). dims: sorted, unique.
+struct ReduceSaved {
+  Shape input, dims;
+  bool keepdim;
+  SavedTensor x, out;
+};
+struct VarSaved {  // var and std (take_sqrt)
+  Shape input, dims;
+  bool keepdim, take_sqrt;
+  int64_t correction;
+  SavedTensor x, out;
+};
+struct MaxDimSaved {  // max and min along dim, with indices
+  Shape input;
+  int64_t dim;
+  bool keepdim;
+  SavedTensor indices;
+};
+struct SoftmaxSaved {
+  SavedTensor out;
+  int64_t dim;
+};                    // softmax and log_softmax
+struct MatmulSaved {  // mm and bmm: operands, and which grads are wanted
+  SavedTensor a, b;
+  bool grad_a, grad_b;
+};
+struct AddmmSaved {
+  SavedTensor a, b;
+  Scalar beta, alpha;
+  bool grad_self, grad_a, grad_b;
+};
+struct CatSaved {
+  int64_t dim;
+  Shape lengths;
+};  // each input's size along dim
+struct IndexSaved {
+  Shape input;
+  int64_t dim;
+  SavedTensor index;
+};  // index_select, gather
+struct IndexAddSaved {
+  Shape source;
+  int64_t dim;
+  SavedTensor index;  // 1-D
+  Scalar alpha;
+};
+struct DimIndexSaved {
+  int64_t dim;
+  SavedTensor index;
+};                      // scatter_add_, index_copy_
+struct IndexPutSaved {  // index_put_ on self seen as (M, rest...)
+  Shape self_rows;
+  SavedTensor index;  // linear, into the M rows
+  bool accumulate;
+};
+struct PutSaved {
+  SavedTensor index;
+  bool accumulate;
+};  // linear index into the flattened self
+struct ScatterReduceSaved {
+  int64_t dim;
+  ScatterReduction reduce;
+  bool include_self;
+  SavedTensor index, self, src, out;  // self, src and out only for amax and amin
+};
+struct Conv2dSaved {
+  Shape input, weight;
+  Conv2dArgs args;
+  bool grad_bias;
+  SavedTensor x, w;  // x only when weight needs grad, w only when input does
+};
+struct MaxPool2dSaved {
+  Shape input;
+  SavedTensor indices;
+};
+struct AvgPool2dSaved {
+  Shape input;
+  Pool2dArgs args;
+  bool has_divisor;  // divisor_override given (args.divisor)
+};
+struct MaxUnpoolSaved {
+  Shape input;
+  int64_t planes, out_len;
+  SavedTensor indices;  // (planes, L_in)
+};
+struct LerpSaved {
+  Scalar weight;
+};
+struct AddcSaved {
+  SavedTensor t1, t2;
+  Scalar value;
+};  // addcmul, addcdiv
+struct GeluSaved {
+  SavedTensor x;
+  bool tanh_approx;
+};
+struct EmbeddingSaved {
+  SavedTensor indices;
+  int64_t num_weights, padding_idx;
+};
+
+#define DITTO_FORMULA(name, State) Grads name(const State& s, const Grads& g)
+DITTO_FORMULA(view, InputShape);
+DITTO_FORMULA(transpose, TransposeSaved);
+DITTO_FORMULA(permute, PermuteSaved);
+DITTO_FORMULA(select, SelectSaved);
+DITTO_FORMULA(slice, SliceSaved);
+DITTO_FORMULA(identity, NoSaved);  // expand (the engine sums back), copies, casts
+DITTO_FORMULA(neg, NoSaved);
+DITTO_FORMULA(abs, SavedInput);
+DITTO_FORMULA(exp, SavedOutput);
+DITTO_FORMULA(log, SavedInput);
+DITTO_FORMULA(sqrt, SavedOutput);
+DITTO_FORMULA(rsqrt, SavedOutput);
+DITTO_FORMULA(sigmoid, SavedOutput);
+DITTO_FORMULA(tanh, SavedOutput);
+DITTO_FORMULA(relu, SavedOutput);
+DITTO_FORMULA(pow_scalar, PowScalarSaved);
+DITTO_FORMULA(pow_tensor, PowTensorSaved);
+DITTO_FORMULA(clamp, ClampSaved);
+DITTO_FORMULA(add, NoSaved);
+DITTO_FORMULA(add_scaled, AddScaledSaved);
+DITTO_FORMULA(sub, NoSaved);
+DITTO_FORMULA(mul, BinarySaved);
+DITTO_FORMULA(div, BinarySaved);
+DITTO_FORMULA(where, WhereSaved);
+DITTO_FORMULA(masked_fill, MaskSaved);
+DITTO_FORMULA(sum, ReduceSaved);
+DITTO_FORMULA(mean, ReduceSaved);
+DITTO_FORMULA(prod, ReduceSaved);
+DITTO_FORMULA(amax, ReduceSaved);  // amax and amin
+DITTO_FORMULA(max_dim, MaxDimSaved);
+DITTO_FORMULA(var, VarSaved);
+DITTO_FORMULA(softmax, SoftmaxSaved);
+DITTO_FORMULA(log_softmax, SoftmaxSaved);
+DITTO_FORMULA(mm, MatmulSaved);
+DITTO_FORMULA(bmm, MatmulSaved);
+DITTO_FORMULA(addmm, AddmmSaved);
+DITTO_FORMULA(cat, CatSaved);
+DITTO_FORMULA(index_select, IndexSaved);
+DITTO_FORMULA(gather, IndexSaved);
+DITTO_FORMULA(index_add, IndexAddSaved);
+DITTO_FORMULA(scatter_add, DimIndexSaved);
 // formulas_scatter.cpp: index_copy, index_put, put, scatter_reduce
-DITTO_FORMULA(index_copy);
-DITTO_FORMULA(index_put);
-DITTO_FORMULA(put);
-DITTO_FORMULA(scatter_reduce);
+DITTO_FORMULA(index_copy, DimIndexSaved);
+DITTO_FORMULA(index_put, IndexPutSaved);
+DITTO_FORMULA(put, PutSaved);
+DITTO_FORMULA(scatter_reduce, ScatterReduceSaved);
 // formulas_conv.cpp: convolution and pooling
-DITTO_FORMULA(conv2d);
-DITTO_FORMULA(max_pool2d);
-DITTO_FORMULA(avg_pool2d);
-DITTO_FORMULA(adaptive_avg_pool2d);
-DITTO_FORMULA(max_unpool);
+DITTO_FORMULA(conv2d, Conv2dSaved);
+DITTO_FORMULA(max_pool2d, MaxPool2dSaved);
+DITTO_FORMULA(avg_pool2d, AvgPool2dSaved);
+DITTO_FORMULA(adaptive_avg_pool2d, InputShape);
+DITTO_FORMULA(max_unpool, MaxUnpoolSaved);
 // formulas_nn.cpp: pointwise ops with several operands, GELU, embedding
-DITTO_FORMULA(lerp);
-DITTO_FORMULA(addcmul);
-DITTO_FORMULA(addcdiv);
-DITTO_FORMULA(gelu);
-DITTO_FORMULA(embedding);
+DITTO_FORMULA(lerp, LerpSaved);
+DITTO_FORMULA(addcmul, AddcSaved);
+DITTO_FORMULA(addcdiv, AddcSaved);
+DITTO_FORMULA(gelu, GeluSaved);
+DITTO_FORMULA(embedding, EmbeddingSaved);
 }  // namespace ditto::autograd::formulas

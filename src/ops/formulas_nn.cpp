@@ -5,25 +5,20 @@
 
 namespace ditto::autograd::formulas {
 
-DITTO_FORMULA(lerp) {  // scalars: weight
-  const double w = s.scalars[0].to_double();
-  return {g[0] * (1.0 - w), g[0] * s.scalars[0]};
+DITTO_FORMULA(lerp, LerpSaved) {
+  const double w = s.weight.to_double();
+  return {g[0] * (1.0 - w), g[0] * s.weight};
 }
-DITTO_FORMULA(addcmul) {  // tensors: t1, t2; scalars: value
-  const Tensor &t1 = s.tensors[0], &t2 = s.tensors[1];
-  return {g[0], g[0] * t2 * s.scalars[0], g[0] * t1 * s.scalars[0]};
-}
-DITTO_FORMULA(addcdiv) {  // tensors: t1, t2; scalars: value
-  const Tensor &t1 = s.tensors[0], &t2 = s.tensors[1];
-  const Scalar& v = s.scalars[0];
+DITTO_FORMULA(addcmul, AddcSaved) { return {g[0], g[0] * *s.t2 * s.value, g[0] * *s.t1 * s.value}; }
+DITTO_FORMULA(addcdiv, AddcSaved) {
+  const Tensor &t1 = *s.t1, &t2 = *s.t2;
+  const Scalar& v = s.value;
   return {g[0], g[0] * (v / t2), -g[0] * (t1 * v / (t2 * t2))};
 }
-DITTO_FORMULA(gelu) {  // tensors: x; ints: {tanh_approx}
-  return {gelu_backward(g[0], s.tensors[0], s.ints[0] ? "tanh" : "none")};
-}
+DITTO_FORMULA(gelu, GeluSaved) { return {gelu_backward(g[0], *s.x, s.tanh_approx ? "tanh" : "none")}; }
 
-DITTO_FORMULA(embedding) {  // tensors: indices (flat int64); ints: {num_weights, padding_idx}
-  return {embedding_dense_backward(g[0], s.tensors[0], s.ints[0], s.ints[1])};
+DITTO_FORMULA(embedding, EmbeddingSaved) {
+  return {embedding_dense_backward(g[0], *s.indices, s.num_weights, s.padding_idx)};
 }
 
 }  // namespace ditto::autograd::formulas

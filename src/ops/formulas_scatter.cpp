@@ -1,39 +1,37 @@
 // Backward formulas of the scatter-style ops (PyTorch's derivatives.yaml). They run scatter_add_,
 // index_put_ and index_copy_, whose deterministic kernels the dispatcher picks in deterministic
 // mode; put_'s backward uses index_put_, so it has one even though put_ itself is refused.
-#include "cpu/kernel_args.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
 #include "ops/formulas.h"
 
 namespace ditto::autograd::formulas {
 
-DITTO_FORMULA(index_copy) {  // tensors: index; ints: dim
-  Tensor gsrc = g[0].index_select(s.ints[0], s.tensors[0]);
-  return {index_copy(g[0], s.ints[0], s.tensors[0], zeros_like(gsrc)), gsrc};
+DITTO_FORMULA(index_copy, DimIndexSaved) {
+  Tensor gsrc = g[0].index_select(s.dim, *s.index);
+  return {index_copy(g[0], s.dim, *s.index, zeros_like(gsrc)), gsrc};
 }
 
-DITTO_FORMULA(index_put) {  // tensors: linear index; shapes: self as (M, rest...); ints: accumulate
-  const Tensor gm = g[0].reshape(s.shapes[0]);
-  Tensor gv = gm.index_select(0, s.tensors[0]);
-  if (s.ints[0]) return {g[0], gv};
-  return {index_put(gm, {s.tensors[0]}, zeros_like(gv), false).reshape(g[0].sizes()), gv};
+DITTO_FORMULA(index_put, IndexPutSaved) {
+  const Tensor gm = g[0].reshape(s.self_rows);
+  Tensor gv = gm.index_select(0, *s.index);
+  if (s.accumulate) return {g[0], gv};
+  return {index_put(gm, {*s.index}, zeros_like(gv), false).reshape(g[0].sizes()), gv};
 }
 
-DITTO_FORMULA(put) {  // tensors: linear index; ints: accumulate
+DITTO_FORMULA(put, PutSaved) {
   const Tensor gf = g[0].reshape({-1});
-  Tensor gsrc = gf.index_select(0, s.tensors[0]);
-  if (s.ints[0]) return {g[0], gsrc};
-  return {index_put(gf, {s.tensors[0]}, zeros_like(gsrc), false).reshape(g[0].sizes()), gsrc};
+  Tensor gsrc = gf.index_select(0, *s.index);
+  if (s.accumulate) return {g[0], gsrc};
+  return {index_put(gf, {*s.index}, zeros_like(gsrc), false).reshape(g[0].sizes()), gsrc};
 }
 
-// tensors: index (then self, src, result for amax/amin); ints: dim, reduction, include_self.
 // amax/amin share the gradient equally among the values equal to the result.
-DITTO_FORMULA(scatter_reduce) {
-  const int64_t dim = s.ints[0];
-  const auto r = static_cast<ScatterReduction>(s.ints[1]);
-  const bool include_self = s.ints[2] != 0;
-  const Tensor& index = s.tensors[0];
+DITTO_FORMULA(scatter_reduce, ScatterReduceSaved) {
+  const int64_t dim = s.dim;
+  const ScatterReduction r = s.reduce;
+  const bool include_self = s.include_self;
+  const Tensor& index = *s.index;
   const Tensor& grad = g[0];
   Tensor scattered;  // positions that received a value
   if (!include_self) scattered = scatter_add(zeros_like(grad), dim, index, ones(index.sizes(), grad.dtype())).gt(0.0);
@@ -48,7 +46,7 @@ DITTO_FORMULA(scatter_reduce) {
     gself = grad / n;
     gsrc = gself.gather(dim, index);
   } else {
-    const Tensor &self = s.tensors[1], &src = s.tensors[2], &out = s.tensors[3];
+    const Tensor &self = *s.self, &src = *s.src, &out = *s.out;
     Tensor self_is = self.eq(out);
     if (!include_self) self_is = self_is.masked_fill(scattered, false);
     const Tensor src_is = src.eq(out.gather(dim, index));

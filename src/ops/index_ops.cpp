@@ -70,10 +70,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   Tensor out = detail::new_tensor(shape, t, "cat");
   if (out.numel() > 0) ops::call<OpId::cat>(ref->device(), out, inputs, d);
   if (is_floating(t) && autograd::any_needs_grad_list(inputs)) {
-    autograd::Saved s;
-    s.ints = {d};
-    for (const Tensor& x : inputs) s.ints.push_back(x.size(d));
-    ops::record(OpId::cat, inputs, {out}, std::move(s));
+    autograd::formulas::CatSaved s{d, {}};
+    for (const Tensor& x : inputs) s.lengths.push_back(x.size(d));
+    ops::record<OpId::cat>(inputs, {out}, std::move(s));
   }
   return out;
 }
@@ -108,11 +107,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   const Tensor flat = index.reshape({-1});
   ops::call<OpId::index_select>(x.device(), out, x, d, flat);
   if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {flat};
-    s.shapes = {x.sizes()};
-    s.ints = {d};
-    ops::record(OpId::index_select, {x}, {out}, std::move(s));
+    ops::record<OpId::index_select>({x}, {out}, autograd::formulas::IndexSaved{x.sizes(), d, flat});
   }
   return out;
 }
@@ -159,11 +154,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   if (!ops::call<OpId::gather>(x.device(), at_least_1d(out), at_least_1d(x), d, at_least_1d(index)))
     check_indices(index, nonempty_size(x, d), d, op);  // throws, naming the first bad index
   if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {index};
-    s.shapes = {x.sizes()};
-    s.ints = {d};
-    ops::record(OpId::gather, {x}, {out}, std::move(s));
+    ops::record<OpId::gather>({x}, {out}, autograd::formulas::IndexSaved{x.sizes(), d, index});
   }
   return out;
 }
@@ -211,12 +202,8 @@ Tensor index_add_impl(const Tensor& self, int64_t dim, const Tensor& index, cons
   }
   ops::call<OpId::index_add_>(self.device(), out, d, index.reshape({-1}), src.detach());
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, source)) {
-    autograd::Saved s;
-    s.tensors = {index.reshape({-1})};
-    s.shapes = {source.sizes()};
-    s.ints = {d};
-    s.scalars = {alpha};
-    ops::record(OpId::index_add_, {self, source}, {out}, std::move(s));
+    ops::record<OpId::index_add_>({self, source}, {out},
+                                  autograd::formulas::IndexAddSaved{source.sizes(), d, index.reshape({-1}), alpha});
   }
   return out;
 }
@@ -257,19 +244,13 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, used)) {
     if (index.numel() == 0) return autograd::any_needs_grad(self) ? self.clone() : out;
     used = used.reshape(index.sizes());  // index's shape, so the formula's gathers line up
-    autograd::Saved s;
-    s.tensors = {index};
-    s.ints = {d};
-    if (reduce_op) {
-      if (r == ScatterReduction::Amax || r == ScatterReduction::Amin) {
-        s.tensors.push_back(self);
-        s.tensors.push_back(used);
-        s.tensors.push_back(out);
-      }
-      s.ints.push_back(static_cast<int64_t>(r));
-      s.ints.push_back(include_self ? 1 : 0);
+    if (!reduce_op) {
+      ops::record<OpId::scatter_add_>({self, used}, {out}, autograd::formulas::DimIndexSaved{d, index});
+    } else {
+      autograd::formulas::ScatterReduceSaved s{d, r, include_self, index, {}, {}, {}};
+      if (r == ScatterReduction::Amax || r == ScatterReduction::Amin) s.self = self, s.src = used, s.out = out;
+      ops::record<OpId::scatter_reduce>({self, used}, {out}, std::move(s));
     }
-    ops::record(reduce_op ? OpId::scatter_reduce : OpId::scatter_add_, {self, used}, {out}, std::move(s));
   }
   return out;
 }

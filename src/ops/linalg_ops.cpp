@@ -26,10 +26,9 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   Tensor out = detail::new_tensor({a.size(0), a.size(1), b.size(2)}, a.dtype(), "bmm");
   if (out.numel() > 0) ops::call<OpId::bmm>(a.device(), out, a, b);  // an empty batch costs nothing
   if (is_floating(a.dtype()) && autograd::any_needs_grad(a, b)) {
-    autograd::Saved s;
-    s.tensors = {a, b};
-    s.ints = {autograd::needs_grad(a), autograd::needs_grad(b)};  // the formula skips the others
-    ops::record(OpId::bmm, {a, b}, {out}, std::move(s));
+    // the formula skips the gradients nobody wants
+    ops::record<OpId::bmm>({a, b}, {out},
+                           autograd::formulas::MatmulSaved{a, b, autograd::needs_grad(a), autograd::needs_grad(b)});
   }
   return out;
 }
@@ -44,10 +43,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   Tensor out = detail::new_tensor({a.size(0), b.size(1)}, a.dtype(), "mm");
   ops::call<OpId::mm>(a.device(), out.view({1, a.size(0), b.size(1)}), views::unsqueeze(a, 0), views::unsqueeze(b, 0));
   if (is_floating(a.dtype()) && autograd::any_needs_grad(a, b)) {
-    autograd::Saved s;
-    s.tensors = {a, b};
-    s.ints = {autograd::needs_grad(a), autograd::needs_grad(b)};  // the formula skips the others
-    ops::record(OpId::mm, {a, b}, {out}, std::move(s));
+    // the formula skips the gradients nobody wants
+    ops::record<OpId::mm>({a, b}, {out},
+                          autograd::formulas::MatmulSaved{a, b, autograd::needs_grad(a), autograd::needs_grad(b)});
   }
   return out;
 }
@@ -71,11 +69,9 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
   Tensor out = detail::new_tensor(shape, a.dtype(), "addmm");
   ops::call<OpId::addmm>(a.device(), out, views::expand(self, shape), a, b, beta, alpha);
   if (is_floating(a.dtype()) && autograd::any_needs_grad(self, a, b)) {
-    autograd::Saved s;
-    s.tensors = {a, b};
-    s.scalars = {beta, alpha};
-    s.ints = {autograd::needs_grad(self), autograd::needs_grad(a), autograd::needs_grad(b)};
-    ops::record(OpId::addmm, {self, a, b}, {out}, std::move(s));
+    ops::record<OpId::addmm>({self, a, b}, {out},
+                             autograd::formulas::AddmmSaved{a, b, beta, alpha, autograd::needs_grad(self),
+                                                            autograd::needs_grad(a), autograd::needs_grad(b)});
   }
   return out;
 }

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <span>
 
-#include "autograd/saved.h"
 #include "ditto/tensor.h"
 
 namespace ditto::ops {
@@ -32,9 +31,10 @@ struct OpEntry {
   const char* name;
   OpKind kind;
   std::span<const KernelEntry> kernels;
-  // Differentiable ops: the backward formula, its node's name (PyTorch's, e.g. "MulBackward0")
-  // and the table ops the formula runs (their kernels decide the backward's determinism).
-  autograd::BackwardFn backward = nullptr;
+  // Differentiable ops (a DITTO_BACKWARD row; its formula: ops::Formula<id>): the node's name
+  // (PyTorch's, e.g. "MulBackward0") and the table ops the formula runs (their kernels decide the
+  // backward's determinism).
+  bool differentiable = false;
   const char* node_name = nullptr;
   const char* backward_uses = nullptr;
 };

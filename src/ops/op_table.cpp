@@ -3,8 +3,6 @@
 #include <vector>
 
 #include "cpu/kernels.h"
-#include "ops/common.h"
-#include "ops/formulas.h"
 
 namespace ditto::ops {
 namespace {
@@ -56,13 +54,12 @@ struct Table {
     struct Back {
       OpId id;
       const char* node;
-      autograd::BackwardFn fn;
       const char* uses;
     };
     const Back backs[] = {
 #define DITTO_OP(...)
 #define DITTO_KERNEL(...)
-#define DITTO_BACKWARD(id, node, fn, uses) {OpId::id, node, &autograd::fn, uses},
+#define DITTO_BACKWARD(id, node, fn, uses) {OpId::id, node, uses},
 #include "ops/op_table.def"
 #undef DITTO_OP
 #undef DITTO_KERNEL
@@ -74,7 +71,7 @@ struct Table {
       ops.push_back({d.id, d.id_name, d.name, d.kind, kernels[static_cast<std::size_t>(d.id)]});
     for (const Back& b : backs) {
       OpEntry& e = ops[static_cast<std::size_t>(b.id)];
-      e.backward = b.fn;
+      e.differentiable = true;
       e.node_name = b.node;
       e.backward_uses = b.uses;
     }
@@ -103,11 +100,5 @@ const char* op_kind_name(OpKind k) {
 
 std::span<const OpEntry> all_ops() { return table().ops; }
 const OpEntry& op_entry(OpId id) { return table().ops[static_cast<std::size_t>(id)]; }
-
-void record(OpId id, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, autograd::Saved saved,
-            const char* node_name) {
-  const OpEntry& e = op_entry(id);
-  autograd::record_node(e.name, node_name ? node_name : e.node_name, e.backward, inputs, outputs, std::move(saved));
-}
 
 }  // namespace ditto::ops

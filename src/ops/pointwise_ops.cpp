@@ -32,10 +32,7 @@ Tensor addc(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar
   const Tensor s = detail::cast(self, t), a = detail::cast(t1, t), b = detail::cast(t2, t);
   ops::call<id>(self.device(), out, views::expand(s, shape), views::expand(a, shape), views::expand(b, shape), value);
   if (is_floating(t) && autograd::any_needs_grad(self, t1, t2)) {
-    autograd::Saved sv;
-    sv.tensors = {a, b};
-    sv.scalars = {value};
-    ops::record(id, {self, t1, t2}, {out}, std::move(sv));
+    ops::record<id>({self, t1, t2}, {out}, autograd::formulas::AddcSaved{a, b, value});
   }
   return out;
 }
@@ -52,9 +49,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
   Tensor out = detail::new_tensor(shape, start.dtype(), "lerp");
   ops::call<OpId::lerp>(start.device(), out, views::expand(start, shape), views::expand(end, shape), weight);
   if (autograd::any_needs_grad(start, end)) {
-    autograd::Saved s;
-    s.scalars = {weight};
-    ops::record(OpId::lerp, {start, end}, {out}, std::move(s));
+    ops::record<OpId::lerp>({start, end}, {out}, autograd::formulas::LerpSaved{weight});
   }
   return out;
 }
@@ -73,10 +68,7 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
   Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "gelu");
   ops::call<OpId::gelu>(x.device(), out, x, tanh_approx);
   if (autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {x};
-    s.ints = {tanh_approx};
-    ops::record(OpId::gelu, {x}, {out}, std::move(s));
+    ops::record<OpId::gelu>({x}, {out}, autograd::formulas::GeluSaved{x, tanh_approx});
   }
   return out;
 }

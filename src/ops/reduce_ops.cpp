@@ -37,18 +37,6 @@ struct Plan {
   int64_t M = 1, R = 1;
 };
 
-// Saved values of a reduction: the input shape and ints = {keepdim, extra..., dims...}.
-autograd::Saved reduction_saved(const Tensor& x, const Plan& p, bool keepdim, std::vector<Tensor> tensors = {},
-                                Shape extra = {}) {
-  autograd::Saved s;
-  s.tensors = std::move(tensors);
-  s.shapes = {x.sizes()};
-  s.ints = {keepdim};
-  s.ints.insert(s.ints.end(), extra.begin(), extra.end());
-  s.ints.insert(s.ints.end(), p.dims.begin(), p.dims.end());
-  return s;
-}
-
 Plan plan(const Tensor& x, const Shape& dims_in, bool keepdim, const char* op) {
   detail::check_defined(x, op);
   const int64_t nd = x.dim();
@@ -86,9 +74,9 @@ Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_d
   Tensor out = detail::new_tensor({p.M}, out_dtype, op).view(p.out_shape);
   ops::call<id>(x.device(), out.view({p.M}), p.rows);
   if (is_floating(out_dtype) && autograd::any_needs_grad(source)) {
-    std::vector<Tensor> keep;
-    if constexpr (id == OpId::prod || id == OpId::amax || id == OpId::amin) keep = {x, out};
-    ops::record(id, {source}, {out}, reduction_saved(x, p, keepdim, keep));
+    autograd::formulas::ReduceSaved s{x.sizes(), p.dims, keepdim, Tensor(), Tensor()};
+    if constexpr (id == OpId::prod || id == OpId::amax || id == OpId::amin) s.x = x, s.out = out;
+    ops::record<id>({source}, {out}, std::move(s));
   }
   return out;
 }
@@ -180,11 +168,8 @@ std::pair<Tensor, Tensor> with_index(const Tensor& x, int64_t dim, bool keepdim,
   Tensor indices = detail::new_tensor(p.out_shape, kInt64, op);
   if (p.M > 0) ops::call<id>(x.device(), values.view({p.M}), indices.view({p.M}), p.rows);
   if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {indices};
-    s.shapes = {x.sizes()};
-    s.ints = {keepdim, p.dims.empty() ? 0 : p.dims[0]};
-    ops::record(id, {x}, {values, indices}, std::move(s));
+    ops::record<id>({x}, {values, indices},
+                    autograd::formulas::MaxDimSaved{x.sizes(), p.dims.empty() ? 0 : p.dims[0], keepdim, indices});
   }
   return {values, indices};
 }
@@ -236,8 +221,9 @@ Tensor var_impl(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim,
   Tensor out = detail::new_tensor(p.out_shape, x.dtype(), op);
   ops::call<OpId::var>(x.device(), out.view({p.M}), p.rows, unbiased ? 1 : 0, take_sqrt);
   if (autograd::any_needs_grad(x))
-    ops::record(OpId::var, {x}, {out}, reduction_saved(x, p, keepdim, {x, out}, {unbiased ? 1 : 0, take_sqrt}),
-                take_sqrt ? "StdBackward0" : "VarBackward0");
+    ops::record<OpId::var>(
+        {x}, {out}, autograd::formulas::VarSaved{x.sizes(), p.dims, keepdim, take_sqrt, unbiased ? 1 : 0, x, out},
+        take_sqrt ? "StdBackward0" : "VarBackward0");
   return out;
 }
 }  // namespace
@@ -266,10 +252,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, const char* op) {
     result = x.dim() == 0 ? out.view({}) : out.view(moved.sizes()).transpose(d, -1).contiguous();
   }
   if (autograd::any_needs_grad(x)) {
-    autograd::Saved s;
-    s.tensors = {result};
-    s.ints = {d};
-    ops::record(id, {x}, {result}, std::move(s));
+    ops::record<id>({x}, {result}, autograd::formulas::SoftmaxSaved{result, d});
   }
   return result;
 }

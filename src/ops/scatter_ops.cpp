@@ -82,10 +82,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   Tensor out = self.detach().clone();
   if (n > 0) ops::call<OpId::index_copy_>(self.device(), out, d, idx, src.detach());
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, src)) {
-    autograd::Saved s;
-    s.tensors = {idx};
-    s.ints = {d};
-    ops::record(OpId::index_copy_, {self, src}, {out}, std::move(s));
+    ops::record<OpId::index_copy_>({self, src}, {out}, autograd::formulas::DimIndexSaved{d, idx});
   }
   return out;
 }
@@ -154,11 +151,11 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
       ops::call<OpId::index_put_>(self.device(), out_rows, 0, lin, v);
   }
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, vals)) {
-    autograd::Saved s;
-    s.tensors = {lin};
-    s.shapes = {self_rows};
-    s.ints = {accumulate ? 1 : 0};
-    ops::record(accumulate ? OpId::index_put_accumulate : OpId::index_put_, {self, vals}, {out}, std::move(s));
+    const autograd::formulas::IndexPutSaved s{self_rows, lin, accumulate};
+    if (accumulate)
+      ops::record<OpId::index_put_accumulate>({self, vals}, {out}, s);
+    else
+      ops::record<OpId::index_put_>({self, vals}, {out}, s);
   }
   return out;
 }
@@ -191,10 +188,11 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
       ops::call<OpId::put_>(self.device(), flat, 0, lin, src.detach());
   }
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, src)) {
-    autograd::Saved s;
-    s.tensors = {lin};
-    s.ints = {accumulate ? 1 : 0};
-    ops::record(accumulate ? OpId::put_accumulate : OpId::put_, {self, src}, {out}, std::move(s));
+    const autograd::formulas::PutSaved s{lin, accumulate};
+    if (accumulate)
+      ops::record<OpId::put_accumulate>({self, src}, {out}, s);
+    else
+      ops::record<OpId::put_>({self, src}, {out}, s);
   }
   return out;
 }

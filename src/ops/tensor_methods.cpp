@@ -13,12 +13,11 @@ using ops::OpId;
 
 namespace {
 // Records a view's node when self needs grad: shapes {self's shape}, ints as the formula says.
-Tensor track_view(OpId id, const Tensor& self, Tensor out, Shape ints = {}) {
+template <OpId id, class State = autograd::formulas::InputShape>
+Tensor track_view(const Tensor& self, Tensor out, State state = {}) {
   if (autograd::any_needs_grad(self)) {
-    autograd::Saved s;
-    s.shapes = {self.sizes()};
-    s.ints = std::move(ints);
-    ops::record(id, {self}, {out}, std::move(s));
+    if constexpr (std::is_same_v<State, autograd::formulas::InputShape>) state.input = self.sizes();
+    ops::record<id>({self}, {out}, std::move(state));
     autograd::mark_view(self, out);
   }
   return out;
@@ -26,12 +25,13 @@ Tensor track_view(OpId id, const Tensor& self, Tensor out, Shape ints = {}) {
 }  // namespace
 
 Tensor Tensor::view(const Shape& shape) const {
-  return track_view(OpId::view, *this, ops::call<OpId::view>(device(), *this, shape));
+  return track_view<OpId::view>(*this, ops::call<OpId::view>(device(), *this, shape));
 }
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   Tensor out = ops::call<OpId::transpose>(device(), *this, d0, d1);
-  return track_view(OpId::transpose, *this, out,
-                    {detail::wrap_dim(d0, dim(), "transpose"), detail::wrap_dim(d1, dim(), "transpose")});
+  return track_view<OpId::transpose>(*this, out,
+                                     autograd::formulas::TransposeSaved{detail::wrap_dim(d0, dim(), "transpose"),
+                                                                        detail::wrap_dim(d1, dim(), "transpose")});
 }
 Tensor Tensor::t() const {
   DITTO_CHECK(dim() <= 2, "t", "expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
@@ -41,18 +41,20 @@ Tensor Tensor::permute(const Shape& dims) const {
   Tensor out = ops::call<OpId::permute>(device(), *this, dims);
   Shape wrapped;
   for (int64_t d : dims) wrapped.push_back(detail::wrap_dim(d, dim(), "permute"));
-  return track_view(OpId::permute, *this, out, wrapped);
+  return track_view<OpId::permute>(*this, out, autograd::formulas::PermuteSaved{wrapped});
 }
 Tensor Tensor::select(int64_t dim, int64_t index) const {
   Tensor out = ops::call<OpId::select>(device(), *this, dim, index);
   const int64_t d = detail::wrap_dim(dim, this->dim(), "select");
-  return track_view(OpId::select, *this, out, {d, index < 0 ? index + sizes()[d] : index});
+  return track_view<OpId::select>(*this, out,
+                                  autograd::formulas::SelectSaved{sizes(), d, index < 0 ? index + sizes()[d] : index});
 }
 Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
   const int64_t s = start.value_or(0);
   const int64_t e = end.value_or(std::numeric_limits<int64_t>::max());
   Tensor out = ops::call<OpId::slice>(device(), *this, dim, s, e, step);
-  return track_view(OpId::slice, *this, out, {detail::wrap_dim(dim, this->dim(), "slice"), s, e, step});
+  return track_view<OpId::slice>(
+      *this, out, autograd::formulas::SliceSaved{sizes(), detail::wrap_dim(dim, this->dim(), "slice"), s, e, step});
 }
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   detail::check_defined(*this, "narrow");
@@ -68,17 +70,17 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return slice(d, start, start + length);
 }
 Tensor Tensor::expand(const Shape& shape) const {
-  return track_view(OpId::expand, *this, ops::call<OpId::expand>(device(), *this, shape));
+  return track_view<OpId::expand, autograd::formulas::NoSaved>(*this, ops::call<OpId::expand>(device(), *this, shape));
 }
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
 Tensor Tensor::squeeze() const {
-  return track_view(OpId::squeeze, *this, ops::call<OpId::squeeze>(device(), *this, std::nullopt));
+  return track_view<OpId::squeeze>(*this, ops::call<OpId::squeeze>(device(), *this, std::nullopt));
 }
 Tensor Tensor::squeeze(int64_t dim) const {
-  return track_view(OpId::squeeze, *this, ops::call<OpId::squeeze>(device(), *this, dim));
+  return track_view<OpId::squeeze>(*this, ops::call<OpId::squeeze>(device(), *this, dim));
 }
 Tensor Tensor::unsqueeze(int64_t dim) const {
-  return track_view(OpId::unsqueeze, *this, ops::call<OpId::unsqueeze>(device(), *this, dim));
+  return track_view<OpId::unsqueeze>(*this, ops::call<OpId::unsqueeze>(device(), *this, dim));
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
@@ -119,7 +121,8 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 Tensor Tensor::clone() const {
   Tensor out = detail::new_tensor(sizes(), dtype(), "clone");
   ops::call<OpId::copy_>(device(), out, *this);
-  if (autograd::any_needs_grad(*this)) ops::record(OpId::copy_, {*this}, {out}, {}, "CloneBackward0");
+  if (autograd::any_needs_grad(*this))
+    ops::record<OpId::copy_>({*this}, {out}, autograd::formulas::NoSaved{}, "CloneBackward0");
   return out;
 }
 
@@ -127,7 +130,7 @@ Tensor Tensor::to(ScalarType t) const {
   if (t == dtype()) return *this;
   Tensor out = detail::cast(*this, t);
   if (is_floating(t) && autograd::any_needs_grad(*this))
-    ops::record(OpId::copy_, {*this}, {out}, {}, "ToCopyBackward0");
+    ops::record<OpId::copy_>({*this}, {out}, autograd::formulas::NoSaved{}, "ToCopyBackward0");
   return out;
 }
 
@@ -149,7 +152,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   storage()->bump_version();
   if (autograd::any_needs_grad(src) && is_floating(dtype())) {
     Tensor alias = detail::make_view(*this, sizes(), strides(), storage_offset());
-    ops::record(OpId::copy_, {src}, {alias}, {}, "CopyBackwards");
+    ops::record<OpId::copy_>({src}, {alias}, autograd::formulas::NoSaved{}, "CopyBackwards");
     autograd::rebase_history(*this, alias, "copy_");
   }
   return *this;
