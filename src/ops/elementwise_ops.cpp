@@ -93,32 +93,34 @@ Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType o
   return out;
 }
 
+// name: the op in errors, the row's name unless given (pow.Tensor reports as "pow").
 template <OpId id>
-Tensor arith(const Tensor& a, const Tensor& b, const char* name) {
+Tensor arith(const Tensor& a, const Tensor& b, const char* name = nullptr) {
   const ScalarType t = result_type(a, b);
-  return binary<id>(a, b, t, t, name);
+  return binary<id>(a, b, t, t, name ? name : ops::op_entry(id).name);
 }
 
 template <OpId id>
-Tensor arith(const Tensor& a, const Scalar& b, const char* name) {
+Tensor arith(const Tensor& a, const Scalar& b) {
   const ScalarType t = result_type(a, b);
-  return binary<id>(a, detail::wrap_scalar(b, t), t, t, name);
+  return binary<id>(a, detail::wrap_scalar(b, t), t, t, ops::op_entry(id).name);
 }
 
 template <OpId id>
-Tensor comparison(const Tensor& a, const Tensor& b, const char* name) {
-  return binary<id>(a, b, result_type(a, b), kBool, name);
+Tensor comparison(const Tensor& a, const Tensor& b) {
+  return binary<id>(a, b, result_type(a, b), kBool, ops::op_entry(id).name);
 }
 
 template <OpId id>
-Tensor comparison(const Tensor& a, const Scalar& b, const char* name) {
+Tensor comparison(const Tensor& a, const Scalar& b) {
   const ScalarType t = result_type(a, b);
-  return binary<id>(a, detail::wrap_scalar(b, t), t, kBool, name);
+  return binary<id>(a, detail::wrap_scalar(b, t), t, kBool, ops::op_entry(id).name);
 }
 
 // Unary ops on floating values: integers and bool are computed as float32 (PyTorch's rule).
 template <OpId id>
-Tensor unary_float(const Tensor& x, const char* name) {
+Tensor unary_float(const Tensor& x) {
+  const char* name = ops::op_entry(id).name;
   detail::check_defined(x, name);
   const ScalarType t = is_floating(x.dtype()) ? x.dtype() : kFloat32;
   Tensor out = detail::new_tensor(x.sizes(), t, name);
@@ -134,7 +136,8 @@ Tensor unary_float(const Tensor& x, const char* name) {
 }
 
 template <OpId id>
-Tensor unary_same(const Tensor& x, const char* name) {
+Tensor unary_same(const Tensor& x) {
+  const char* name = ops::op_entry(id).name;
   detail::check_defined(x, name);
   Tensor out = detail::new_tensor(x.sizes(), x.dtype(), name);
   ops::call<id>(x.device(), out, x);
@@ -178,35 +181,35 @@ Tensor add_scaled(const Tensor& a, const Tensor& b, const Scalar& alpha, const c
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (alpha.is_bool()) {
     check_alpha(a, b, alpha, "add");
-    return alpha.to_bool() ? arith<OpId::add>(a, b, "add") : arith<OpId::add>(a, zeros_like(b), "add");
+    return alpha.to_bool() ? arith<OpId::add>(a, b) : arith<OpId::add>(a, zeros_like(b));
   }
-  if (alpha.to_double() == 1.0) return arith<OpId::add>(a, b, "add");
+  if (alpha.to_double() == 1.0) return arith<OpId::add>(a, b);
   return add_scaled(a, b, alpha, "add");
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (a.dtype() == kBool || b.dtype() == kBool)
     fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
   if (alpha.is_bool()) fail("sub", "Boolean alpha only supported for Boolean results.");
-  if (alpha.to_double() == 1.0) return arith<OpId::sub>(a, b, "sub");
+  if (alpha.to_double() == 1.0) return arith<OpId::sub>(a, b);
   // -alpha wraps for INT64_MIN, as PyTorch's int64 arithmetic does (no signed overflow)
   const Scalar neg_alpha = alpha.is_floating()
                                ? Scalar(-alpha.to_double())
                                : Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(alpha.to_int())));
   return add_scaled(a, b, neg_alpha, "sub");
 }
-Tensor mul(const Tensor& a, const Tensor& b) { return arith<OpId::mul>(a, b, "mul"); }
+Tensor mul(const Tensor& a, const Tensor& b) { return arith<OpId::mul>(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) {
   ScalarType t = result_type(a, b);
   if (!is_floating(t)) t = kFloat32;
   return binary<OpId::div>(a, b, t, t, "div");
 }
-Tensor add(const Tensor& a, const Scalar& b) { return arith<OpId::add>(a, b, "add"); }
+Tensor add(const Tensor& a, const Scalar& b) { return arith<OpId::add>(a, b); }
 Tensor sub(const Tensor& a, const Scalar& b) {
   if (a.dtype() == kBool || b.is_bool())
     fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
-  return arith<OpId::sub>(a, b, "sub");
+  return arith<OpId::sub>(a, b);
 }
-Tensor mul(const Tensor& a, const Scalar& b) { return arith<OpId::mul>(a, b, "mul"); }
+Tensor mul(const Tensor& a, const Scalar& b) { return arith<OpId::mul>(a, b); }
 Tensor div(const Tensor& a, const Scalar& b) {
   ScalarType t = result_type(a, b);
   if (!is_floating(t)) t = kFloat32;
@@ -217,23 +220,23 @@ Tensor neg(const Tensor& x) {
   detail::check_defined(x, "neg");
   if (x.dtype() == kBool)
     fail("neg", "negation, the `-` operator, on a bool tensor is not supported. Use logical_not instead.");
-  return unary_same<OpId::neg>(x, "neg");
+  return unary_same<OpId::neg>(x);
 }
 Tensor abs(const Tensor& x) {
   detail::check_defined(x, "abs");
   if (x.dtype() == kBool) fail("abs", "not implemented for 'Bool'");  // as PyTorch
-  return unary_same<OpId::abs>(x, "abs");
+  return unary_same<OpId::abs>(x);
 }
-Tensor exp(const Tensor& x) { return unary_float<OpId::exp>(x, "exp"); }
-Tensor log(const Tensor& x) { return unary_float<OpId::log>(x, "log"); }
-Tensor sqrt(const Tensor& x) { return unary_float<OpId::sqrt>(x, "sqrt"); }
-Tensor rsqrt(const Tensor& x) { return unary_float<OpId::rsqrt>(x, "rsqrt"); }
-Tensor sigmoid(const Tensor& x) { return unary_float<OpId::sigmoid>(x, "sigmoid"); }
-Tensor tanh(const Tensor& x) { return unary_float<OpId::tanh>(x, "tanh"); }
+Tensor exp(const Tensor& x) { return unary_float<OpId::exp>(x); }
+Tensor log(const Tensor& x) { return unary_float<OpId::log>(x); }
+Tensor sqrt(const Tensor& x) { return unary_float<OpId::sqrt>(x); }
+Tensor rsqrt(const Tensor& x) { return unary_float<OpId::rsqrt>(x); }
+Tensor sigmoid(const Tensor& x) { return unary_float<OpId::sigmoid>(x); }
+Tensor tanh(const Tensor& x) { return unary_float<OpId::tanh>(x); }
 Tensor relu(const Tensor& x) {
   detail::check_defined(x, "relu");
   if (x.dtype() == kBool) fail("relu", "not implemented for 'Bool'");
-  return unary_same<OpId::relu>(x, "relu");
+  return unary_same<OpId::relu>(x);
 }
 
 Tensor pow(const Tensor& x, const Scalar& exponent) {
@@ -271,12 +274,12 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi
   return out;
 }
 
-Tensor eq(const Tensor& a, const Tensor& b) { return comparison<OpId::eq>(a, b, "eq"); }
-Tensor ne(const Tensor& a, const Tensor& b) { return comparison<OpId::ne>(a, b, "ne"); }
-Tensor lt(const Tensor& a, const Tensor& b) { return comparison<OpId::lt>(a, b, "lt"); }
-Tensor le(const Tensor& a, const Tensor& b) { return comparison<OpId::le>(a, b, "le"); }
-Tensor gt(const Tensor& a, const Tensor& b) { return comparison<OpId::gt>(a, b, "gt"); }
-Tensor ge(const Tensor& a, const Tensor& b) { return comparison<OpId::ge>(a, b, "ge"); }
+Tensor eq(const Tensor& a, const Tensor& b) { return comparison<OpId::eq>(a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return comparison<OpId::ne>(a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return comparison<OpId::lt>(a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return comparison<OpId::le>(a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return comparison<OpId::gt>(a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return comparison<OpId::ge>(a, b); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   detail::check_defined(cond, "where", "condition");
@@ -351,12 +354,12 @@ Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
 Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
 Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
-Tensor operator==(const Tensor& a, const Scalar& b) { return comparison<OpId::eq>(a, b, "eq"); }
-Tensor operator!=(const Tensor& a, const Scalar& b) { return comparison<OpId::ne>(a, b, "ne"); }
-Tensor operator<(const Tensor& a, const Scalar& b) { return comparison<OpId::lt>(a, b, "lt"); }
-Tensor operator<=(const Tensor& a, const Scalar& b) { return comparison<OpId::le>(a, b, "le"); }
-Tensor operator>(const Tensor& a, const Scalar& b) { return comparison<OpId::gt>(a, b, "gt"); }
-Tensor operator>=(const Tensor& a, const Scalar& b) { return comparison<OpId::ge>(a, b, "ge"); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return comparison<OpId::eq>(a, b); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return comparison<OpId::ne>(a, b); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return comparison<OpId::lt>(a, b); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return comparison<OpId::le>(a, b); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return comparison<OpId::gt>(a, b); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return comparison<OpId::ge>(a, b); }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
 Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }

@@ -12,7 +12,9 @@ namespace ditto::ops {
 enum class OpId : uint16_t;  // its enumerators: ops/op_table.h
 
 enum class Determinism : uint8_t { Deterministic, Nondeterministic };
-enum class OpKind : uint8_t { Primitive, View, Composite };
+// Ops made of other ops (matmul, reshape, softmax's backward, most nn layers) have no row: their
+// determinism is that of the table ops they run.
+enum class OpKind : uint8_t { Primitive, View };
 const char* determinism_name(Determinism d);
 const char* op_kind_name(OpKind k);
 

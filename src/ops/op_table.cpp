@@ -93,7 +93,6 @@ const char* op_kind_name(OpKind k) {
   switch (k) {
     case OpKind::Primitive: return "primitive";
     case OpKind::View: return "view";
-    case OpKind::Composite: return "composite";
   }
   return "?";
 }

@@ -50,8 +50,6 @@ using IndexCopy = void(const Tensor& self, int64_t dim, const Tensor& index, con
 // divides by the number of values (plus one with include_self).
 using ScatterReduce = bool(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                            ScatterReduction reduce, bool include_self);
-// Composite ops have no kernel of their own.
-using Composite = void();
 using Arange = void(const Tensor& out, double start, double step);
 using Linspace = void(const Tensor& out, double start, double end);
 // Convolution and pooling (cpu/conv.cpp, cpu/pool.cpp): 4-D contiguous tensors (N, C, H, W);
