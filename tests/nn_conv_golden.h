@@ -15,18 +15,12 @@
 #include <vector>
 
 #include "ditto/ditto.h"
+#include "golden.h"
 
 namespace ditto::testing::conv_golden {
 using json = nlohmann::json;
 
-inline const json& doc() {
-  static const json j = [] {
-    std::ifstream f(DITTO_TEST_DATA "/pytorch-nn-conv.json");
-    if (!f) throw std::runtime_error("cannot open " DITTO_TEST_DATA "/pytorch-nn-conv.json");
-    return json::parse(f);
-  }();
-  return j;
-}
+inline const json& doc() { return ditto::testing::golden_file("pytorch-nn-conv.json"); }
 
 inline const json& section(const char* name) { return doc().at(name); }
 

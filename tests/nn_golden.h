@@ -21,33 +21,17 @@
 #include <vector>
 
 #include "ditto/ditto.h"
+#include "golden.h"
 
 namespace ditto::testing {
 
 using json = nlohmann::json;
 
-inline const json& nn_golden() {
-  static const json doc = [] {
-    std::ifstream in(std::string(DITTO_TEST_DATA) + "/pytorch-nn.json");
-    if (!in) return json::object();
-    return json::parse(in);
-  }();
-  return doc;
-}
+inline const json& nn_golden() { return ditto::testing::golden_file("pytorch-nn.json"); }
 
-// A section's cases; fails the calling test when the file or the section is missing, so a
-// missing golden file cannot pass silently.
-inline const json& nn_section(const char* name) {
-  static const json empty = json::array();
-  const json& doc = nn_golden();
-  if (!doc.contains("sections") || !doc["sections"].contains(name)) {
-    ADD_FAILURE() << "tests/data/pytorch-nn.json has no section '" << name
-                  << "' (run /usr/bin/python3 tools/gen_golden_nn.py)";
-    return empty;
-  }
-  EXPECT_FALSE(doc["sections"][name].empty()) << name;
-  return doc["sections"][name];
-}
+// A section's cases; throws (failing the calling test) when the file or the section is missing,
+// so a missing golden file cannot pass silently.
+inline const json& nn_section(const char* name) { return golden_section("pytorch-nn.json", name); }
 
 inline uint64_t hex_bits(const json& v) { return std::stoull(v.get<std::string>(), nullptr, 16); }
 inline double hex_double(const json& v) { return std::bit_cast<double>(hex_bits(v)); }

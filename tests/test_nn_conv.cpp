@@ -11,6 +11,7 @@
 #include "cpu/capability.h"
 #include "ditto/ditto.h"
 #include "expect_error.h"
+#include "golden.h"
 #include "gradcheck.h"
 #include "guards.h"
 #include "nn_conv_golden.h"
@@ -223,9 +224,7 @@ TEST(NNConvGolden, DefaultInitMatchesPyTorch) {
     }
   }
   // The entries of the RNG golden file, too.
-  std::ifstream f(DITTO_TEST_DATA "/pytorch-rng.json");
-  ASSERT_TRUE(f.good());
-  const json rng = json::parse(f);
+  const json& rng = ditto::testing::golden_file("pytorch-rng.json");
   int checked = 0;
   for (const auto& [seed, entries] : rng.at("main").items()) {
     const json& e = entries.at("conv2d_3_8_3");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/print.h"
+#include "golden.h"
 
 using ditto::ScalarType;
 using ditto::detail::format_tensor;
@@ -46,11 +47,7 @@ PrintData from_json(const nlohmann::json& c) {
   return d;
 }
 
-nlohmann::json load_cases() {
-  std::ifstream in(std::string(DITTO_TEST_DATA) + "/pytorch-print.json");
-  if (!in) return nlohmann::json::array();
-  return nlohmann::json::parse(in).at("cases");
-}
+nlohmann::json load_cases() { return ditto::testing::golden_file("pytorch-print.json").at("cases"); }
 
 }  // namespace
 

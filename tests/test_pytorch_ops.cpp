@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ditto/ditto.h"
+#include "golden.h"
 
 using json = nlohmann::json;
 using namespace ditto;
@@ -29,21 +30,9 @@ struct BadInput : std::logic_error {
   using std::logic_error::logic_error;
 };
 
-const json& golden() {
-  static const json doc = [] {
-    std::ifstream in(std::string(DITTO_TEST_DATA) + "/pytorch-ops.json");
-    if (!in) return json::object();
-    return json::parse(in);
-  }();
-  return doc;
-}
+const json& golden() { return ditto::testing::golden_file("pytorch-ops.json"); }
 
-const json& section(const char* name) {
-  static const json empty = json::array();
-  const json& doc = golden();
-  if (!doc.contains("sections") || !doc["sections"].contains(name)) return empty;
-  return doc["sections"][name];
-}
+const json& section(const char* name) { return ditto::testing::golden_section("pytorch-ops.json", name); }
 
 ScalarType parse_dtype(const std::string& s) {
   if (s == "bool") return kBool;

@@ -15,20 +15,14 @@
 #include "cpu/capability.h"
 #include "ditto/factory.h"
 #include "ditto/random.h"
+#include "golden.h"
 
 using namespace ditto;
 using nlohmann::json;
 
 namespace {
 
-const json& golden() {
-  static const json j = [] {
-    std::ifstream f(DITTO_TEST_DATA "/pytorch-rng.json");
-    if (!f) throw std::runtime_error("cannot open " DITTO_TEST_DATA "/pytorch-rng.json");
-    return json::parse(f);
-  }();
-  return j;
-}
+const json& golden() { return ditto::testing::golden_file("pytorch-rng.json"); }
 
 const json& main_section() { return golden().at("main"); }
 
