@@ -280,6 +280,7 @@ std::vector<Entry> corpus() {
 
   // --- elementwise, one operand
   add("neg", {"neg"}, [](Run& r) { unary_sweep(r, [](const Tensor& x) { return ditto::neg(x); }); });
+  add("sign", {"sign", "mul"}, [](Run& r) { unary_sweep(r, [](const Tensor& x) { return ditto::sign(x) * x; }); });
   add("abs", {"abs"}, [](Run& r) {
     unary_sweep(
         r, [](const Tensor& x) { return ditto::abs(x); }, Dist::Ties);

@@ -228,6 +228,8 @@ Call prepare(const std::string& op, const json& a) {
     R([=] { return ditto::neg(x); });
   else if (op == "abs")
     R([=] { return ditto::abs(x); });
+  else if (op == "sign")
+    R([=] { return ditto::sign(x); });
   else if (op == "exp")
     R([=] { return ditto::exp(x); });
   else if (op == "log")

@@ -59,7 +59,7 @@ def run(c):
   x = tensor(c['x'])
   y = tensor(c['y']) if 'y' in c else None
   op, d, d2, keep = c['op'], c['dim'], c['dim2'], c['keepdim']
-  if op in ('neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sigmoid', 'tanh', 'relu'):
+  if op in ('neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sigmoid', 'tanh', 'relu', 'sign'):
     return getattr(torch, op)(x)
   if op in ('add', 'sub', 'mul', 'div', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'pow'):
     return getattr(torch, op)(x, y)

@@ -237,7 +237,7 @@ def torch_op(op, a):
     return g('other') / x
   if op in ('eq', 'ne', 'lt', 'le', 'gt', 'ge'):
     return getattr(torch, op)(x, g('other'))
-  if op in ('neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sigmoid', 'tanh', 'relu'):
+  if op in ('neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sigmoid', 'tanh', 'relu', 'sign'):
     return getattr(torch, op)(x)
   if op == 'pow':
     return torch.pow(x, g('exponent'))
@@ -375,7 +375,7 @@ def promotion(sec):
       sec.add(f'add_alpha_{an}_{DNAME[dt]}', 'add', self=a, other=b, alpha=alpha)
       sec.add(f'sub_alpha_{an}_{DNAME[dt]}', 'sub', self=a, other=b, alpha=alpha)
   # unary ops
-  exact_unary = ['neg', 'abs', 'sqrt', 'rsqrt', 'relu']
+  exact_unary = ['neg', 'abs', 'sqrt', 'rsqrt', 'relu', 'sign']
   for op in exact_unary + ['exp', 'log', 'sigmoid', 'tanh']:
     for dt in DTYPES:
       for la in ('1d', '0d'):
@@ -970,7 +970,7 @@ def float_bits(sec):
         sec.add(f'{op}_{n}_scalar_{sname}', op, self=In(x.clone()), other=s)
       # a zero-dim tensor operand of the same dtype
       sec.add(f'mul_{n}_0dim_{sname}', 'mul', self=In(x.clone()), other=In(torch.tensor(s.v, dtype=dt)))
-    for op in ('sqrt', 'rsqrt', 'neg', 'abs'):
+    for op in ('sqrt', 'rsqrt', 'neg', 'abs', 'sign'):
       sec.add(f'{op}_{n}', op, self=In(x.clone()))
       sec.add(f'{op}_{n}_transposed', op, self=In(x[:48].clone().reshape(6, 8), [['t']]))
     xr = x.clone()

@@ -20,6 +20,7 @@ Tensor mul(const Tensor& a, const Scalar& b);
 Tensor div(const Tensor& a, const Scalar& b);
 Tensor neg(const Tensor& x);
 Tensor abs(const Tensor& x);
+Tensor sign(const Tensor& x);  // -1, 0 or 1; NaN gives 0
 Tensor pow(const Tensor& x, const Scalar& exponent);
 Tensor pow(const Tensor& x, const Tensor& exponent);
 Tensor exp(const Tensor& x);

@@ -148,6 +148,7 @@ class Tensor {
   Tensor& div_(const Scalar& o);
   Tensor neg() const;
   Tensor abs() const;
+  Tensor sign() const;
   Tensor pow(const Scalar& exponent) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor exp() const;

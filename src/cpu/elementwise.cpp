@@ -121,6 +121,15 @@ void abs(const Tensor& out, const Tensor& in) {
       return x < 0 ? wrap_sub(T(0), x) : x;
   });
 }
+// -1, 0 or 1 (NaN and -0 give +0, bool is itself), as PyTorch's (0 < x) - (x < 0).
+void sign(const Tensor& out, const Tensor& in) {
+  unary_same(out, in, []<class T>(T x) -> T {
+    if constexpr (std::is_same_v<T, bool>)
+      return x;
+    else
+      return static_cast<T>(static_cast<int>(T(0) < x) - static_cast<int>(x < T(0)));
+  });
+}
 void exp(const Tensor& out, const Tensor& in) {
   unary_dmath(out, in, dmath::exp_f32, dmath::exp_f64, [](auto x) { return dmath::exp(x); });
 }

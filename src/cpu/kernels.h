@@ -15,6 +15,7 @@ namespace cpu {
 // elementwise.cpp
 void neg(const Tensor& out, const Tensor& in);
 void abs(const Tensor& out, const Tensor& in);
+void sign(const Tensor& out, const Tensor& in);
 void exp(const Tensor& out, const Tensor& in);
 void log(const Tensor& out, const Tensor& in);
 void sqrt(const Tensor& out, const Tensor& in);

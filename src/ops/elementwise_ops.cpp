@@ -227,6 +227,7 @@ Tensor abs(const Tensor& x) {
   if (x.dtype() == kBool) fail("abs", "not implemented for 'Bool'");  // as PyTorch
   return unary_same<OpId::abs>(x);
 }
+Tensor sign(const Tensor& x) { return unary_same<OpId::sign>(x); }
 Tensor exp(const Tensor& x) { return unary_float<OpId::exp>(x); }
 Tensor log(const Tensor& x) { return unary_float<OpId::log>(x); }
 Tensor sqrt(const Tensor& x) { return unary_float<OpId::sqrt>(x); }

@@ -40,6 +40,7 @@ DITTO_FORMULA(abs, SavedInput) {
   const Tensor& x = *s.x;
   return {where(x > 0, g[0], where(x < 0, -g[0], zeros_like(g[0])))};
 }
+DITTO_FORMULA(sign, NoSaved) { return {zeros_like(g[0])}; }  // flat everywhere (0 at 0, as PyTorch)
 DITTO_FORMULA(exp, SavedOutput) { return {g[0] * *s.out}; }
 DITTO_FORMULA(log, SavedInput) { return {g[0] / *s.x}; }
 DITTO_FORMULA(sqrt, SavedOutput) { return {g[0] / (*s.out * 2)}; }

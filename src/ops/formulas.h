@@ -173,6 +173,7 @@ DITTO_FORMULA(slice, SliceSaved);
 DITTO_FORMULA(identity, NoSaved);  // expand (the engine sums back), copies, casts
 DITTO_FORMULA(neg, NoSaved);
 DITTO_FORMULA(abs, SavedInput);
+DITTO_FORMULA(sign, NoSaved);
 DITTO_FORMULA(exp, SavedOutput);
 DITTO_FORMULA(log, SavedInput);
 DITTO_FORMULA(sqrt, SavedOutput);

@@ -243,6 +243,7 @@ Tensor& Tensor::mul_(const Scalar& o) { return assign(*this, ditto::mul(*this, o
 Tensor& Tensor::div_(const Scalar& o) { return assign(*this, ditto::div(*this, o), "div_"); }
 Tensor Tensor::neg() const { return ditto::neg(*this); }
 Tensor Tensor::abs() const { return ditto::abs(*this); }
+Tensor Tensor::sign() const { return ditto::sign(*this); }
 Tensor Tensor::pow(const Scalar& e) const { return ditto::pow(*this, e); }
 Tensor Tensor::pow(const Tensor& e) const { return ditto::pow(*this, e); }
 Tensor Tensor::exp() const { return ditto::exp(*this); }

@@ -169,23 +169,25 @@ std::vector<OpFuzzer> generators() {
     return one(linspace(static_cast<double>(c.r.range(-5, 5)), static_cast<double>(c.r.range(-5, 5)), size_arg(c.r)));
   });
   // elementwise
-  reg({"neg", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "pow", "clamp", "gelu"}, [](Ctx& c) {
-    Tensor x = c.any();
-    switch (c.r.range(0, 11)) {
-      case 0: return one(neg(x));
-      case 1: return one(abs(x));
-      case 2: return one(exp(x));
-      case 3: return one(log(x));
-      case 4: return one(sqrt(x));
-      case 5: return one(rsqrt(x));
-      case 6: return one(sigmoid(x));
-      case 7: return one(tanh(x));
-      case 8: return one(relu(x));
-      case 9: return one(pow(x, c.scalar()));
-      case 10: return one(clamp(x, c.scalar(), c.r.chance(0.5) ? std::optional<Scalar>(c.scalar()) : std::nullopt));
-      default: return one(gelu(x, c.r.chance(0.5) ? "none" : c.r.chance(0.9) ? "tanh" : "bad"));
-    }
-  });
+  reg({"neg", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "pow", "clamp", "gelu", "sign"},
+      [](Ctx& c) {
+        Tensor x = c.any();
+        switch (c.r.range(0, 12)) {
+          case 0: return one(neg(x));
+          case 1: return one(abs(x));
+          case 2: return one(exp(x));
+          case 3: return one(log(x));
+          case 4: return one(sqrt(x));
+          case 5: return one(rsqrt(x));
+          case 6: return one(sigmoid(x));
+          case 7: return one(tanh(x));
+          case 8: return one(relu(x));
+          case 9: return one(pow(x, c.scalar()));
+          case 10: return one(clamp(x, c.scalar(), c.r.chance(0.5) ? std::optional<Scalar>(c.scalar()) : std::nullopt));
+          case 11: return one(sign(x));
+          default: return one(gelu(x, c.r.chance(0.5) ? "none" : c.r.chance(0.9) ? "tanh" : "bad"));
+        }
+      });
   reg({"pow.Tensor", "add", "add.alpha", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "where",
        "masked_fill"},
       [](Ctx& c) {
@@ -405,8 +407,8 @@ nlohmann::json encode(const Tensor& t) {
 }
 
 nlohmann::json replayable_call(Rng& r) {
-  static const std::vector<std::string> unary = {"neg",   "abs",     "exp",  "log", "sqrt",
-                                                 "rsqrt", "sigmoid", "tanh", "relu"};
+  static const std::vector<std::string> unary = {"neg",   "abs",     "exp",  "log",  "sqrt",
+                                                 "rsqrt", "sigmoid", "tanh", "relu", "sign"};
   static const std::vector<std::string> binary = {"add", "sub", "mul", "div", "eq", "ne",
                                                   "lt",  "le",  "gt",  "ge",  "pow"};
   static const std::vector<std::string> dimmed = {
@@ -434,6 +436,7 @@ nlohmann::json replayable_call(Rng& r) {
     run = [&] {
       if (op == "neg") return neg(x);
       if (op == "abs") return abs(x);
+      if (op == "sign") return sign(x);
       if (op == "exp") return exp(x);
       if (op == "log") return log(x);
       if (op == "sqrt") return sqrt(x);
