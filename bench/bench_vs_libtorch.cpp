@@ -5,8 +5,8 @@
 // and the ditto training steps once more as ditto/<workload>/threads:N/det:1 (deterministic mode
 // on; the plain entries run with it off, the default). bench/compare.py turns the JSON into the
 // table of medians and ratios; bench/run-vs-libtorch.sh does it all (see bench/README.md).
-//   bench_vs_libtorch --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
-//                     --benchmark_format=json | python3 bench/compare.py
+//   bench_vs_libtorch --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+//                     --benchmark_format=json | python3 bench/compare.py   (one command line)
 // Counters: GB/s ("GBps") for sum and softmax (bytes read + written), GFLOP/s ("GFLOPS") for
 // gemm and conv; the training steps report time only.
 //
