@@ -15,6 +15,8 @@
 // work is split only over whole outputs (samples for the copies, GEMM blocks of C), never inside
 // a chain, so the bits depend neither on the thread count nor on the block size; a sample's
 // forward never reads another sample, so it is the same alone or in any batch.
+#include "cpu/decl/conv.h"
+
 #include <algorithm>
 #include <functional>
 #include <vector>
@@ -22,7 +24,6 @@
 #include "core/allocator.h"
 #include "core/parallel.h"
 #include "cpu/gemm.h"
-#include "cpu/kernels.h"
 #include "cpu/loops.h"
 
 namespace ditto::cpu {

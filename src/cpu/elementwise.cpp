@@ -1,11 +1,12 @@
 // Elementwise CPU kernels. Transcendentals come from ditto's own dmath (one algorithm for every
 // kernel level), never from the platform libm: see cpu/dmath_impl.h.
+#include "cpu/decl/elementwise.h"
+
 #include <cmath>
 #include <limits>
 
 #include "cpu/dmath.h"
 #include "cpu/fma_kernels.h"
-#include "cpu/kernels.h"
 #include "cpu/loops.h"
 
 namespace ditto::cpu {

@@ -1,7 +1,8 @@
 // Embedding backward: each thread owns a range of weight rows and scans the whole index in
 // order, so every row's sum has the index order whatever the thread count (as PyTorch's CPU
 // kernel); no atomics.
-#include "cpu/kernels.h"
+#include "cpu/decl/embedding.h"
+
 #include "cpu/loops.h"
 
 namespace ditto::cpu {

@@ -11,9 +11,9 @@
 #include "core/allocator.h"
 #include "core/parallel.h"
 #include "cpu/capability.h"
+#include "cpu/decl/gemm.h"
 #include "cpu/gemm_impl.h"
 #include "cpu/gemm_kernels.h"
-#include "cpu/kernels.h"
 #include "cpu/loops.h"
 
 namespace ditto::cpu {

@@ -1,8 +1,10 @@
 // Joining and indexing kernels. Indices were checked by the public ops.
+#include "cpu/decl/index.h"
+
 #include <cstring>
 
 #include "core/views.h"
-#include "cpu/kernels.h"
+#include "cpu/decl/elementwise.h"
 #include "cpu/loops.h"
 
 namespace ditto::cpu {

@@ -1,10 +1,11 @@
 // Pointwise kernels with several operands (lerp, addcmul, addcdiv) and GELU. Each follows the
 // arithmetic of PyTorch's AVX2 CPU kernel, with the fmas it makes written out as std::fma.
+#include "cpu/decl/pointwise.h"
+
 #include <cmath>
 
 #include "cpu/dmath.h"
 #include "cpu/fma_kernels.h"
-#include "cpu/kernels.h"
 #include "cpu/loops.h"
 
 namespace ditto::cpu {

@@ -1,13 +1,14 @@
 // Pooling kernels, on contiguous (N, C, H, W) planes. Each window is scanned in row-major order
 // and each gradient plane is accumulated serially in output order, as PyTorch's CPU kernels do
 // (so values and gradients match it bit for bit); planes are split over threads, never a window.
+#include "cpu/decl/pool.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
 
 #include "core/parallel.h"
-#include "cpu/kernels.h"
 #include "cpu/loops.h"
 #include "cpu/pool_kernels.h"
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "cpu/decl/reduce.h"
 #include "cpu/dmath.h"
-#include "cpu/kernels.h"
 #include "cpu/loops.h"
 #include "cpu/reduce_kernels.h"
 

@@ -7,6 +7,8 @@
 // load they make anyway, as PyTorch's kernels do): an index outside [0, size) is never used, and
 // the kernel returns false so that the public op reports it. The other kernels' indices were
 // checked by the public ops.
+#include "cpu/decl/scatter.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -15,7 +17,7 @@
 #include <limits>
 #include <vector>
 
-#include "cpu/kernels.h"
+#include "cpu/decl/elementwise.h"
 #include "cpu/loops.h"
 
 namespace ditto::cpu {
