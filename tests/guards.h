@@ -3,7 +3,6 @@
 // assertion that throws included), so a failure cannot leak into other tests: the thread count,
 // the kernel level, deterministic mode (with warn_only and fill_uninitialized_memory) and the
 // warning handler. The one guard for all of them; kernel levels this CPU runs: supported_levels().
-#include <optional>
 #include <vector>
 
 #include "cpu/capability.h"
@@ -22,11 +21,8 @@ inline std::vector<CpuCapability> supported_levels() {
 class ConfigGuard {
  public:
   ConfigGuard() = default;
-  // Also forces a kernel level, and optionally a thread count, for the scope.
-  explicit ConfigGuard(CpuCapability level, std::optional<int> threads = std::nullopt) {
-    set_cpu_capability_for_testing(level);
-    if (threads) set_num_threads(*threads);
-  }
+  // Also forces a kernel level for the scope.
+  explicit ConfigGuard(CpuCapability level) { set_cpu_capability_for_testing(level); }
   ~ConfigGuard() {
     set_num_threads(threads_);
     reset_cpu_capability_for_testing();

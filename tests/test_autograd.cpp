@@ -83,7 +83,7 @@ TEST(Autograd, SavedTensorWrittenInPlaceIsReported) {
       << msg;
   Tensor a = tensor({1.0, 2.0}).requires_grad_();
   Tensor w = tensor({3.0, 4.0});
-  Tensor p = a * w;  // MulBackward0 keeps w (for a's gradient) and not a: writing a later is fine
+  Tensor p = a * w;  // MulBackward0 keeps w, for a's gradient: writing w is reported
   Tensor q = (p + a).sum();
   {
     NoGradGuard g;

@@ -248,7 +248,11 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
       ops::record<OpId::scatter_add_>({self, used}, {out}, autograd::formulas::DimIndexSaved{d, index});
     } else {
       autograd::formulas::ScatterReduceSaved s{d, r, include_self, index, {}, {}, {}};
-      if (r == ScatterReduction::Amax || r == ScatterReduction::Amin) s.self = self, s.src = used, s.out = out;
+      if (r == ScatterReduction::Amax || r == ScatterReduction::Amin) {
+        s.self = self;
+        s.src = used;
+        s.out = out;
+      }
       ops::record<OpId::scatter_reduce>({self, used}, {out}, std::move(s));
     }
   }

@@ -75,7 +75,10 @@ Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_d
   ops::call<id>(x.device(), out.view({p.M}), p.rows);
   if (is_floating(out_dtype) && autograd::any_needs_grad(source)) {
     autograd::formulas::ReduceSaved s{x.sizes(), p.dims, keepdim, Tensor(), Tensor()};
-    if constexpr (id == OpId::prod || id == OpId::amax || id == OpId::amin) s.x = x, s.out = out;
+    if constexpr (id == OpId::prod || id == OpId::amax || id == OpId::amin) {
+      s.x = x;
+      s.out = out;
+    }
     ops::record<id>({source}, {out}, std::move(s));
   }
   return out;

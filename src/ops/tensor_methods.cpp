@@ -12,12 +12,12 @@ using detail::fail;
 using ops::OpId;
 
 namespace {
-// Records a view's node when self needs grad: shapes {self's shape}, ints as the formula says.
-template <OpId id, class State = autograd::formulas::InputShape>
-Tensor track_view(const Tensor& self, Tensor out, State state = {}) {
+// Records a view's node when self needs grad, with the state make_state() returns (built only
+// then: views are called often, mostly without grad).
+template <OpId id, class MakeState>
+Tensor track_view(const Tensor& self, Tensor out, MakeState make_state) {
   if (autograd::any_needs_grad(self)) {
-    if constexpr (std::is_same_v<State, autograd::formulas::InputShape>) state.input = self.sizes();
-    ops::record<id>({self}, {out}, std::move(state));
+    ops::record<id>({self}, {out}, make_state());
     autograd::mark_view(self, out);
   }
   return out;
@@ -25,13 +25,15 @@ Tensor track_view(const Tensor& self, Tensor out, State state = {}) {
 }  // namespace
 
 Tensor Tensor::view(const Shape& shape) const {
-  return track_view<OpId::view>(*this, ops::call<OpId::view>(device(), *this, shape));
+  return track_view<OpId::view>(*this, ops::call<OpId::view>(device(), *this, shape),
+                                [&] { return autograd::formulas::InputShape{sizes()}; });
 }
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   Tensor out = ops::call<OpId::transpose>(device(), *this, d0, d1);
-  return track_view<OpId::transpose>(*this, out,
-                                     autograd::formulas::TransposeSaved{detail::wrap_dim(d0, dim(), "transpose"),
-                                                                        detail::wrap_dim(d1, dim(), "transpose")});
+  return track_view<OpId::transpose>(*this, out, [&] {
+    return autograd::formulas::TransposeSaved{detail::wrap_dim(d0, dim(), "transpose"),
+                                              detail::wrap_dim(d1, dim(), "transpose")};
+  });
 }
 Tensor Tensor::t() const {
   DITTO_CHECK(dim() <= 2, "t", "expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
@@ -39,22 +41,26 @@ Tensor Tensor::t() const {
 }
 Tensor Tensor::permute(const Shape& dims) const {
   Tensor out = ops::call<OpId::permute>(device(), *this, dims);
-  Shape wrapped;
-  for (int64_t d : dims) wrapped.push_back(detail::wrap_dim(d, dim(), "permute"));
-  return track_view<OpId::permute>(*this, out, autograd::formulas::PermuteSaved{wrapped});
+  return track_view<OpId::permute>(*this, out, [&] {
+    autograd::formulas::PermuteSaved s;
+    for (int64_t d : dims) s.dims.push_back(detail::wrap_dim(d, dim(), "permute"));
+    return s;
+  });
 }
 Tensor Tensor::select(int64_t dim, int64_t index) const {
   Tensor out = ops::call<OpId::select>(device(), *this, dim, index);
-  const int64_t d = detail::wrap_dim(dim, this->dim(), "select");
-  return track_view<OpId::select>(*this, out,
-                                  autograd::formulas::SelectSaved{sizes(), d, index < 0 ? index + sizes()[d] : index});
+  return track_view<OpId::select>(*this, out, [&] {
+    const int64_t d = detail::wrap_dim(dim, this->dim(), "select");
+    return autograd::formulas::SelectSaved{sizes(), d, index < 0 ? index + sizes()[d] : index};
+  });
 }
 Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
   const int64_t s = start.value_or(0);
   const int64_t e = end.value_or(std::numeric_limits<int64_t>::max());
   Tensor out = ops::call<OpId::slice>(device(), *this, dim, s, e, step);
-  return track_view<OpId::slice>(
-      *this, out, autograd::formulas::SliceSaved{sizes(), detail::wrap_dim(dim, this->dim(), "slice"), s, e, step});
+  return track_view<OpId::slice>(*this, out, [&] {
+    return autograd::formulas::SliceSaved{sizes(), detail::wrap_dim(dim, this->dim(), "slice"), s, e, step};
+  });
 }
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   detail::check_defined(*this, "narrow");
@@ -70,17 +76,21 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return slice(d, start, start + length);
 }
 Tensor Tensor::expand(const Shape& shape) const {
-  return track_view<OpId::expand, autograd::formulas::NoSaved>(*this, ops::call<OpId::expand>(device(), *this, shape));
+  return track_view<OpId::expand>(*this, ops::call<OpId::expand>(device(), *this, shape),
+                                  [] { return autograd::formulas::NoSaved{}; });
 }
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
 Tensor Tensor::squeeze() const {
-  return track_view<OpId::squeeze>(*this, ops::call<OpId::squeeze>(device(), *this, std::nullopt));
+  return track_view<OpId::squeeze>(*this, ops::call<OpId::squeeze>(device(), *this, std::nullopt),
+                                   [&] { return autograd::formulas::InputShape{sizes()}; });
 }
 Tensor Tensor::squeeze(int64_t dim) const {
-  return track_view<OpId::squeeze>(*this, ops::call<OpId::squeeze>(device(), *this, dim));
+  return track_view<OpId::squeeze>(*this, ops::call<OpId::squeeze>(device(), *this, dim),
+                                   [&] { return autograd::formulas::InputShape{sizes()}; });
 }
 Tensor Tensor::unsqueeze(int64_t dim) const {
-  return track_view<OpId::unsqueeze>(*this, ops::call<OpId::unsqueeze>(device(), *this, dim));
+  return track_view<OpId::unsqueeze>(*this, ops::call<OpId::unsqueeze>(device(), *this, dim),
+                                     [&] { return autograd::formulas::InputShape{sizes()}; });
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
