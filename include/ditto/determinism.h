@@ -37,6 +37,7 @@ bool get_fill_uninitialized_memory();
 struct Warning {
   std::string op;       // the op that warned
   std::string message;  // full text
+  bool nondeterministic_alert = false;  // a warn_only alert ("<op> does not have a deterministic ...")
 };
 using WarningHandler = std::function<void(const Warning&)>;
 void set_warning_handler(WarningHandler handler);

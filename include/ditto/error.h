@@ -14,9 +14,14 @@ class Error : public std::runtime_error {
 };
 
 // Raised by the dispatcher when deterministic mode refuses a kernel (see determinism.h).
+// op() is the refused op's name, for front ends that word the message their own way (Python).
 class NondeterministicError : public Error {
  public:
-  using Error::Error;
+  NondeterministicError(std::string op, const std::string& message) : Error(message), op_(std::move(op)) {}
+  const std::string& op() const { return op_; }
+
+ private:
+  std::string op_;
 };
 
 namespace detail {

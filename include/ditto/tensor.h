@@ -3,6 +3,7 @@
 // handle, not the data (as in libtorch).
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
@@ -46,6 +47,9 @@ struct AutogradMeta;
 class Storage {
  public:
   explicit Storage(std::size_t nbytes);
+  // Memory owned by someone else (a NumPy array, a DLPack producer): release(data) is called once,
+  // when the last view is gone or when grow() moves the bytes into ditto's own allocation.
+  Storage(void* data, std::size_t nbytes, std::function<void(void*)> release);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -60,6 +64,7 @@ class Storage {
  private:
   void* data_;
   std::size_t nbytes_;
+  std::function<void(void*)> release_;  // set for external memory
   std::atomic<uint64_t> version_{0};
 };
 

@@ -90,7 +90,7 @@ namespace detail {
 bool deterministic_algorithms() { return g_state.load() & kMode; }
 bool deterministic_fill() { return (g_state.load() & (kMode | kFill)) == (kMode | kFill); }
 
-void warn(std::string_view op, const std::string& message) {
+void warn(std::string_view op, const std::string& message, bool alert) {
   WarnState& w = warn_state();
   WarningHandler handler;
   {
@@ -102,7 +102,7 @@ void warn(std::string_view op, const std::string& message) {
       return;
     }
   }
-  handler(Warning{std::string(op), message});
+  handler(Warning{std::string(op), message, alert});
 }
 
 void alert_not_deterministic(std::string_view op) {
@@ -113,11 +113,12 @@ void alert_not_deterministic(std::string_view op) {
     warn(op, name +
                  " does not have a deterministic implementation, but you set "
                  "'ditto::use_deterministic_algorithms(true, warn_only=true)'. Its result may differ "
-                 "between runs.");
+                 "between runs.",
+         /*alert=*/true);
     return;
   }
   throw NondeterministicError(
-      name +
+      name, name +
       " does not have a deterministic implementation, but you set "
       "'ditto::use_deterministic_algorithms(true)'. You can turn off determinism just for this "
       "operation (for example with a ditto::DeterministicGuard(false) around it), or you can use "

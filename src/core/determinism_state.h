@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 #include <string_view>
 
 namespace ditto::detail {
@@ -7,5 +8,5 @@ bool deterministic_fill();  // mode && fill_uninitialized_memory
 // Called by the dispatcher for a refused kernel: throws NondeterministicError, or with warn_only
 // emits the warning and returns.
 void alert_not_deterministic(std::string_view op);
-void warn(std::string_view op, const std::string& message);
+void warn(std::string_view op, const std::string& message, bool alert = false);
 }  // namespace ditto::detail

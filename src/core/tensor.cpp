@@ -13,13 +13,25 @@
 namespace ditto {
 
 Storage::Storage(std::size_t nbytes) : data_(detail::allocate(nbytes)), nbytes_(nbytes) {}
-Storage::~Storage() { detail::deallocate(data_, nbytes_); }
+Storage::Storage(void* data, std::size_t nbytes, std::function<void(void*)> release)
+    : data_(data), nbytes_(nbytes), release_(std::move(release)) {}
+Storage::~Storage() {
+  if (release_)
+    release_(data_);
+  else
+    detail::deallocate(data_, nbytes_);
+}
 
 void Storage::grow(std::size_t nbytes) {
   if (nbytes <= nbytes_) return;
   void* p = detail::allocate(nbytes);
   if (nbytes_) std::memcpy(p, data_, nbytes_);
-  detail::deallocate(data_, nbytes_);
+  if (release_) {
+    release_(data_);
+    release_ = nullptr;
+  } else {
+    detail::deallocate(data_, nbytes_);
+  }
   data_ = p;
   nbytes_ = nbytes;
 }

@@ -1,0 +1,317 @@
+"""ditto: tensors and autograd whose results are the same bits on every run.
+
+PyTorch's Python API over ditto's C++ library, so that `import ditto as torch` runs PyTorch
+programs: tensors, ops, autograd, deterministic mode, nn, optim, NumPy and DLPack interop.
+"""
+import functools as _functools
+
+from ditto import _C
+from ditto._C import (  # noqa: F401  (re-exported names)
+    Generator,
+    NondeterministicError,
+    Tensor,
+    abs,
+    add,
+    addcdiv,
+    addcmul,
+    addmm,
+    amax,
+    amin,
+    arange,
+    argmax,
+    argmin,
+    bernoulli,
+    bmm,
+    bool,
+    cat,
+    clamp,
+    clip,
+    clone,
+    concat,
+    default_generator,
+    div,
+    divide,
+    dtype,
+    empty,
+    empty_like,
+    empty_strided,
+    eq,
+    equal,
+    exp,
+    eye,
+    flatten,
+    float32,
+    float64,
+    from_dlpack,
+    from_numpy,
+    full,
+    full_like,
+    gather,
+    ge,
+    get_num_threads,
+    get_rng_state,
+    gt,
+    index_add,
+    index_copy,
+    index_put,
+    index_select,
+    int32,
+    int64,
+    is_floating_point,
+    is_grad_enabled,
+    is_tensor,
+    le,
+    lerp,
+    linspace,
+    log,
+    log_softmax,
+    lt,
+    masked_fill,
+    matmul,
+    max,
+    mean,
+    min,
+    mm,
+    mul,
+    multiply,
+    narrow,
+    ne,
+    neg,
+    negative,
+    normal,
+    numel,
+    ones,
+    ones_like,
+    permute,
+    pow,
+    prod,
+    promote_types,
+    put,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    relu,
+    reshape,
+    result_type,
+    rsqrt,
+    scalar_tensor,
+    scatter_add,
+    scatter_reduce,
+    select,
+    set_num_threads,
+    set_rng_state,
+    sigmoid,
+    sign,
+    softmax,
+    sqrt,
+    squeeze,
+    stack,
+    std,
+    sub,
+    subtract,
+    sum,
+    swapaxes,
+    t,
+    tanh,
+    tensor,
+    transpose,
+    true_divide,
+    unsqueeze,
+    var,
+    where,
+    zeros,
+    zeros_like,
+)
+
+# PyTorch's aliases. They shadow the builtins bool, int and float in this file: its code uses
+# _bool and _int (defined below) instead.
+float = float32  # noqa: A001
+double = float64
+long = int64
+int = int32  # noqa: A001
+__version__ = "0.1.0"
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints, printed as ditto.Size([2, 3])."""
+
+    def __repr__(self):
+        return "ditto.Size([" + ", ".join(str(d) for d in self) + "])"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def __getitem__(self, key):
+        r = tuple.__getitem__(self, key)
+        return Size(r) if isinstance(key, slice) else r
+
+
+_C._set_size_class(Size)
+
+
+class device:
+    """ditto runs on the CPU: device('cpu') is the only device."""
+
+    def __init__(self, type="cpu", index=None):  # noqa: A002
+        if isinstance(type, device):
+            type = type.type
+        if type != "cpu":
+            raise RuntimeError(f"ditto runs on the CPU only, got device '{type}'")
+        self.type = "cpu"
+        self.index = index
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return str(other) == "cpu"
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+# ---------------------------------------------------------------- deterministic mode
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """As torch.use_deterministic_algorithms: ops with a nondeterministic kernel switch to a
+    deterministic one, and ops that have none raise (or, with warn_only, warn)."""
+    if type(mode) is not _bool:
+        raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be bool, not {type(mode).__name__}")
+    if type(warn_only) is not _bool:
+        raise TypeError(f"_set_deterministic_algorithms(): argument 'warn_only' must be bool, not {type(warn_only).__name__}")
+    _C._set_deterministic_algorithms(mode, warn_only=warn_only)
+
+
+def are_deterministic_algorithms_enabled():
+    return _C._get_deterministic_algorithms()
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _C._get_deterministic_algorithms_warn_only()
+
+
+def set_deterministic_debug_mode(debug_mode):
+    """0 / "default": off; 1 / "warn": on with warn_only; 2 / "error": on."""
+    if isinstance(debug_mode, str):
+        modes = {"default": 0, "warn": 1, "error": 2}
+        if debug_mode not in modes:
+            raise RuntimeError(
+                "invalid value of debug_mode, expected one of `default`, `warn`, `error`, " f"but got {debug_mode}"
+            )
+        debug_mode = modes[debug_mode]
+    elif not isinstance(debug_mode, _int):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode == 0:
+        _C._set_deterministic_algorithms(False)
+    elif debug_mode == 1:
+        _C._set_deterministic_algorithms(True, warn_only=True)
+    elif debug_mode == 2:
+        _C._set_deterministic_algorithms(True)
+    else:
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+
+
+def get_deterministic_debug_mode():
+    if are_deterministic_algorithms_enabled():
+        return 1 if is_deterministic_algorithms_warn_only_enabled() else 2
+    return 0
+
+
+class allow_nondeterministic:
+    """Lets the named ops (ditto-ops lists them) run their nondeterministic kernel silently, in
+    this scope and on this thread only: `with ditto.allow_nondeterministic("put_"): ...`."""
+
+    def __init__(self, *ops):
+        self._guard = _C._AllowNondeterministic(list(ops))
+
+    def __enter__(self):
+        self._guard.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._guard.__exit__(*exc)
+        return False
+
+
+# ---------------------------------------------------------------- random
+def manual_seed(seed):
+    """Seeds the default generator, as torch.manual_seed; returns it."""
+    return default_generator.manual_seed(_int(seed))
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+# ---------------------------------------------------------------- autograd switches
+class _GradMode:
+    def __init__(self, enabled):
+        self._enabled = enabled
+
+    def __enter__(self):
+        self._prev = _C.is_grad_enabled()
+        _C.set_grad_enabled(self._enabled)
+
+    def __exit__(self, *exc):
+        _C.set_grad_enabled(self._prev)
+        return False
+
+    def __call__(self, fn):
+        @_functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradMode):
+    """Context manager and decorator: ops inside record no gradient (this thread)."""
+
+    def __init__(self):
+        super().__init__(False)
+
+
+class enable_grad(_GradMode):
+    def __init__(self):
+        super().__init__(True)
+
+
+class set_grad_enabled(_GradMode):
+    def __init__(self, mode):
+        super().__init__(mode)
+        self._prev = _C.is_grad_enabled()
+        _C.set_grad_enabled(mode)  # also works as a plain call, as in PyTorch
+
+    def __enter__(self):
+        pass
+
+    def __call__(self, fn):
+        _C.set_grad_enabled(self._prev)
+        mode = self._enabled
+
+        @_functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+inference_mode = no_grad
+
+
+_bool = type(True)
+_int = type(1)
+
+from ditto import autograd, nn, optim, utils  # noqa: E402,F401

@@ -1,0 +1,140 @@
+"""ditto.nn.functional, with torch.nn.functional's signatures."""
+from ditto import _C
+
+_nn = _C._nn
+
+
+
+def _reduction(size_average, reduce, reduction):
+    # PyTorch's legacy size_average / reduce arguments, mapped as _Reduction.legacy_get_string.
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def linear(input, weight, bias=None):
+    return _nn.linear(input, weight, bias)
+
+
+def relu(input, inplace=False):
+    return _C.relu(input)
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    return _C.tanh(input)
+
+
+def gelu(input, approximate="none"):
+    return _nn.gelu(input, approximate)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        raise TypeError("softmax(): implicit dim is deprecated in PyTorch and not supported by ditto; pass dim=")
+    return _C.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        raise TypeError("log_softmax(): implicit dim is deprecated in PyTorch and not supported by ditto; pass dim=")
+    return _C.log_softmax(input, dim, dtype)
+
+
+def dropout(input, p=0.5, training=True, inplace=False, generator=None):
+    return _nn.dropout(input, p, training, generator)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise RuntimeError("[embedding] max_norm, scale_grad_by_freq and sparse are not supported yet")
+    return _nn.embedding(input, weight, padding_idx)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return _nn.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    return _nn.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _nn.mse_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _nn.l1_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    return _nn.nll_loss(input, target, weight, ignore_index, _reduction(size_average, reduce, reduction))
+
+
+def cross_entropy(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+):
+    return _nn.cross_entropy(
+        input, target, weight, ignore_index, _reduction(size_average, reduce, reduction), label_smoothing
+    )
+
+
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
+    return _nn.binary_cross_entropy_with_logits(
+        input, target, weight, _reduction(size_average, reduce, reduction), pos_weight
+    )
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _nn.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _nn.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _nn.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    out, indices = _nn.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    out, indices = _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _nn.max_unpool1d(input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _nn.max_unpool2d(input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _nn.max_unpool3d(input, indices, kernel_size, stride, padding, output_size)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _nn.adaptive_avg_pool2d(input, output_size)

@@ -1,0 +1,1 @@
+from ditto.utils import deterministic  # noqa: F401

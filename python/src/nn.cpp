@@ -1,0 +1,245 @@
+// ditto._C._nn, _C._init and _C._optim: the C++ ops behind ditto.nn.functional, ditto.nn.init and
+// ditto.optim. The Python files give them PyTorch's signatures; this file converts arguments
+// (sizes given as an int or a sequence, reductions as strings) and releases the GIL.
+#include "common.h"
+
+namespace ditto::python {
+namespace {
+
+using namespace ditto::nn;
+using Release = py::call_guard<py::gil_scoped_release>;
+
+// PyTorch's int-or-tuple (None: empty, where a pooling stride then defaults to the kernel size).
+SizeArg size_arg(py::handle h, const char* op) {
+  if (h.is_none()) return SizeArg();
+  if (PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr())) return SizeArg(py::cast<int64_t>(h));
+  return SizeArg(shape_from_sequence(h, op));
+}
+
+Reduction reduction_arg(const std::string& r) {
+  if (r == "mean") return Reduction::Mean;
+  if (r == "sum") return Reduction::Sum;
+  if (r == "none") return Reduction::None;
+  throw py::value_error(r + " is not a valid value for reduction");
+}
+
+Tensor opt(py::handle h) { return h.is_none() ? Tensor() : h.cast<Tensor>(); }
+Generator* gen(py::handle h) { return h.is_none() ? nullptr : h.cast<Generator*>(); }
+
+init::FanMode fan_mode(const std::string& mode) {
+  if (mode == "fan_in") return init::FanMode::FanIn;
+  if (mode == "fan_out") return init::FanMode::FanOut;
+  throw py::value_error("Mode " + mode + " not supported, please use one of fan_in, fan_out");
+}
+
+// Optimizer state as a dict {param index: {name: tensor}} plus the step count.
+py::dict state_to_python(const optim::OptimizerState& s) {
+  py::dict per;
+  for (std::size_t i = 0; i < s.per_param.size(); ++i) {
+    py::dict d;
+    for (const auto& [k, v] : s.per_param[i]) d[py::str(k)] = v;
+    per[py::int_(i)] = d;
+  }
+  py::dict out;
+  out["step"] = s.step;
+  out["state"] = per;
+  return out;
+}
+optim::OptimizerState state_from_python(const py::dict& d) {
+  optim::OptimizerState s;
+  s.step = d["step"].cast<int64_t>();
+  py::dict per = d["state"].cast<py::dict>();
+  s.per_param.resize(per.size());
+  for (auto [k, v] : per) {
+    const std::size_t i = k.cast<std::size_t>();
+    if (i >= s.per_param.size()) throw py::value_error("optimizer state: parameter index out of range");
+    for (auto [name, t] : v.cast<py::dict>()) s.per_param[i][name.cast<std::string>()] = t.cast<Tensor>();
+  }
+  return s;
+}
+
+}  // namespace
+
+void bind_nn(py::module_& m) {
+  py::module_ f = m.def_submodule("_nn", "the ops behind ditto.nn.functional");
+  f.def("linear", [](const Tensor& x, const Tensor& w, py::handle b) {
+    const Tensor bias = opt(b);
+    py::gil_scoped_release nogil;
+    return functional::linear(x, w, bias);
+  });
+  auto loss2 = [&](const char* name, auto fn) {
+    f.def(name, [fn](const Tensor& input, const Tensor& target, const std::string& reduction) {
+      const Reduction r = reduction_arg(reduction);
+      py::gil_scoped_release nogil;
+      return fn(input, target, r);
+    });
+  };
+  loss2("mse_loss", [](const Tensor& a, const Tensor& b, Reduction r) { return functional::mse_loss(a, b, r); });
+  loss2("l1_loss", [](const Tensor& a, const Tensor& b, Reduction r) { return functional::l1_loss(a, b, r); });
+  f.def("nll_loss", [](const Tensor& input, const Tensor& target, py::handle weight, int64_t ignore_index,
+                       const std::string& reduction) {
+    const Tensor w = opt(weight);
+    const Reduction r = reduction_arg(reduction);
+    py::gil_scoped_release nogil;
+    return functional::nll_loss(input, target, w, ignore_index, r);
+  });
+  f.def("cross_entropy", [](const Tensor& input, const Tensor& target, py::handle weight, int64_t ignore_index,
+                            const std::string& reduction, double label_smoothing) {
+    const Tensor w = opt(weight);
+    const Reduction r = reduction_arg(reduction);
+    py::gil_scoped_release nogil;
+    return functional::cross_entropy(input, target, w, ignore_index, r, label_smoothing);
+  });
+  f.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, py::handle weight,
+                                               const std::string& reduction, py::handle pos_weight) {
+    const Tensor w = opt(weight), pw = opt(pos_weight);
+    const Reduction r = reduction_arg(reduction);
+    py::gil_scoped_release nogil;
+    return functional::binary_cross_entropy_with_logits(input, target, w, r, pw);
+  });
+  f.def("dropout", [](const Tensor& x, double p, bool training, py::handle generator) {
+    if (p < 0.0 || p > 1.0)
+      throw py::value_error("dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+    Generator* g = gen(generator);
+    py::gil_scoped_release nogil;
+    return functional::dropout(x, p, training, g);
+  });
+  f.def(
+      "embedding",
+      [](const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
+        return functional::embedding(indices, weight, padding_idx);
+      },
+      Release());
+  f.def("layer_norm", [](const Tensor& x, py::handle shape, py::handle weight, py::handle bias, double eps) {
+    const Shape s =
+        PyIndex_Check(shape.ptr()) ? Shape{py::cast<int64_t>(shape)} : shape_from_sequence(shape, "layer_norm");
+    const Tensor w = opt(weight), b = opt(bias);
+    py::gil_scoped_release nogil;
+    return functional::layer_norm(x, s, w, b, eps);
+  });
+  f.def("batch_norm", [](const Tensor& x, py::handle running_mean, py::handle running_var, py::handle weight,
+                         py::handle bias, bool training, double momentum, double eps) {
+    const Tensor rm = opt(running_mean), rv = opt(running_var), w = opt(weight), b = opt(bias);
+    py::gil_scoped_release nogil;
+    return functional::batch_norm(x, rm, rv, w, b, training, momentum, eps);
+  });
+  f.def(
+      "gelu", [](const Tensor& x, const std::string& approximate) { return gelu(x, approximate); }, Release());
+  auto conv = [&](const char* name, auto fn) {
+    f.def(name, [fn, name](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
+                           py::handle dilation, int64_t groups) {
+      if (py::isinstance<py::str>(padding))
+        throw Error(std::string("[") + name + "] padding='" + padding.cast<std::string>() +
+                    "' is not supported yet; give the padding as numbers");
+      const Tensor bias = opt(b);
+      const SizeArg s = size_arg(stride, name), p = size_arg(padding, name), d = size_arg(dilation, name);
+      py::gil_scoped_release nogil;
+      return fn(x, w, bias, s, p, d, groups);
+    });
+  };
+  conv("conv1d", [](const Tensor& x, const Tensor& w, const Tensor& b, SizeArg s, SizeArg p, SizeArg d, int64_t g) {
+    return functional::conv1d(x, w, b, s, p, d, g);
+  });
+  conv("conv2d", [](const Tensor& x, const Tensor& w, const Tensor& b, SizeArg s, SizeArg p, SizeArg d, int64_t g) {
+    return functional::conv2d(x, w, b, s, p, d, g);
+  });
+  auto max_pool = [&](const char* name, int dims) {
+    f.def(name, [name, dims](const Tensor& x, py::handle kernel, py::handle stride, py::handle padding,
+                             py::handle dilation, bool ceil_mode) {
+      const SizeArg k = size_arg(kernel, name), s = size_arg(stride, name), p = size_arg(padding, name),
+                    d = size_arg(dilation, name);
+      py::gil_scoped_release nogil;
+      return dims == 1 ? functional::max_pool1d_with_indices(x, k, s, p, d, ceil_mode)
+                       : functional::max_pool2d_with_indices(x, k, s, p, d, ceil_mode);
+    });
+  };
+  max_pool("max_pool1d_with_indices", 1);
+  max_pool("max_pool2d_with_indices", 2);
+  auto unpool = [&](const char* name, int dims) {
+    f.def(name, [name, dims](const Tensor& x, const Tensor& indices, py::handle kernel, py::handle stride,
+                             py::handle padding, py::handle output_size) {
+      const SizeArg k = size_arg(kernel, name), s = size_arg(stride, name), p = size_arg(padding, name);
+      const Shape out = output_size.is_none() ? Shape() : shape_from_sequence(output_size, name);
+      py::gil_scoped_release nogil;
+      return dims == 1   ? functional::max_unpool1d(x, indices, k, s, p, out)
+             : dims == 2 ? functional::max_unpool2d(x, indices, k, s, p, out)
+                         : functional::max_unpool3d(x, indices, k, s, p, out);
+    });
+  };
+  unpool("max_unpool1d", 1);
+  unpool("max_unpool2d", 2);
+  unpool("max_unpool3d", 3);
+  f.def("avg_pool2d", [](const Tensor& x, py::handle kernel, py::handle stride, py::handle padding, bool ceil_mode,
+                         bool count_include_pad, std::optional<int64_t> divisor_override) {
+    const SizeArg k = size_arg(kernel, "avg_pool2d"), s = size_arg(stride, "avg_pool2d"),
+                  p = size_arg(padding, "avg_pool2d");
+    py::gil_scoped_release nogil;
+    return functional::avg_pool2d(x, k, s, p, ceil_mode, count_include_pad, divisor_override);
+  });
+  f.def("adaptive_avg_pool2d", [](const Tensor& x, py::handle output_size) {
+    const SizeArg o = size_arg(output_size, "adaptive_avg_pool2d");
+    py::gil_scoped_release nogil;
+    return functional::adaptive_avg_pool2d(x, o);
+  });
+
+  // --- nn.init: the bounds are computed in C++ exactly as PyTorch's Python computes them
+  py::module_ i = m.def_submodule("_init", "the functions behind ditto.nn.init");
+  i.def("calculate_gain", &init::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01);
+  i.def("calculate_fan_in_and_fan_out", &init::calculate_fan_in_and_fan_out);
+  i.def("uniform_", [](Tensor& t, double a, double b, py::handle g) { init::uniform_(t, a, b, gen(g)); });
+  i.def("normal_", [](Tensor& t, double mean, double std, py::handle g) { init::normal_(t, mean, std, gen(g)); });
+  i.def("constant_", [](Tensor& t, double v) { init::constant_(t, v); });
+  i.def("xavier_uniform_", [](Tensor& t, double gain, py::handle g) { init::xavier_uniform_(t, gain, gen(g)); });
+  i.def("xavier_normal_", [](Tensor& t, double gain, py::handle g) { init::xavier_normal_(t, gain, gen(g)); });
+  i.def("kaiming_uniform_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, py::handle g) {
+    init::kaiming_uniform_(t, a, fan_mode(mode), nl, gen(g));
+  });
+  i.def("kaiming_normal_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, py::handle g) {
+    init::kaiming_normal_(t, a, fan_mode(mode), nl, gen(g));
+  });
+
+  // --- optimizers: the C++ update steps, one object per parameter group
+  py::module_ o = m.def_submodule("_optim", "the update steps behind ditto.optim");
+  py::class_<optim::Optimizer>(o, "Optimizer")
+      .def("step", &optim::Optimizer::step, Release())
+      .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr)
+      .def("state_dict", [](const optim::Optimizer& opt) { return state_to_python(opt.state_dict()); })
+      .def("load_state_dict",
+           [](optim::Optimizer& opt, const py::dict& d) { opt.load_state_dict(state_from_python(d)); });
+  py::class_<optim::SGD, optim::Optimizer>(o, "SGD").def(
+      py::init([](std::vector<Tensor> params, double lr, double momentum, double dampening, double weight_decay,
+                  bool nesterov, bool maximize) {
+        optim::SGDOptions opts;
+        opts.lr = lr;
+        opts.momentum = momentum;
+        opts.dampening = dampening;
+        opts.weight_decay = weight_decay;
+        opts.nesterov = nesterov;
+        opts.maximize = maximize;
+        return new optim::SGD(std::move(params), opts);
+      }));
+  auto adam_options = [](double lr, std::pair<double, double> betas, double eps, double weight_decay, bool amsgrad,
+                         bool maximize) {
+    optim::AdamOptions opts;
+    opts.lr = lr;
+    opts.beta1 = betas.first;
+    opts.beta2 = betas.second;
+    opts.eps = eps;
+    opts.weight_decay = weight_decay;
+    opts.amsgrad = amsgrad;
+    opts.maximize = maximize;
+    return opts;
+  };
+  py::class_<optim::Adam, optim::Optimizer>(o, "Adam").def(
+      py::init([adam_options](std::vector<Tensor> params, double lr, std::pair<double, double> betas, double eps,
+                              double weight_decay, bool amsgrad, bool maximize) {
+        return new optim::Adam(std::move(params), adam_options(lr, betas, eps, weight_decay, amsgrad, maximize));
+      }));
+  py::class_<optim::AdamW, optim::Adam>(o, "AdamW")
+      .def(py::init([adam_options](std::vector<Tensor> params, double lr, std::pair<double, double> betas, double eps,
+                                   double weight_decay, bool amsgrad, bool maximize) {
+        return new optim::AdamW(std::move(params), adam_options(lr, betas, eps, weight_decay, amsgrad, maximize));
+      }));
+}
+
+}  // namespace ditto::python

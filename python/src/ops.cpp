@@ -1,0 +1,979 @@
+// Factories and ops with PyTorch's Python names and arguments: each op is defined once and bound
+// both as ditto.<op>(input, ...) and as Tensor.<op>(...). Kernels run with the GIL released.
+#include <Python.h>
+
+#include "common.h"
+
+namespace ditto::python {
+
+namespace {
+
+// --- ditto.tensor(data): PyTorch's inference over nested sequences
+struct Gathered {
+  Shape shape;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  enum { Bool, Int, Float } kind = Bool;
+  bool any = false;
+};
+
+void gather(py::handle h, std::size_t depth, Gathered& g) {
+  if (is_tensor(h)) {
+    const Tensor& t = h.cast<const Tensor&>();
+    if (t.dim() != 0 || depth == 0)
+      throw Error("[tensor] only one-element (0-dim) tensors can be elements of a nested list");
+    h = scalar_to_python(t.item()).release();
+    py::object keep = py::reinterpret_steal<py::object>(h);
+    gather(keep, depth, g);
+    return;
+  }
+  Scalar s;
+  if (scalar_from_python(h, s)) {
+    if (depth != g.shape.size())
+      throw py::value_error("expected sequence of length " + std::to_string(g.shape[depth]) + " at dim " +
+                            std::to_string(depth) + " (got a number)");
+    g.any = true;
+    if (s.is_floating()) {
+      if (g.kind != Gathered::Float) {
+        for (int64_t v : g.ints) g.floats.push_back(static_cast<double>(v));
+        g.ints.clear();
+        g.kind = Gathered::Float;
+      }
+      g.floats.push_back(s.to_double());
+    } else {
+      if (s.is_integral() && g.kind == Gathered::Bool) g.kind = Gathered::Int;
+      if (g.kind == Gathered::Float)
+        g.floats.push_back(s.to_double());
+      else
+        g.ints.push_back(s.to_int());
+    }
+    return;
+  }
+  if (!PySequence_Check(h.ptr()) || py::isinstance<py::str>(h))
+    raise_type_error("Could not infer dtype of " + std::string(py::str(h.get_type().attr("__name__"))));
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
+  const int64_t n = static_cast<int64_t>(py::len(seq));
+  if (depth == g.shape.size()) {
+    if (g.any) throw py::value_error("expected a number at dim " + std::to_string(depth) + " (got a sequence)");
+    g.shape.push_back(n);
+  } else if (g.shape[depth] != n) {
+    throw py::value_error("expected sequence of length " + std::to_string(g.shape[depth]) + " at dim " +
+                          std::to_string(depth) + " (got " + std::to_string(n) + ")");
+  }
+  for (py::handle item : seq) gather(item, depth + 1, g);
+}
+
+}  // namespace
+
+Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
+  if (is_tensor(data)) {
+    const Tensor& t = data.cast<const Tensor&>();
+    return t.detach().to(dtype.value_or(t.dtype())).clone();
+  }
+  Gathered g;
+  gather(data, 0, g);
+  const ScalarType inferred = g.kind == Gathered::Float ? kFloat32 : g.kind == Gathered::Int ? kInt64 : kBool;
+  const ScalarType out = dtype.value_or(inferred);
+  Tensor t;
+  if (g.kind == Gathered::Float) {
+    t = from_vector(g.floats, g.shape);
+  } else if (g.kind == Gathered::Int) {
+    t = from_vector(g.ints, g.shape);
+  } else {
+    std::vector<bool> b(g.ints.begin(), g.ints.end());
+    t = from_vector(b, g.shape);
+  }
+  return t.dtype() == out ? t : t.to(out);
+}
+
+namespace {
+
+Scalar as_scalar(py::handle h, const char* op, const char* arg) {
+  Scalar s;
+  if (!scalar_from_python(h, s)) {
+    if (is_tensor(h) && h.cast<const Tensor&>().numel() == 1) return h.cast<const Tensor&>().item();
+    raise_type_error(std::string(op) + "(): argument '" + arg + "' must be Number, not " +
+                     std::string(py::str(h.get_type().attr("__name__"))));
+  }
+  return s;
+}
+
+std::optional<ScalarType> opt_dtype(py::handle h) {
+  if (h.is_none()) return std::nullopt;
+  ScalarType t;
+  if (!dtype_from_python(h, t)) raise_type_error("dtype must be a ditto.dtype");
+  return t;
+}
+
+void check_device(py::handle device) {
+  if (device.is_none()) return;
+  const std::string d = py::str(device);
+  if (d != "cpu") throw Error("[device] ditto runs on the CPU only, got device '" + d + "'");
+}
+
+Generator* opt_generator(py::handle h) { return h.is_none() ? nullptr : h.cast<Generator*>(); }
+
+Tensor finish(Tensor t, bool requires_grad) {
+  if (requires_grad) t.requires_grad_(true);
+  return t;
+}
+
+// Binds f both as ditto.name(input, ...) and as Tensor.name(...).
+template <class F, class... Extra>
+void def_op(py::module_& m, py::class_<Tensor>& cls, const char* name, F&& f, const Extra&... extra) {
+  m.def(name, f, py::arg("input"), extra...);
+  cls.def(name, std::forward<F>(f), extra...);
+}
+
+using Release = py::call_guard<py::gil_scoped_release>;
+
+py::object return_types(const char* name, const std::pair<Tensor, Tensor>& r) {
+  static py::object* made = nullptr;
+  if (!made) {
+    py::object nt = py::module_::import("collections").attr("namedtuple");
+    made = new py::object(nt("return_types", py::make_tuple("values", "indices")));
+  }
+  (void)name;
+  return (*made)(r.first, r.second);
+}
+
+}  // namespace
+
+void bind_ops(py::module_& m) {
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+
+  // ---------------------------------------------------------------- factories
+  m.def(
+      "tensor",
+      [](py::handle data, py::handle dtype, py::handle device, bool requires_grad) {
+        check_device(device);
+        return finish(tensor_from_data(data, opt_dtype(dtype)), requires_grad);
+      },
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false);
+  auto sized = [&](const char* name, auto make) {
+    m.def(
+        name,
+        [make, name](py::args size, py::handle dtype, py::handle device, bool requires_grad, py::handle out) {
+          check_device(device);
+          if (!out.is_none()) throw Error(std::string("[") + name + "] out= is not supported");
+          const Shape s = shape_from_args(size, name);
+          const ScalarType t = opt_dtype(dtype).value_or(kFloat32);
+          Tensor r;
+          {
+            py::gil_scoped_release nogil;
+            r = make(s, t);
+          }
+          return finish(std::move(r), requires_grad);
+        },
+        py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
+        py::arg("out") = py::none());
+  };
+  sized("empty", [](const Shape& s, ScalarType t) { return empty(s, t); });
+  sized("zeros", [](const Shape& s, ScalarType t) { return zeros(s, t); });
+  sized("ones", [](const Shape& s, ScalarType t) { return ones(s, t); });
+  m.def(
+      "full",
+      [](py::handle size, py::handle fill, py::handle dtype, py::handle device, bool requires_grad) {
+        check_device(device);
+        return finish(full(shape_from_sequence(size, "full"), as_scalar(fill, "full", "fill_value"), opt_dtype(dtype)),
+                      requires_grad);
+      },
+      py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(), py::arg("requires_grad") = false);
+  m.def(
+      "empty_strided",
+      [](py::handle size, py::handle stride, py::handle dtype, bool requires_grad) {
+        return finish(empty_strided(shape_from_sequence(size, "empty_strided"),
+                                    shape_from_sequence(stride, "empty_strided"), opt_dtype(dtype).value_or(kFloat32)),
+                      requires_grad);
+      },
+      py::arg("size"), py::arg("stride"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+  auto like = [&](const char* name, auto make) {
+    m.def(
+        name,
+        [make](const Tensor& t, py::handle dtype, py::handle device, bool requires_grad) {
+          check_device(device);
+          const auto d = opt_dtype(dtype);
+          Tensor r;
+          {
+            py::gil_scoped_release nogil;
+            r = make(t, d);
+          }
+          return finish(std::move(r), requires_grad);
+        },
+        py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+        py::arg("requires_grad") = false);
+  };
+  like("empty_like", [](const Tensor& t, std::optional<ScalarType> d) { return empty_like(t, d); });
+  like("zeros_like", [](const Tensor& t, std::optional<ScalarType> d) { return zeros_like(t, d); });
+  like("ones_like", [](const Tensor& t, std::optional<ScalarType> d) { return ones_like(t, d); });
+  like("rand_like", [](const Tensor& t, std::optional<ScalarType> d) { return rand_like(d ? t.to(*d) : t); });
+  like("randn_like", [](const Tensor& t, std::optional<ScalarType> d) { return randn_like(d ? t.to(*d) : t); });
+  m.def(
+      "full_like",
+      [](const Tensor& t, py::handle fill, py::handle dtype, bool requires_grad) {
+        return finish(full_like(t, as_scalar(fill, "full_like", "fill_value"), opt_dtype(dtype)), requires_grad);
+      },
+      py::arg("input"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+  m.def(
+      "arange",
+      [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device, bool requires_grad) {
+        check_device(device);
+        const auto d = opt_dtype(dtype);
+        Tensor r = end.is_none() ? arange(as_scalar(start, "arange", "end"), d)
+                                 : arange(as_scalar(start, "arange", "start"), as_scalar(end, "arange", "end"),
+                                          as_scalar(step, "arange", "step"), d);
+        return finish(std::move(r), requires_grad);
+      },
+      py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(), py::arg("requires_grad") = false);
+  m.def(
+      "linspace",
+      [](double start, double end, int64_t steps, py::handle dtype, bool requires_grad) {
+        return finish(linspace(start, end, steps, opt_dtype(dtype).value_or(kFloat32)), requires_grad);
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+  m.def(
+      "eye",
+      [](int64_t n, std::optional<int64_t> mm, py::handle dtype, bool requires_grad) {
+        return finish(eye(n, mm, opt_dtype(dtype).value_or(kFloat32)), requires_grad);
+      },
+      py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+  m.def(
+      "scalar_tensor",
+      [](py::handle s, py::handle dtype, bool requires_grad) {
+        return finish(scalar_tensor(as_scalar(s, "scalar_tensor", "s"), opt_dtype(dtype).value_or(kFloat32)),
+                      requires_grad);
+      },
+      py::arg("s"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("requires_grad") = false);
+
+  // ---------------------------------------------------------------- random
+  auto random_sized = [&](const char* name, auto make) {
+    m.def(
+        name,
+        [make, name](py::args size, py::handle generator, py::handle dtype, py::handle device, bool requires_grad) {
+          check_device(device);
+          const Shape s = shape_from_args(size, name);
+          Generator* g = opt_generator(generator);
+          const ScalarType t = opt_dtype(dtype).value_or(kFloat32);
+          Tensor r;
+          {
+            py::gil_scoped_release nogil;
+            r = make(s, t, g);
+          }
+          return finish(std::move(r), requires_grad);
+        },
+        py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+        py::arg("requires_grad") = false);
+  };
+  random_sized("rand", [](const Shape& s, ScalarType t, Generator* g) { return rand(s, t, g); });
+  random_sized("randn", [](const Shape& s, ScalarType t, Generator* g) { return randn(s, t, g); });
+  m.def(
+      "randint",
+      [](py::args args, py::handle generator, py::handle dtype, bool requires_grad) {
+        // randint(high, size) or randint(low, high, size)
+        if (args.size() != 2 && args.size() != 3) raise_type_error("randint() takes (high, size) or (low, high, size)");
+        const bool low_given = args.size() == 3;
+        const int64_t low = low_given ? py::cast<int64_t>(args[0]) : 0;
+        const int64_t high = py::cast<int64_t>(args[low_given ? 1 : 0]);
+        const Shape size = shape_from_sequence(args[low_given ? 2 : 1], "randint");
+        Generator* g = opt_generator(generator);
+        const ScalarType t = opt_dtype(dtype).value_or(kInt64);
+        py::gil_scoped_release nogil;
+        return finish(randint(low, high, size, t, g), requires_grad);
+      },
+      py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+  m.def(
+      "randperm",
+      [](int64_t n, py::handle generator, py::handle dtype) {
+        Generator* g = opt_generator(generator);
+        const ScalarType t = opt_dtype(dtype).value_or(kInt64);
+        py::gil_scoped_release nogil;
+        return randperm(n, t, g);
+      },
+      py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none());
+  m.def(
+      "bernoulli",
+      [](const Tensor& p, py::handle generator) {
+        Generator* g = opt_generator(generator);
+        py::gil_scoped_release nogil;
+        return bernoulli(p, g);
+      },
+      py::arg("input"), py::kw_only(), py::arg("generator") = py::none());
+  m.def(
+      "normal",
+      [](double mean, double std, py::handle size, py::handle generator, py::handle dtype) {
+        const Shape s = shape_from_sequence(size, "normal");
+        Generator* g = opt_generator(generator);
+        const ScalarType t = opt_dtype(dtype).value_or(kFloat32);
+        py::gil_scoped_release nogil;
+        return normal(mean, std, s, t, g);
+      },
+      py::arg("mean"), py::arg("std"), py::arg("size"), py::kw_only(), py::arg("generator") = py::none(),
+      py::arg("dtype") = py::none());
+  m.def("get_rng_state", [] {
+    const std::vector<uint8_t> s = get_rng_state();
+    return py::bytes(reinterpret_cast<const char*>(s.data()), s.size());
+  });
+  m.def(
+      "set_rng_state",
+      [](py::buffer state) {
+        py::buffer_info info = state.request();
+        const auto* p = static_cast<const uint8_t*>(info.ptr);
+        set_rng_state(std::vector<uint8_t>(p, p + info.size * info.itemsize));
+      },
+      py::arg("new_state"));
+  cls.def(
+         "uniform_",
+         [](py::object self, double from, double to, py::handle generator) {
+           Generator* g = opt_generator(generator);
+           Tensor& t = self.cast<Tensor&>();
+           {
+             py::gil_scoped_release nogil;
+             t.uniform_(from, to, g);
+           }
+           return self;
+         },
+         py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = py::none())
+      .def(
+          "normal_",
+          [](py::object self, double mean, double std, py::handle generator) {
+            Generator* g = opt_generator(generator);
+            Tensor& t = self.cast<Tensor&>();
+            {
+              py::gil_scoped_release nogil;
+              t.normal_(mean, std, g);
+            }
+            return self;
+          },
+          py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = py::none())
+      .def(
+          "bernoulli_",
+          [](py::object self, double p, py::handle generator) {
+            Generator* g = opt_generator(generator);
+            Tensor& t = self.cast<Tensor&>();
+            {
+              py::gil_scoped_release nogil;
+              t.bernoulli_(p, g);
+            }
+            return self;
+          },
+          py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = py::none())
+      .def(
+          "random_",
+          [](py::object self, int64_t from, py::object to, py::handle generator) {
+            Generator* g = opt_generator(generator);
+            Tensor& t = self.cast<Tensor&>();
+            // random_(to) draws from [0, to); random_(from, to) from [from, to)
+            const int64_t lo = to.is_none() ? 0 : from;
+            const int64_t hi = to.is_none() ? from : to.cast<int64_t>();
+            {
+              py::gil_scoped_release nogil;
+              t.random_(lo, hi, g);
+            }
+            return self;
+          },
+          py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = py::none());
+
+  // ---------------------------------------------------------------- elementwise
+#define DITTO_UNARY(name) \
+  def_op(                 \
+      m, cls, #name, [](const Tensor& x) { return name(x); }, Release());
+  DITTO_UNARY(neg)
+  DITTO_UNARY(abs)
+  DITTO_UNARY(sign)
+  DITTO_UNARY(exp)
+  DITTO_UNARY(log)
+  DITTO_UNARY(sqrt)
+  DITTO_UNARY(rsqrt)
+  DITTO_UNARY(sigmoid)
+  DITTO_UNARY(tanh)
+  DITTO_UNARY(relu)
+#undef DITTO_UNARY
+  def_op(
+      m, cls, "negative", [](const Tensor& x) { return neg(x); }, Release());
+  def_op(
+      m, cls, "clone", [](const Tensor& x) { return clone(x); }, Release());
+
+  // add/sub: other is a Tensor or a number; alpha scales other
+  auto add_like = [&](const char* name, bool subtract) {
+    def_op(
+        m, cls, name,
+        [subtract, name](const Tensor& x, py::handle other, py::handle alpha) {
+          const Scalar a = as_scalar(alpha, name, "alpha");
+          Tensor o = is_tensor(other) ? other.cast<Tensor>() : Tensor();
+          Scalar s;
+          if (!o.defined()) s = as_scalar(other, name, "other");
+          py::gil_scoped_release nogil;
+          if (!o.defined()) {
+            if (a.is_integral() && a.to_int() == 1) return subtract ? sub(x, s) : add(x, s);
+            o = scalar_tensor(s);
+          }
+          return subtract ? sub(x, o, a) : add(x, o, a);
+        },
+        py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  };
+  add_like("add", false);
+  add_like("sub", true);
+  add_like("subtract", true);
+  auto binary_op = [&](const char* name, auto tt, auto ts) {
+    def_op(
+        m, cls, name,
+        [tt, ts, name](const Tensor& x, py::handle other) {
+          if (is_tensor(other)) {
+            const Tensor& o = other.cast<const Tensor&>();
+            py::gil_scoped_release nogil;
+            return tt(x, o);
+          }
+          const Scalar s = as_scalar(other, name, "other");
+          py::gil_scoped_release nogil;
+          return ts(x, s);
+        },
+        py::arg("other"));
+  };
+  binary_op(
+      "mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); },
+      [](const Tensor& a, const Scalar& b) { return mul(a, b); });
+  binary_op(
+      "multiply", [](const Tensor& a, const Tensor& b) { return mul(a, b); },
+      [](const Tensor& a, const Scalar& b) { return mul(a, b); });
+  binary_op(
+      "true_divide", [](const Tensor& a, const Tensor& b) { return div(a, b); },
+      [](const Tensor& a, const Scalar& b) { return div(a, b); });
+  def_op(
+      m, cls, "div",
+      [](const Tensor& x, py::handle other, py::handle rounding_mode) {
+        if (!rounding_mode.is_none()) throw Error("[div] rounding_mode is not supported yet");
+        if (is_tensor(other)) {
+          const Tensor& o = other.cast<const Tensor&>();
+          py::gil_scoped_release nogil;
+          return div(x, o);
+        }
+        const Scalar s = as_scalar(other, "div", "other");
+        py::gil_scoped_release nogil;
+        return div(x, s);
+      },
+      py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  m.attr("divide") = m.attr("div");
+  cls.attr("divide") = cls.attr("div");
+  binary_op(
+      "pow", [](const Tensor& a, const Tensor& b) { return pow(a, b); },
+      [](const Tensor& a, const Scalar& b) { return pow(a, b); });
+#define DITTO_CMP(name)                                                   \
+  binary_op(                                                              \
+      #name, [](const Tensor& a, const Tensor& b) { return name(a, b); }, \
+      [](const Tensor& a, const Scalar& b) { return a.name(b); });
+  DITTO_CMP(eq)
+  DITTO_CMP(ne)
+  DITTO_CMP(lt)
+  DITTO_CMP(le)
+  DITTO_CMP(gt)
+  DITTO_CMP(ge)
+#undef DITTO_CMP
+  auto clamp_fn = [](const Tensor& x, py::handle min, py::handle max) {
+    std::optional<Scalar> lo, hi;
+    if (!min.is_none()) lo = as_scalar(min, "clamp", "min");
+    if (!max.is_none()) hi = as_scalar(max, "clamp", "max");
+    if (!lo && !hi) throw Error("[clamp] At least one of 'min' or 'max' must not be None");
+    py::gil_scoped_release nogil;
+    return clamp(x, lo, hi);
+  };
+  def_op(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
+  def_op(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
+  m.def(
+      "where",
+      [](const Tensor& cond, py::handle a, py::handle b) {
+        if (is_tensor(a) && is_tensor(b)) return where(cond, a.cast<Tensor>(), b.cast<Tensor>());
+        if (is_tensor(a)) return where(cond, a.cast<Tensor>(), as_scalar(b, "where", "other"));
+        if (is_tensor(b)) return where(cond, as_scalar(a, "where", "input"), b.cast<Tensor>());
+        const Scalar sa = as_scalar(a, "where", "input"), sb = as_scalar(b, "where", "other");
+        return where(cond, scalar_tensor(sa), sb);
+      },
+      py::arg("condition"), py::arg("input"), py::arg("other"));
+  cls.def(
+      "where",
+      [](const Tensor& self, const Tensor& cond, py::handle other) {
+        if (is_tensor(other)) return where(cond, self, other.cast<Tensor>());
+        return where(cond, self, as_scalar(other, "where", "other"));
+      },
+      py::arg("condition"), py::arg("other"));
+  def_op(
+      m, cls, "masked_fill",
+      [](const Tensor& x, const Tensor& mask, py::handle value) {
+        const Scalar v = as_scalar(value, "masked_fill", "value");
+        py::gil_scoped_release nogil;
+        return masked_fill(x, mask, v);
+      },
+      py::arg("mask"), py::arg("value"));
+  def_op(
+      m, cls, "lerp",
+      [](const Tensor& x, const Tensor& end, py::handle weight) {
+        const Scalar w = as_scalar(weight, "lerp", "weight");
+        py::gil_scoped_release nogil;
+        return lerp(x, end, w);
+      },
+      py::arg("end"), py::arg("weight"));
+  def_op(
+      m, cls, "addcmul",
+      [](const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+        return addcmul(x, t1, t2, value);
+      },
+      py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1, Release());
+  def_op(
+      m, cls, "addcdiv",
+      [](const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+        return addcdiv(x, t1, t2, value);
+      },
+      py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1, Release());
+  m.def(
+      "result_type",
+      [](py::handle a, py::handle b) {
+        if (is_tensor(a) && is_tensor(b)) return result_type(a.cast<Tensor>(), b.cast<Tensor>());
+        if (is_tensor(a)) return result_type(a.cast<Tensor>(), as_scalar(b, "result_type", "other"));
+        if (is_tensor(b)) return result_type(b.cast<Tensor>(), as_scalar(a, "result_type", "tensor"));
+        raise_type_error("result_type() needs at least one Tensor");
+      },
+      py::arg("tensor"), py::arg("other"));
+  m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
+  m.def(
+      "is_tensor", [](py::handle h) { return is_tensor(h); }, py::arg("obj"));
+  def_op(
+      m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); }, py::arg("other"), Release());
+
+  // ---------------------------------------------------------------- reductions
+  def_op(
+      m, cls, "sum",
+      [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+        const auto d = opt_dtype(dtype);
+        if (dim.is_none()) {
+          py::gil_scoped_release nogil;
+          return keepdim ? sum(x, DimList(), true, d) : sum(x, d);
+        }
+        const DimList dims = dims_from_python(dim, "sum");
+        py::gil_scoped_release nogil;
+        return sum(x, dims, keepdim, d);
+      },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_op(
+      m, cls, "mean",
+      [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+        const auto d = opt_dtype(dtype);
+        const Tensor in = d ? x.to(*d) : x;
+        if (dim.is_none()) {
+          py::gil_scoped_release nogil;
+          return keepdim ? mean(in, DimList(), true) : mean(in);
+        }
+        const DimList dims = dims_from_python(dim, "mean");
+        py::gil_scoped_release nogil;
+        return mean(in, dims, keepdim);
+      },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  def_op(
+      m, cls, "prod",
+      [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+        const auto d = opt_dtype(dtype);
+        const Tensor in = d ? x.to(*d) : x;
+        if (dim.is_none()) {
+          py::gil_scoped_release nogil;
+          return prod(in);
+        }
+        const int64_t dd = py::cast<int64_t>(dim);
+        py::gil_scoped_release nogil;
+        return prod(in, dd, keepdim);
+      },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
+  auto max_like = [&](const char* name, bool is_max) {
+    def_op(
+        m, cls, name,
+        [is_max, name](const Tensor& x, py::handle dim, bool keepdim) -> py::object {
+          if (dim.is_none()) {
+            Tensor r;
+            {
+              py::gil_scoped_release nogil;
+              r = is_max ? max(x) : min(x);
+            }
+            return py::cast(std::move(r));
+          }
+          if (is_tensor(dim))
+            throw Error(std::string("[") + name + "] the elementwise form " + name +
+                        "(input, other) is not supported yet");
+          const int64_t d = py::cast<int64_t>(dim);
+          std::pair<Tensor, Tensor> r;
+          {
+            py::gil_scoped_release nogil;
+            r = is_max ? max(x, d, keepdim) : min(x, d, keepdim);
+          }
+          return return_types(name, r);
+        },
+        py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  };
+  max_like("max", true);
+  max_like("min", false);
+  auto amax_like = [&](const char* name, bool is_max) {
+    def_op(
+        m, cls, name,
+        [is_max, name](const Tensor& x, py::handle dim, bool keepdim) {
+          const DimList dims = dims_from_python(dim, name);
+          py::gil_scoped_release nogil;
+          return is_max ? amax(x, dims, keepdim) : amin(x, dims, keepdim);
+        },
+        py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+  };
+  amax_like("amax", true);
+  amax_like("amin", false);
+  def_op(
+      m, cls, "argmax",
+      [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return argmax(x, dim, keepdim); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false, Release());
+  def_op(
+      m, cls, "argmin",
+      [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return argmin(x, dim, keepdim); },
+      py::arg("dim") = py::none(), py::arg("keepdim") = false, Release());
+  auto var_like = [&](const char* name, bool is_std) {
+    def_op(
+        m, cls, name,
+        [is_std, name](const Tensor& x, py::handle dim, py::handle unbiased, bool keepdim, py::handle correction) {
+          bool unb = true;
+          py::handle d = dim;
+          if (PyBool_Check(dim.ptr())) {  // var(input, unbiased)
+            unb = dim.cast<bool>();
+            d = py::none();
+          }
+          if (!unbiased.is_none()) unb = unbiased.cast<bool>();
+          if (!correction.is_none()) {
+            const int64_t c = py::cast<int64_t>(correction);
+            if (c != 0 && c != 1) throw Error(std::string("[") + name + "] only correction=0 or 1 is supported");
+            unb = c == 1;
+          }
+          const DimList dims = dims_from_python(d, name);
+          py::gil_scoped_release nogil;
+          return is_std ? ditto::std(x, dims, unb, keepdim) : var(x, dims, unb, keepdim);
+        },
+        py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+        py::arg("correction") = py::none());
+  };
+  var_like("var", false);
+  var_like("std", true);
+  auto softmax_like = [&](const char* name, bool log) {
+    def_op(
+        m, cls, name,
+        [log](const Tensor& x, int64_t dim, py::handle dtype) {
+          const auto d = opt_dtype(dtype);
+          py::gil_scoped_release nogil;
+          const Tensor in = d ? x.to(*d) : x;
+          return log ? log_softmax(in, dim) : softmax(in, dim);
+        },
+        py::arg("dim"), py::arg("dtype") = py::none());
+  };
+  softmax_like("softmax", false);
+  softmax_like("log_softmax", true);
+
+  // ---------------------------------------------------------------- linear algebra
+  def_op(
+      m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, py::arg("mat2"), Release());
+  def_op(
+      m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, py::arg("mat2"), Release());
+  def_op(
+      m, cls, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, py::arg("other"), Release());
+  def_op(
+      m, cls, "addmm",
+      [](const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+        return addmm(x, a, b, beta, alpha);
+      },
+      py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1, py::arg("alpha") = 1, Release());
+
+  // ---------------------------------------------------------------- joining and indexing
+  m.def(
+      "cat", [](const std::vector<Tensor>& ts, int64_t dim) { return cat(ts, dim); }, py::arg("tensors"),
+      py::arg("dim") = 0, Release());
+  m.attr("concat") = m.attr("cat");
+  m.def(
+      "stack", [](const std::vector<Tensor>& ts, int64_t dim) { return stack(ts, dim); }, py::arg("tensors"),
+      py::arg("dim") = 0, Release());
+  def_op(
+      m, cls, "index_select",
+      [](const Tensor& x, int64_t dim, const Tensor& index) { return index_select(x, dim, index); }, py::arg("dim"),
+      py::arg("index"), Release());
+  def_op(
+      m, cls, "gather", [](const Tensor& x, int64_t dim, const Tensor& index) { return gather(x, dim, index); },
+      py::arg("dim"), py::arg("index"), Release());
+  def_op(
+      m, cls, "index_add",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+        return index_add(x, dim, index, source, alpha);
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1, Release());
+  def_op(
+      m, cls, "scatter_add",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+        return scatter_add(x, dim, index, src);
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"), Release());
+  def_op(
+      m, cls, "index_copy",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {
+        return index_copy(x, dim, index, source);
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), Release());
+  def_op(
+      m, cls, "index_put",
+      [](const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+        return index_put(x, indices, values, accumulate);
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false, Release());
+  def_op(
+      m, cls, "put",
+      [](const Tensor& x, const Tensor& index, const Tensor& source, bool accumulate) {
+        return put(x, index, source, accumulate);
+      },
+      py::arg("index"), py::arg("source"), py::arg("accumulate") = false, Release());
+  def_op(
+      m, cls, "scatter_reduce",
+      [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce,
+         bool include_self) { return scatter_reduce(x, dim, index, src, reduce, include_self); },
+      py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
+      py::arg("include_self") = true, Release());
+  // in place: each returns self (the same Python object)
+  cls.def(
+      "index_add_",
+      [](py::object self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+        Tensor& t = self.cast<Tensor&>();
+        {
+          py::gil_scoped_release nogil;
+          t.index_add_(dim, index, source, alpha);
+        }
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1);
+  cls.def(
+      "scatter_add_",
+      [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
+        Tensor& t = self.cast<Tensor&>();
+        {
+          py::gil_scoped_release nogil;
+          t.scatter_add_(dim, index, src);
+        }
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"));
+  cls.def(
+      "index_copy_",
+      [](py::object self, int64_t dim, const Tensor& index, const Tensor& source) {
+        Tensor& t = self.cast<Tensor&>();
+        {
+          py::gil_scoped_release nogil;
+          t.index_copy_(dim, index, source);
+        }
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"));
+  cls.def(
+      "index_put_",
+      [](py::object self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+        Tensor& t = self.cast<Tensor&>();
+        {
+          py::gil_scoped_release nogil;
+          t.index_put_(indices, values, accumulate);
+        }
+        return self;
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
+  cls.def(
+      "put_",
+      [](py::object self, const Tensor& index, const Tensor& source, bool accumulate) {
+        Tensor& t = self.cast<Tensor&>();
+        {
+          py::gil_scoped_release nogil;
+          t.put_(index, source, accumulate);
+        }
+        return self;
+      },
+      py::arg("index"), py::arg("source"), py::arg("accumulate") = false);
+
+  // ---------------------------------------------------------------- in-place arithmetic and copies
+  auto inplace_binary = [&](const char* name, auto tt, auto ts) {
+    cls.def(
+        name,
+        [tt, ts, name](py::object self, py::handle other, py::handle alpha) {
+          Tensor& t = self.cast<Tensor&>();
+          const Scalar a = as_scalar(alpha, name, "alpha");
+          if (is_tensor(other)) {
+            const Tensor& o = other.cast<const Tensor&>();
+            py::gil_scoped_release nogil;
+            tt(t, o, a);
+          } else {
+            const Scalar s = as_scalar(other, name, "other");
+            py::gil_scoped_release nogil;
+            ts(t, s, a);
+          }
+          return self;
+        },
+        py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
+  };
+  inplace_binary(
+      "add_", [](Tensor& t, const Tensor& o, const Scalar& a) { t.add_(o, a); },
+      [](Tensor& t, const Scalar& s, const Scalar& a) {
+        if (a.is_integral() && a.to_int() == 1)
+          t.add_(s);
+        else
+          t.add_(scalar_tensor(s), a);
+      });
+  inplace_binary(
+      "sub_", [](Tensor& t, const Tensor& o, const Scalar& a) { t.sub_(o, a); },
+      [](Tensor& t, const Scalar& s, const Scalar& a) {
+        if (a.is_integral() && a.to_int() == 1)
+          t.sub_(s);
+        else
+          t.sub_(scalar_tensor(s), a);
+      });
+  auto inplace_plain = [&](const char* name, auto tt, auto ts) {
+    cls.def(
+        name,
+        [tt, ts, name](py::object self, py::handle other) {
+          Tensor& t = self.cast<Tensor&>();
+          if (is_tensor(other)) {
+            const Tensor& o = other.cast<const Tensor&>();
+            py::gil_scoped_release nogil;
+            tt(t, o);
+          } else {
+            const Scalar s = as_scalar(other, name, "other");
+            py::gil_scoped_release nogil;
+            ts(t, s);
+          }
+          return self;
+        },
+        py::arg("other"));
+  };
+  inplace_plain(
+      "mul_", [](Tensor& t, const Tensor& o) { t.mul_(o); }, [](Tensor& t, const Scalar& s) { t.mul_(s); });
+  inplace_plain(
+      "div_", [](Tensor& t, const Tensor& o) { t.div_(o); }, [](Tensor& t, const Scalar& s) { t.div_(s); });
+  inplace_plain(
+      "fill_", [](Tensor& t, const Tensor& o) { t.fill_(o.item()); }, [](Tensor& t, const Scalar& s) { t.fill_(s); });
+  cls.def(
+      "copy_",
+      [](py::object self, const Tensor& src, bool non_blocking) {
+        Tensor& t = self.cast<Tensor&>();
+        {
+          py::gil_scoped_release nogil;
+          t.copy_(src);
+        }
+        return self;
+      },
+      py::arg("src"), py::arg("non_blocking") = false);
+  cls.def("zero_", [](py::object self) {
+    Tensor& t = self.cast<Tensor&>();
+    {
+      py::gil_scoped_release nogil;
+      t.zero_();
+    }
+    return self;
+  });
+  cls.def("resize_", [](py::object self, py::args size) {
+    Tensor& t = self.cast<Tensor&>();
+    const Shape s = shape_from_args(size, "resize_");
+    {
+      py::gil_scoped_release nogil;
+      t.resize_(s);
+    }
+    return self;
+  });
+
+  // ---------------------------------------------------------------- views and conversions
+  m.def(
+      "reshape", [](const Tensor& x, py::handle shape) { return reshape(x, shape_from_sequence(shape, "reshape")); },
+      py::arg("input"), py::arg("shape"));
+  cls.def("reshape", [](const Tensor& x, py::args shape) { return x.reshape(shape_from_args(shape, "reshape")); });
+  cls.def("view", [](const Tensor& x, py::args shape) {
+    if (shape.size() == 1 && !PySequence_Check(shape[0].ptr()) && !PyIndex_Check(shape[0].ptr()))
+      return x.to(shape[0].cast<ScalarType>());  // view(dtype) of the same size only
+    return x.view(shape_from_args(shape, "view"));
+  });
+  cls.def(
+      "view_as", [](const Tensor& x, const Tensor& o) { return x.view(o.sizes()); }, py::arg("other"));
+  cls.def(
+      "reshape_as", [](const Tensor& x, const Tensor& o) { return x.reshape(o.sizes()); }, py::arg("other"));
+  def_op(
+      m, cls, "flatten", [](const Tensor& x, int64_t s, int64_t e) { return flatten(x, s, e); },
+      py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  def_op(
+      m, cls, "transpose", [](const Tensor& x, int64_t a, int64_t b) { return transpose(x, a, b); }, py::arg("dim0"),
+      py::arg("dim1"));
+  m.attr("swapaxes") = m.attr("transpose");
+  def_op(m, cls, "t", [](const Tensor& x) { return x.t(); });
+  cls.def_property_readonly("T", [](const Tensor& x) {
+    Shape perm;
+    for (int64_t d = x.dim() - 1; d >= 0; --d) perm.push_back(d);
+    return x.permute(perm);
+  });
+  m.def(
+      "permute", [](const Tensor& x, py::handle dims) { return permute(x, shape_from_sequence(dims, "permute")); },
+      py::arg("input"), py::arg("dims"));
+  cls.def("permute", [](const Tensor& x, py::args dims) { return x.permute(shape_from_args(dims, "permute")); });
+  def_op(
+      m, cls, "squeeze",
+      [](const Tensor& x, std::optional<int64_t> dim) { return dim ? squeeze(x, *dim) : squeeze(x); },
+      py::arg("dim") = py::none());
+  def_op(
+      m, cls, "unsqueeze", [](const Tensor& x, int64_t dim) { return unsqueeze(x, dim); }, py::arg("dim"));
+  def_op(
+      m, cls, "narrow",
+      [](const Tensor& x, int64_t dim, int64_t start, int64_t length) { return x.narrow(dim, start, length); },
+      py::arg("dim"), py::arg("start"), py::arg("length"));
+  def_op(
+      m, cls, "select", [](const Tensor& x, int64_t dim, int64_t index) { return x.select(dim, index); },
+      py::arg("dim"), py::arg("index"));
+  cls.def("expand", [](const Tensor& x, py::args size) { return x.expand(shape_from_args(size, "expand")); });
+  cls.def(
+      "expand_as", [](const Tensor& x, const Tensor& o) { return x.expand_as(o); }, py::arg("other"));
+  cls.def(
+      "contiguous", [](const Tensor& x) { return x.contiguous(); }, Release());
+  cls.def(
+      "to",
+      [](const Tensor& x, py::args args, py::handle dtype, bool copy, bool non_blocking) {
+        // to(dtype), to(device), to(device, dtype), to(other), to(dtype=...)
+        std::optional<ScalarType> target = opt_dtype(dtype);
+        for (py::handle a : args) {
+          ScalarType t;
+          if (dtype_from_python(a, t))
+            target = t;
+          else if (is_tensor(a))
+            target = a.cast<const Tensor&>().dtype();
+          else
+            check_device(a);
+        }
+        if (!target || *target == x.dtype()) return copy ? x.clone() : x;
+        return x.to(*target);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("copy") = false, py::arg("non_blocking") = false);
+  cls.def(
+      "type",
+      [](const Tensor& x, py::handle dtype) -> py::object {
+        if (dtype.is_none())
+          return py::str(std::string("ditto.") + (x.dtype() == kFloat32   ? "FloatTensor"
+                                                  : x.dtype() == kFloat64 ? "DoubleTensor"
+                                                  : x.dtype() == kInt64   ? "LongTensor"
+                                                  : x.dtype() == kInt32   ? "IntTensor"
+                                                                          : "BoolTensor"));
+        return py::cast(x.to(dtype.cast<ScalarType>()));
+      },
+      py::arg("dtype") = py::none());
+  cls.def("float", [](const Tensor& x) { return x.dtype() == kFloat32 ? x : x.to(kFloat32); });
+  cls.def("double", [](const Tensor& x) { return x.dtype() == kFloat64 ? x : x.to(kFloat64); });
+  cls.def("long", [](const Tensor& x) { return x.dtype() == kInt64 ? x : x.to(kInt64); });
+  cls.def("int", [](const Tensor& x) { return x.dtype() == kInt32 ? x : x.to(kInt32); });
+  cls.def("bool", [](const Tensor& x) { return x.dtype() == kBool ? x : x.to(kBool); });
+  cls.def("cpu", [](const Tensor& x) { return x; });
+  cls.def_property_readonly("device", [](const Tensor&) { return py::module_::import("ditto").attr("device")("cpu"); });
+  def_op(m, cls, "numel", [](const Tensor& x) { return x.numel(); });
+  m.def(
+      "is_floating_point", [](const Tensor& x) { return is_floating(x.dtype()); }, py::arg("input"));
+}
+
+}  // namespace ditto::python

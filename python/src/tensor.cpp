@@ -1,0 +1,659 @@
+// The Tensor class as Python sees it: metadata, autograd, printing, Python's operators and
+// indexing (t[0], t[:, 1:3], t[..., None], t[mask], t[index], t[i] = v), built on ditto's view,
+// index_select and index_put_ ops so that they are differentiable.
+#include <Python.h>
+
+#include <cstdio>
+
+#include "common.h"
+
+namespace ditto::python {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Python's binary operators: the other operand is a Tensor or a number; anything else gives
+// NotImplemented, so Python tries the reflected operator and then raises its own TypeError.
+
+template <class FT, class FS>
+py::object binary(const Tensor& self, py::handle other, FT with_tensor, FS with_scalar) {
+  if (is_tensor(other)) {
+    const Tensor& o = other.cast<const Tensor&>();
+    Tensor r;
+    {
+      py::gil_scoped_release nogil;
+      r = with_tensor(self, o);
+    }
+    return py::cast(std::move(r));
+  }
+  Scalar s;
+  if (!scalar_from_python(other, s)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  Tensor r;
+  {
+    py::gil_scoped_release nogil;
+    r = with_scalar(self, s);
+  }
+  return py::cast(std::move(r));
+}
+
+// In place (a += b): returns the very object a, so a Parameter stays the same Parameter.
+template <class FT, class FS>
+py::object inplace(py::object self, py::handle other, FT with_tensor, FS with_scalar) {
+  Tensor& t = self.cast<Tensor&>();
+  if (is_tensor(other)) {
+    const Tensor& o = other.cast<const Tensor&>();
+    py::gil_scoped_release nogil;
+    with_tensor(t, o);
+  } else {
+    Scalar s;
+    if (!scalar_from_python(other, s)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+    py::gil_scoped_release nogil;
+    with_scalar(t, s);
+  }
+  return self;
+}
+
+// A number as a 0-dim tensor for the ops that only take tensors (2 ** t).
+Tensor number_tensor(const Scalar& s) { return scalar_tensor(s); }
+
+// ---------------------------------------------------------------------------------------------
+// Indexing.
+
+struct AdvancedIndex {
+  int64_t dim;   // the first dim of the indexed tensor it applies to
+  Tensor index;  // int64 indices, or a bool mask over mask.dim() dims
+};
+
+Tensor index_tensor_from(py::handle h) {
+  if (is_tensor(h)) return h.cast<Tensor>();
+  return tensor_from_data(h, std::nullopt);  // a list of ints or bools
+}
+
+bool is_index_item_advanced(py::handle h) {
+  return is_tensor(h) || PyList_Check(h.ptr()) ||
+         (PySequence_Check(h.ptr()) && !PyTuple_Check(h.ptr()) && !py::isinstance<py::str>(h) &&
+          !PySlice_Check(h.ptr()));
+}
+
+// Applies ints, slices, None and Ellipsis as views; collects the tensor indices.
+Tensor apply_basic(const Tensor& self, py::handle index, std::vector<AdvancedIndex>& advanced) {
+  py::tuple items;
+  if (PyTuple_Check(index.ptr()))
+    items = py::reinterpret_borrow<py::tuple>(index);
+  else
+    items = py::make_tuple(index);
+  // dims the items consume, to place the Ellipsis
+  int64_t consumed = 0;
+  bool ellipsis = false;
+  for (py::handle it : items) {
+    if (it.is_none()) continue;
+    if (it.ptr() == Py_Ellipsis) {
+      if (ellipsis) raise_index_error("an index can only have a single ellipsis ('...')");
+      ellipsis = true;
+      continue;
+    }
+    if (is_tensor(it) && it.cast<const Tensor&>().dtype() == kBool)
+      consumed += it.cast<const Tensor&>().dim();
+    else
+      consumed += 1;
+  }
+  Tensor r = self;
+  if (consumed > self.dim())
+    raise_index_error("too many indices for tensor of dimension " + std::to_string(self.dim()));
+  int64_t d = 0;
+  for (py::handle it : items) {
+    if (it.is_none()) {
+      r = r.unsqueeze(d);
+      ++d;
+    } else if (it.ptr() == Py_Ellipsis) {
+      d += self.dim() - consumed;
+    } else if (PySlice_Check(it.ptr())) {
+      Py_ssize_t start, stop, step;
+      if (PySlice_Unpack(it.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+      if (step <= 0) throw py::value_error("step must be greater than zero");
+      const int64_t n = r.size(d);
+      PySlice_AdjustIndices(static_cast<Py_ssize_t>(n), &start, &stop, step);
+      if (stop < start) stop = start;
+      r = r.slice(d, start, stop, step);
+      ++d;
+    } else if (PyIndex_Check(it.ptr()) && !PyBool_Check(it.ptr()) && !is_tensor(it)) {
+      const int64_t n = r.size(d);
+      int64_t i = py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(it.ptr())));
+      if (i < -n || i >= n)
+        raise_index_error("index " + std::to_string(i) + " is out of bounds for dimension " + std::to_string(d) +
+                          " with size " + std::to_string(n));
+      r = r.select(d, i < 0 ? i + n : i);
+    } else if (is_index_item_advanced(it)) {
+      Tensor t = index_tensor_from(it);
+      if (t.dtype() == kBool) {
+        advanced.push_back({d, t});
+        d += t.dim();
+      } else if (is_integral(t.dtype())) {
+        advanced.push_back({d, t});
+        ++d;
+      } else {
+        raise_index_error("tensors used as indices must be long, int or bool tensors");
+      }
+    } else {
+      raise_index_error(
+          "only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors are valid indices (got " +
+          std::string(py::str(it.get_type().attr("__name__"))) + ")");
+    }
+  }
+  return r;
+}
+
+// A bool mask over dims [dim, dim + k) as k int64 index tensors (the mask's nonzero positions,
+// in row-major order).
+std::vector<Tensor> mask_to_indices(const Tensor& self, const AdvancedIndex& a) {
+  const Tensor& mask = a.index;
+  const int64_t k = mask.dim();
+  for (int64_t j = 0; j < k; ++j)
+    if (mask.size(j) != self.size(a.dim + j))
+      raise_index_error("The shape of the mask [" + std::to_string(mask.size(j)) + "] at index " + std::to_string(j) +
+                        " does not match the shape of the indexed tensor [" + std::to_string(self.size(a.dim + j)) +
+                        "] at index " + std::to_string(a.dim + j));
+  const std::vector<bool> bits = to_vector<bool>(mask.contiguous());
+  std::vector<std::vector<int64_t>> pos(static_cast<std::size_t>(k));
+  Shape counter(static_cast<std::size_t>(k), 0);
+  for (std::size_t flat = 0; flat < bits.size(); ++flat) {
+    if (bits[flat])
+      for (int64_t j = 0; j < k; ++j) pos[j].push_back(counter[j]);
+    for (int64_t j = k - 1; j >= 0; --j) {  // row-major counter
+      if (++counter[j] < mask.size(j)) break;
+      counter[j] = 0;
+    }
+  }
+  std::vector<Tensor> out;
+  for (auto& p : pos) out.push_back(from_vector(p, {static_cast<int64_t>(p.size())}));
+  return out;
+}
+
+// x[i0, i1, ...] with int index tensors at consecutive dims [p, p + k): PyTorch's result shape
+// x.shape[:p] + broadcast(i*).shape + x.shape[p + k:], gathered with one index_select over the
+// flattened dims (so the backward is index_select's, deterministic).
+Tensor gather_advanced(const Tensor& r, int64_t p, const std::vector<Tensor>& idx) {
+  const int64_t k = static_cast<int64_t>(idx.size());
+  Shape b;
+  for (const Tensor& t : idx) {
+    const Shape& s = t.sizes();
+    Shape nb(std::max(b.size(), s.size()), 1);
+    for (std::size_t i = 0; i < nb.size(); ++i) {
+      const int64_t x = i < nb.size() - b.size() ? 1 : b[i - (nb.size() - b.size())];
+      const int64_t y = i < nb.size() - s.size() ? 1 : s[i - (nb.size() - s.size())];
+      if (x != y && x != 1 && y != 1)
+        raise_index_error("shape mismatch: indexing tensors could not be broadcast together");
+      nb[i] = x == 1 ? y : x;
+    }
+    b = nb;
+  }
+  int64_t count = 1;
+  for (int64_t v : b) count *= v;
+  std::vector<int64_t> linear(static_cast<std::size_t>(count), 0);
+  int64_t inner = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    const int64_t n = r.size(p + j);
+    const Tensor t = idx[j].to(kInt64).contiguous();
+    const std::vector<int64_t> v = to_vector<int64_t>(t);
+    // strides of t broadcast to b (0 where t has size 1 or lacks the dim)
+    const Shape& s = t.sizes();
+    Shape st(b.size(), 0);
+    int64_t acc = 1;
+    for (int64_t i = static_cast<int64_t>(s.size()) - 1; i >= 0; --i) {
+      const std::size_t bi = b.size() - s.size() + static_cast<std::size_t>(i);
+      st[bi] = s[i] == 1 ? 0 : acc;
+      acc *= s[i];
+    }
+    Shape counter(b.size(), 0);
+    for (int64_t e = 0; e < count; ++e) {
+      int64_t off = 0;
+      for (std::size_t i = 0; i < b.size(); ++i) off += counter[i] * st[i];
+      int64_t x = v.empty() ? 0 : v[static_cast<std::size_t>(off)];
+      if (x < -n || x >= n)
+        raise_index_error("index " + std::to_string(x) + " is out of bounds for dimension " + std::to_string(p + j) +
+                          " with size " + std::to_string(n));
+      if (x < 0) x += n;
+      linear[static_cast<std::size_t>(e)] += x * inner;
+      for (int64_t i = static_cast<int64_t>(b.size()) - 1; i >= 0; --i) {
+        if (++counter[i] < b[i]) break;
+        counter[i] = 0;
+      }
+    }
+    inner *= n;
+  }
+  Shape flat_shape(r.sizes().begin(), r.sizes().begin() + p);
+  flat_shape.push_back(inner);
+  flat_shape.insert(flat_shape.end(), r.sizes().begin() + p + k, r.sizes().end());
+  Shape out_shape(r.sizes().begin(), r.sizes().begin() + p);
+  out_shape.insert(out_shape.end(), b.begin(), b.end());
+  out_shape.insert(out_shape.end(), r.sizes().begin() + p + k, r.sizes().end());
+  const Tensor lin = from_vector(linear, {count});
+  py::gil_scoped_release nogil;
+  return r.reshape(flat_shape).index_select(p, lin).reshape(out_shape);
+}
+
+// Moves dims `dims` (ascending) to the front, in order, keeping the others' order.
+Tensor dims_to_front(const Tensor& r, const std::vector<int64_t>& dims) {
+  Shape perm(dims.begin(), dims.end());
+  for (int64_t d = 0; d < r.dim(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) perm.push_back(d);
+  return r.permute(perm);
+}
+
+// The advanced indices as consecutive dims at p, and each as int64 tensors (masks expanded).
+struct Placed {
+  Tensor r;
+  int64_t p;
+  std::vector<Tensor> idx;
+};
+Placed place(const Tensor& r, const std::vector<AdvancedIndex>& advanced) {
+  std::vector<int64_t> dims;
+  std::vector<Tensor> idx;
+  for (const AdvancedIndex& a : advanced) {
+    if (a.index.dtype() == kBool) {
+      if (a.index.dim() == 0) raise_index_error("indexing with a 0-dim bool tensor is not supported");
+      for (Tensor& t : mask_to_indices(r, a)) idx.push_back(std::move(t));
+      for (int64_t j = 0; j < a.index.dim(); ++j) dims.push_back(a.dim + j);
+    } else {
+      idx.push_back(a.index);
+      dims.push_back(a.dim);
+    }
+  }
+  bool consecutive = true;
+  for (std::size_t i = 1; i < dims.size(); ++i) consecutive = consecutive && dims[i] == dims[i - 1] + 1;
+  if (consecutive) return {r, dims[0], idx};
+  return {dims_to_front(r, dims), 0, idx};
+}
+
+Tensor getitem(const Tensor& self, py::handle index) {
+  std::vector<AdvancedIndex> advanced;
+  Tensor r = apply_basic(self, index, advanced);
+  if (advanced.empty()) return r;
+  Placed pl = place(r, advanced);
+  return gather_advanced(pl.r, pl.p, pl.idx);
+}
+
+Tensor value_tensor(py::handle value, const Tensor& like) {
+  if (is_tensor(value)) return value.cast<Tensor>();
+  Scalar s;
+  if (scalar_from_python(value, s)) return scalar_tensor(s, like.dtype());
+  return tensor_from_data(value, like.dtype());
+}
+
+void setitem(Tensor& self, py::handle index, py::handle value) {
+  std::vector<AdvancedIndex> advanced;
+  Tensor r = apply_basic(self, index, advanced);
+  if (advanced.empty()) {
+    Scalar s;
+    if (!is_tensor(value) && scalar_from_python(value, s)) {
+      py::gil_scoped_release nogil;
+      r.fill_(s);
+      return;
+    }
+    const Tensor v = value_tensor(value, r);
+    py::gil_scoped_release nogil;
+    r.copy_(v);
+    return;
+  }
+  if (advanced.size() != 1)
+    raise_index_error("assignment with more than one index tensor is not supported yet; index one at a time");
+  // One index at dims [p, p + k): move them to the front (a view), then index_put_ there with the
+  // values broadcast to the getitem shape and its indexed dims moved to the front likewise.
+  const AdvancedIndex& a = advanced[0];
+  const int64_t k = a.index.dtype() == kBool ? a.index.dim() : 1;
+  std::vector<int64_t> dims;
+  for (int64_t j = 0; j < k; ++j) dims.push_back(a.dim + j);
+  if (a.index.dtype() == kBool) mask_to_indices(r, a);  // checks the mask's shape
+  Tensor front = dims_to_front(r, dims);
+  Tensor v = value_tensor(value, r);
+  // shape of r[index]
+  Shape b;
+  if (a.index.dtype() == kBool) {
+    const std::vector<bool> bits = to_vector<bool>(a.index.contiguous());
+    b = {static_cast<int64_t>(std::count(bits.begin(), bits.end(), true))};
+  } else {
+    b = a.index.sizes();
+  }
+  Shape g(r.sizes().begin(), r.sizes().begin() + a.dim);
+  g.insert(g.end(), b.begin(), b.end());
+  g.insert(g.end(), r.sizes().begin() + a.dim + k, r.sizes().end());
+  const int64_t nb = static_cast<int64_t>(b.size());
+  std::vector<int64_t> vdims;
+  for (int64_t j = 0; j < nb; ++j) vdims.push_back(a.dim + j);
+  const Tensor idx = a.index;
+  py::gil_scoped_release nogil;
+  Tensor vv = dims_to_front(v.expand(g), vdims);
+  front.index_put_({idx}, vv);
+}
+
+// Reads a tensor into nested Python lists (a number for 0-dim).
+py::object to_list(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  const int64_t n = c.numel();
+  std::vector<py::object> flat;
+  flat.reserve(static_cast<std::size_t>(n));
+  switch (c.dtype()) {
+    case kBool:
+      for (bool b : to_vector<bool>(c)) flat.push_back(py::bool_(b));
+      break;
+    case kInt32: {
+      const int32_t* p = c.data_ptr<int32_t>();
+      for (int64_t i = 0; i < n; ++i) flat.push_back(py::int_(p[i]));
+      break;
+    }
+    case kInt64:
+      for (int64_t v : to_vector<int64_t>(c)) flat.push_back(py::int_(v));
+      break;
+    case kFloat32:
+      for (float v : to_vector<float>(c)) flat.push_back(py::float_(static_cast<double>(v)));
+      break;
+    case kFloat64:
+      for (double v : to_vector<double>(c)) flat.push_back(py::float_(v));
+      break;
+  }
+  if (c.dim() == 0) return flat[0];
+  // build nested lists from the innermost dim outwards
+  std::vector<py::object> level = std::move(flat);
+  for (int64_t d = c.dim() - 1; d >= 0; --d) {
+    const int64_t sz = c.size(d);
+    std::vector<py::object> up;
+    const std::size_t groups = sz == 0 ? (d == 0 ? 1 : 0) : level.size() / static_cast<std::size_t>(sz);
+    for (std::size_t g = 0; g < groups; ++g) {
+      py::list l(sz);
+      for (int64_t i = 0; i < sz; ++i) l[i] = level[g * static_cast<std::size_t>(sz) + static_cast<std::size_t>(i)];
+      up.push_back(std::move(l));
+    }
+    if (sz == 0 && d > 0) {  // an empty inner dim: every outer slot holds an empty list
+      std::size_t outer = 1;
+      for (int64_t j = 0; j < d; ++j) outer *= static_cast<std::size_t>(c.size(j));
+      up.assign(outer, py::list());
+    }
+    level = std::move(up);
+  }
+  return level[0];
+}
+
+// grad_fn: the node that made a tensor, with PyTorch's name and repr.
+struct GradFn {
+  Tensor output;
+  std::string name;
+};
+
+py::object python_number(const Tensor& t) {
+  if (t.numel() != 1) throw py::value_error("only one element tensors can be converted to Python scalars");
+  return scalar_to_python(t.item());
+}
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  py::class_<GradFn>(m, "_GradFn")
+      .def("name", [](const GradFn& g) { return g.name; })
+      .def("__repr__", [](py::handle self) {
+        char addr[32];
+        std::snprintf(addr, sizeof addr, "%p", static_cast<void*>(self.ptr()));
+        return "<" + self.cast<const GradFn&>().name + " object at " + addr + ">";
+      });
+
+  py::class_<Tensor> cls(m, "Tensor");
+  // Tensor(t) shares t (used by Parameter); Tensor(list) copies data as float32; Tensor(2, 3) is
+  // an uninitialised float32 tensor, as PyTorch's legacy constructor.
+  cls.def(py::init([](py::args args) {
+    if (args.size() == 1 && is_tensor(args[0])) return args[0].cast<Tensor>();
+    if (args.size() == 0) return empty({0});
+    if (args.size() == 1 && PySequence_Check(args[0].ptr()) && !py::isinstance<Tensor>(args[0]))
+      return tensor_from_data(args[0], kFloat32);
+    return empty(shape_from_args(args, "Tensor"));
+  }));
+  cls.def_property_readonly("shape", [](const Tensor& t) { return make_size(t.sizes()); })
+      .def(
+          "size",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return make_size(t.sizes());
+            return py::int_(t.size(py::cast<int64_t>(dim)));
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "stride",
+          [](const Tensor& t, py::object dim) -> py::object {
+            if (dim.is_none()) return py::tuple(py::cast(t.strides()));
+            return py::int_(t.stride(py::cast<int64_t>(dim)));
+          },
+          py::arg("dim") = py::none())
+      .def_property_readonly("dtype", &Tensor::dtype)
+      .def_property_readonly("ndim", &Tensor::dim)
+      .def("dim", &Tensor::dim)
+      .def("ndimension", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def("nelement", &Tensor::numel)
+      .def("element_size", &Tensor::element_size)
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def("is_floating_point", [](const Tensor& t) { return is_floating(t.dtype()); })
+      .def_property_readonly("is_cuda", [](const Tensor&) { return false; })
+      .def_property_readonly("_version", &Tensor::version)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw_data()); })
+      .def("__len__",
+           [](const Tensor& t) {
+             if (t.dim() == 0) raise_type_error("len() of a 0-d tensor");
+             return t.size(0);
+           })
+      .def("__iter__",
+           [](const Tensor& t) {
+             if (t.dim() == 0) raise_type_error("iteration over a 0-d tensor");
+             py::list l;
+             for (int64_t i = 0; i < t.size(0); ++i) l.append(py::cast(t.select(0, i)));
+             return py::iter(l);
+           })
+      .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
+      .def("__repr__", [](const Tensor& t) { return t.to_string(); })
+      .def("__str__", [](const Tensor& t) { return t.to_string(); })
+      .def("__format__",
+           [](const Tensor& t, py::str spec) -> py::object {
+             if (t.dim() == 0)
+               return py::reinterpret_steal<py::object>(PyObject_Format(python_number(t).ptr(), spec.ptr()));
+             return py::str(t.to_string());
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             if (t.numel() != 1) {
+               if (t.numel() == 0) throw Error("Boolean value of Tensor with no values is ambiguous");
+               throw Error("Boolean value of Tensor with more than one value is ambiguous");
+             }
+             return t.item().to_bool();
+           })
+      .def("__float__", [](const Tensor& t) { return py::float_(python_number(t)); })
+      .def("__int__", [](const Tensor& t) { return py::int_(python_number(t)); })
+      .def("__index__",
+           [](const Tensor& t) {
+             if (!is_integral(t.dtype(), true) || t.numel() != 1)
+               raise_type_error("only integer tensors of a single element can be converted to an index");
+             return t.item().to_int();
+           })
+      .def("item", [](const Tensor& t) { return python_number(t); })
+      .def("tolist", &to_list);
+
+  // --- autograd
+  cls.def_property("requires_grad", &Tensor::requires_grad, [](Tensor& t, bool r) { t.requires_grad_(r); })
+      .def_property(
+          "grad", [](const Tensor& t) -> py::object { return t.grad().defined() ? py::cast(t.grad()) : py::none(); },
+          [](Tensor& t, py::object g) {
+            if (g.is_none()) {
+              t.mutable_grad() = Tensor();
+              return;
+            }
+            const Tensor& v = g.cast<const Tensor&>();
+            if (v.sizes() != t.sizes()) throw Error("assigned grad has data of a different size");
+            if (v.dtype() != t.dtype()) throw Error("assigned grad has data of a different type");
+            t.mutable_grad() = v;
+          })
+      .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def_property_readonly("grad_fn",
+                             [](const Tensor& t) -> py::object {
+                               std::string n = t.grad_fn_name();
+                               if (n.empty()) return py::none();
+                               return py::cast(GradFn{t, std::move(n)});
+                             })
+      .def_property(
+          "data", [](const Tensor& t) { return t.detach(); },
+          [](Tensor& t, const Tensor& src) {
+            // PyTorch's set_data: t keeps its identity and autograd state, takes src's data.
+            TensorImpl* d = t.impl();
+            const TensorImpl* s = src.impl();
+            d->storage = s->storage;
+            d->sizes = s->sizes;
+            d->strides = s->strides;
+            d->offset = s->offset;
+            d->dtype = s->dtype;
+          })
+      .def(
+          "requires_grad_",
+          [](py::object self, bool r) {
+            self.cast<Tensor&>().requires_grad_(r);
+            return self;
+          },
+          py::arg("requires_grad") = true)
+      .def("detach", &Tensor::detach)
+      .def("retain_grad",
+           [](py::object self) {
+             self.cast<Tensor&>().retain_grad();
+             return py::none();
+           })
+      .def(
+          "backward",
+          [](const Tensor& t, py::object gradient, py::object retain_graph, bool create_graph) {
+            if (create_graph) throw Error("[backward] create_graph=True is not supported (no higher-order gradients)");
+            Tensor g = gradient.is_none() ? Tensor() : gradient.cast<Tensor>();
+            const bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+            py::gil_scoped_release nogil;
+            t.backward(g, retain);
+          },
+          py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(), py::arg("create_graph") = false);
+
+  // --- operators
+  cls.def("__add__",
+          [](const Tensor& a, py::handle b) {
+            return binary(
+                a, b, [](const Tensor& x, const Tensor& y) { return add(x, y); },
+                [](const Tensor& x, const Scalar& y) { return add(x, y); });
+          })
+      .def("__radd__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return add(y, x); },
+                 [](const Tensor& x, const Scalar& y) { return y + x; });
+           })
+      .def("__sub__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return sub(x, y); },
+                 [](const Tensor& x, const Scalar& y) { return sub(x, y); });
+           })
+      .def("__rsub__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return sub(y, x); },
+                 [](const Tensor& x, const Scalar& y) { return y - x; });
+           })
+      .def("__mul__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return mul(x, y); },
+                 [](const Tensor& x, const Scalar& y) { return mul(x, y); });
+           })
+      .def("__rmul__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return mul(y, x); },
+                 [](const Tensor& x, const Scalar& y) { return y * x; });
+           })
+      .def("__truediv__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return div(x, y); },
+                 [](const Tensor& x, const Scalar& y) { return div(x, y); });
+           })
+      .def("__rtruediv__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return div(y, x); },
+                 [](const Tensor& x, const Scalar& y) { return y / x; });
+           })
+      .def("__pow__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return pow(x, y); },
+                 [](const Tensor& x, const Scalar& y) { return pow(x, y); });
+           })
+      .def("__rpow__",
+           [](const Tensor& a, py::handle b) {
+             return binary(
+                 a, b, [](const Tensor& x, const Tensor& y) { return pow(y, x); },
+                 [](const Tensor& x, const Scalar& y) { return pow(number_tensor(y), x); });
+           })
+      .def("__matmul__",
+           [](const Tensor& a, py::handle b) -> py::object {
+             if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             const Tensor& o = b.cast<const Tensor&>();
+             Tensor r;
+             {
+               py::gil_scoped_release nogil;
+               r = matmul(a, o);
+             }
+             return py::cast(std::move(r));
+           })
+      .def(
+          "__neg__", [](const Tensor& a) { return neg(a); }, py::call_guard<py::gil_scoped_release>())
+      .def("__pos__", [](const Tensor& a) { return a; })
+      .def(
+          "__abs__", [](const Tensor& a) { return abs(a); }, py::call_guard<py::gil_scoped_release>())
+      .def("__iadd__",
+           [](py::object a, py::handle b) {
+             return inplace(
+                 std::move(a), b, [](Tensor& x, const Tensor& y) { x.add_(y); },
+                 [](Tensor& x, const Scalar& y) { x.add_(y); });
+           })
+      .def("__isub__",
+           [](py::object a, py::handle b) {
+             return inplace(
+                 std::move(a), b, [](Tensor& x, const Tensor& y) { x.sub_(y); },
+                 [](Tensor& x, const Scalar& y) { x.sub_(y); });
+           })
+      .def("__imul__",
+           [](py::object a, py::handle b) {
+             return inplace(
+                 std::move(a), b, [](Tensor& x, const Tensor& y) { x.mul_(y); },
+                 [](Tensor& x, const Scalar& y) { x.mul_(y); });
+           })
+      .def("__itruediv__", [](py::object a, py::handle b) {
+        return inplace(
+            std::move(a), b, [](Tensor& x, const Tensor& y) { x.div_(y); },
+            [](Tensor& x, const Scalar& y) { x.div_(y); });
+      });
+#define DITTO_COMPARE(py_name, op)                                       \
+  cls.def(py_name, [](const Tensor& a, py::handle b) {                   \
+    return binary(                                                       \
+        a, b, [](const Tensor& x, const Tensor& y) { return op(x, y); }, \
+        [](const Tensor& x, const Scalar& y) { return x.op(y); });       \
+  });
+  DITTO_COMPARE("__eq__", eq)
+  DITTO_COMPARE("__ne__", ne)
+  DITTO_COMPARE("__lt__", lt)
+  DITTO_COMPARE("__le__", le)
+  DITTO_COMPARE("__gt__", gt)
+  DITTO_COMPARE("__ge__", ge)
+#undef DITTO_COMPARE
+
+  m.def("_backward", [](const std::vector<Tensor>& roots, const py::list& grads, bool retain_graph) {
+    std::vector<Tensor> g;
+    for (py::handle h : grads) g.push_back(h.is_none() ? Tensor() : h.cast<Tensor>());
+    py::gil_scoped_release nogil;
+    autograd::backward(roots, g, retain_graph);
+  });
+
+  // --- indexing
+  cls.def("__getitem__", &getitem).def("__setitem__", [](Tensor& self, py::handle index, py::handle value) {
+    setitem(self, index, value);
+  });
+}
+
+}  // namespace ditto::python
