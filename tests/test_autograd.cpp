@@ -17,7 +17,13 @@ using namespace ditto;
 TEST(Autograd, SimpleChainAndAccumulation) {
   Tensor x = tensor({1.0, 2.0, 3.0}).requires_grad_();
   Tensor y = (x * x).sum();
-  EXPECT_EQ(y.grad_fn_name(), "SumBackward1");
+  // PyTorch's names: a reduction over everything is *Backward0, one over given dims *Backward1
+  EXPECT_EQ(y.grad_fn_name(), "SumBackward0");
+  EXPECT_EQ(x.sum(0).grad_fn_name(), "SumBackward1");
+  EXPECT_EQ(x.mean().grad_fn_name(), "MeanBackward0");
+  EXPECT_EQ(x.mean(0).grad_fn_name(), "MeanBackward1");
+  EXPECT_EQ(x.prod().grad_fn_name(), "ProdBackward0");
+  EXPECT_EQ(x.prod(0).grad_fn_name(), "ProdBackward1");
   y.backward();
   EXPECT_EQ(to_vector<float>(x.grad()), (std::vector<float>{2, 4, 6}));
   (x * 3).sum().backward();  // gradients accumulate

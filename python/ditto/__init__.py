@@ -314,4 +314,4 @@ inference_mode = no_grad
 _bool = type(True)
 _int = type(1)
 
-from ditto import autograd, nn, optim, utils  # noqa: E402,F401
+from ditto import autograd, nn, optim, return_types, utils  # noqa: E402,F401

@@ -127,14 +127,9 @@ void def_op(py::module_& m, py::class_<Tensor>& cls, const char* name, F&& f, co
 
 using Release = py::call_guard<py::gil_scoped_release>;
 
+// ditto.return_types.<name>(values, indices), defined in ditto/return_types.py.
 py::object return_types(const char* name, const std::pair<Tensor, Tensor>& r) {
-  static py::object* made = nullptr;
-  if (!made) {
-    py::object nt = py::module_::import("collections").attr("namedtuple");
-    made = new py::object(nt("return_types", py::make_tuple("values", "indices")));
-  }
-  (void)name;
-  return (*made)(r.first, r.second);
+  return py::module_::import("ditto.return_types").attr(name)(r.first, r.second);
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ Plan plan(const Tensor& x, const Shape& dims_in, bool keepdim, const char* op) {
 
 template <OpId id>
 Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_dtype, const char* op,
-              const Tensor& source) {
+              const Tensor& source, const char* node_name = nullptr) {
   Plan p;
   {
     NoGradGuard no_grad;  // the (M, R) view is internal
@@ -79,7 +79,7 @@ Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_d
       s.x = x;
       s.out = out;
     }
-    ops::record<id>({source}, {out}, std::move(s));
+    ops::record<id>({source}, {out}, std::move(s), node_name);
   }
   return out;
 }
@@ -102,14 +102,24 @@ void need_nonempty(const Plan& p, const char* op) {
 
 }  // namespace
 
-Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) { return sum(x, DimList(), false, dtype); }
+// PyTorch names the node of a reduction over everything (no dim argument) *Backward0 and the one
+// of a reduction over given dims *Backward1 (the row's name).
+Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) {
+  detail::check_defined(x, "sum");
+  const ScalarType t = sum_dtype(x, dtype);
+  return reduce<OpId::sum>(detail::cast(x, t), {}, false, t, "sum", x, "SumBackward0");
+}
 Tensor sum(const Tensor& x, const DimList& dims, bool keepdim, std::optional<ScalarType> dtype) {
   detail::check_defined(x, "sum");
   const ScalarType t = sum_dtype(x, dtype);
   return reduce<OpId::sum>(detail::cast(x, t), dims, keepdim, t, "sum", x);
 }
 
-Tensor mean(const Tensor& x) { return mean(x, DimList(), false); }
+Tensor mean(const Tensor& x) {
+  detail::check_defined(x, "mean");
+  need_float(x, "mean");
+  return reduce<OpId::mean>(x, {}, false, x.dtype(), "mean", x, "MeanBackward0");
+}
 Tensor mean(const Tensor& x, const DimList& dims, bool keepdim) {
   detail::check_defined(x, "mean");
   need_float(x, "mean");
@@ -119,7 +129,7 @@ Tensor mean(const Tensor& x, const DimList& dims, bool keepdim) {
 Tensor prod(const Tensor& x) {
   detail::check_defined(x, "prod");
   const ScalarType t = sum_dtype(x, std::nullopt);
-  return reduce<OpId::prod>(detail::cast(x, t), {}, false, t, "prod", x);
+  return reduce<OpId::prod>(detail::cast(x, t), {}, false, t, "prod", x, "ProdBackward0");
 }
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   detail::check_defined(x, "prod");

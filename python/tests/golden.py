@@ -1,0 +1,55 @@
+"""Reads the known answers written by tools/gen_golden_python.py (from PyTorch 1.13) and runs the
+same code with ditto."""
+import contextlib
+import io
+import json
+import os
+
+import ditto
+
+_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pytorch-python.json")
+
+
+def load():
+    with open(_PATH) as f:
+        data = json.load(f)
+    if not data.get("cases") or not data.get("programs"):
+        raise RuntimeError(f"{_PATH}: no cases or programs")
+    return data
+
+
+def normalize(text):
+    """ditto's own names (ditto.Size, ditto.float32, ditto.return_types) read as PyTorch's."""
+    return text.replace("ditto.", "torch.")
+
+
+def describe(v):
+    if isinstance(v, ditto.Tensor):
+        flat = v.detach().reshape(-1).tolist()
+        return {
+            "repr": normalize(repr(v)),
+            "dtype": normalize(str(v.dtype)),
+            "shape": list(v.shape),
+            "values": [float(x).hex() if isinstance(x, float) else x for x in flat],
+        }
+    if isinstance(v, tuple) and v and all(isinstance(t, ditto.Tensor) for t in v):
+        return {"repr": normalize(repr(v)), "items": [describe(t) for t in v]}
+    return {"repr": normalize(repr(v))}
+
+
+def compared(case, got):
+    """The part of describe(got) that case holds (a "repr" case holds the repr only)."""
+    return {k: v for k, v in got.items() if k in case}
+
+
+def run_case(setup, expr):
+    ns = {"torch": ditto}
+    exec(setup, ns)
+    return eval(expr, ns)
+
+
+def run_program(code):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(code, {"torch": ditto})
+    return normalize(out.getvalue())

@@ -1,0 +1,215 @@
+"""nn.Module subclassed in Python as in PyTorch, and optimizers over param groups."""
+import math
+
+import pytest
+
+import ditto
+from ditto import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+        self.register_buffer("steps", ditto.zeros(1))
+        self.gain = nn.Parameter(ditto.ones(3))
+
+    def forward(self, x):
+        return self.fc(x) * self.gain
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = Block()
+        self.blocks = nn.ModuleList([Block(), Block()])
+        self.head = nn.Linear(3, 1, bias=False)
+        self.not_a_param = ditto.ones(2)  # a plain tensor attribute: not registered
+
+    def forward(self, x):
+        x = self.first(x)
+        for b in self.blocks:
+            x = ditto.relu(b(x))
+        return self.head(x)
+
+
+def test_attributes_register_in_assignment_order():
+    net = Net()
+    assert [n for n, _ in net.named_parameters()] == [
+        "first.gain", "first.fc.weight", "first.fc.bias",
+        "blocks.0.gain", "blocks.0.fc.weight", "blocks.0.fc.bias",
+        "blocks.1.gain", "blocks.1.fc.weight", "blocks.1.fc.bias", "head.weight",
+    ]  # fmt: skip
+    assert [n for n, _ in net.named_children()] == ["first", "blocks", "head"]
+    assert len(list(net.modules())) == 9  # Net, first, first.fc, blocks, 2 x (block, fc), head
+    assert [n for n, _ in net.named_buffers()] == ["first.steps", "blocks.0.steps", "blocks.1.steps"]
+    assert "not_a_param" not in dict(net.named_parameters())
+    assert list(net.state_dict())[:4] == ["first.gain", "first.steps", "first.fc.weight", "first.fc.bias"]
+
+
+def test_reassignment_and_errors():
+    b = Block()
+    with pytest.raises(TypeError, match="cannot assign 'Tensor' as parameter 'gain'"):
+        b.gain = ditto.ones(3)
+    b.gain = None
+    assert "gain" not in dict(b.named_parameters())
+    with pytest.raises(AttributeError, match="'Block' object has no attribute 'missing'"):
+        b.missing
+
+    class Early(nn.Module):
+        def __init__(self):
+            self.w = nn.Parameter(ditto.ones(1))
+
+    with pytest.raises(AttributeError, match="before Module.__init__"):
+        Early()
+
+
+def test_call_runs_forward_and_gradients_reach_every_parameter():
+    ditto.manual_seed(0)
+    net = Net()
+    net(ditto.randn(4, 3)).sum().backward()
+    assert all(p.grad is not None and tuple(p.grad.shape) == tuple(p.shape) for p in net.parameters())
+    net.zero_grad()
+    assert all(p.grad is None for p in net.parameters())
+
+
+def test_train_eval_propagate():
+    net = Net()
+    net.eval()
+    assert not net.training and not net.blocks[1].training
+    net.train()
+    assert net.first.fc.training
+
+
+def test_state_dict_round_trip_and_strict_errors():
+    ditto.manual_seed(1)
+    a, b = Net(), Net()
+    assert not ditto.equal(a.head.weight, b.head.weight)
+    r = b.load_state_dict(a.state_dict())
+    assert r.missing_keys == [] and r.unexpected_keys == []
+    assert all(ditto.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
+    sd = a.state_dict()
+    del sd["head.weight"]
+    sd["extra"] = ditto.ones(1)
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "head.weight"'):
+        b.load_state_dict(sd)
+    r = b.load_state_dict(sd, strict=False)
+    assert r.missing_keys == ["head.weight"] and r.unexpected_keys == ["extra"]
+    sd = a.state_dict()
+    sd["head.weight"] = ditto.ones(2, 3)
+    with pytest.raises(RuntimeError, match="size mismatch for head.weight"):
+        b.load_state_dict(sd)
+
+
+def test_batchnorm_buffers_and_momentum_none():
+    bn = nn.BatchNorm1d(2, momentum=None)
+    assert list(bn.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+    x = ditto.tensor([[1.0, 2.0], [3.0, 6.0]])
+    bn(x)
+    bn(x * 3)
+    assert bn.num_batches_tracked.item() == 2
+    # cumulative average of the two batch means: (2 + 6) / 2 and (4 + 12) / 2
+    assert bn.running_mean.tolist() == [4.0, 8.0]
+
+
+def test_parameter_is_a_leaf_tensor_that_shares_memory():
+    t = ditto.zeros(3)
+    p = nn.Parameter(t)
+    assert isinstance(p, ditto.Tensor) and p.requires_grad and p.is_leaf
+    with ditto.no_grad():
+        p += 1
+    assert t.tolist() == [1.0, 1.0, 1.0]
+    assert repr(p).startswith("Parameter containing:\ntensor([1., 1., 1.], requires_grad=True)")
+    assert not nn.Parameter(ditto.ones(1), requires_grad=False).requires_grad
+
+
+def train(opt_factory, steps=3):
+    ditto.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 2))
+    opt = opt_factory(model)
+    x, y = ditto.randn(8, 4), ditto.randn(8, 2)
+    for _ in range(steps):
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return [p.detach().clone() for p in model.parameters()], opt
+
+
+@pytest.mark.parametrize("cls, kw", [(ditto.optim.SGD, {"momentum": 0.9}), (ditto.optim.Adam, {}),
+                                     (ditto.optim.AdamW, {"weight_decay": 0.1})])  # fmt: skip
+def test_param_groups_equal_separate_optimizers(cls, kw):
+    # one optimizer over two groups with their own lr gives the bits of one optimizer per group
+    grouped, _ = train(lambda m: cls([{"params": m[0].parameters()}, {"params": m[2].parameters(), "lr": 0.003}],
+                                     lr=0.01, **kw))  # fmt: skip
+
+    class Two:
+        def __init__(self, m):
+            self.a = cls(m[0].parameters(), lr=0.01, **kw)
+            self.b = cls(m[2].parameters(), lr=0.003, **kw)
+
+        def zero_grad(self):
+            self.a.zero_grad()
+            self.b.zero_grad()
+
+        def step(self):
+            self.a.step()
+            self.b.step()
+
+    separate, _ = train(Two)
+    assert all(ditto.equal(x, y) for x, y in zip(grouped, separate))
+    single, _ = train(lambda m: cls(m.parameters(), lr=0.01, **kw))
+    assert not ditto.equal(grouped[-1], single[-1])  # the second group's lr did matter
+
+
+def test_optimizer_state_dict_resumes_bit_for_bit():
+    straight, _ = train(lambda m: ditto.optim.Adam(m.parameters(), lr=0.01), steps=4)
+    ditto.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 2))
+    opt = ditto.optim.Adam(model.parameters(), lr=0.01)
+    x, y = ditto.randn(8, 4), ditto.randn(8, 2)
+
+    def step(m, o):
+        loss = nn.functional.mse_loss(m(x), y)
+        o.zero_grad()
+        loss.backward()
+        o.step()
+
+    for _ in range(2):
+        step(model, opt)
+    saved_model, saved_opt = model.state_dict(), opt.state_dict()
+    assert set(saved_opt["state"][0]) == {"step", "exp_avg", "exp_avg_sq"}
+    model2 = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 2))
+    model2.load_state_dict(saved_model)
+    opt2 = ditto.optim.Adam(model2.parameters(), lr=0.01)
+    opt2.load_state_dict(saved_opt)
+    for _ in range(2):
+        step(model2, opt2)
+    assert all(ditto.equal(a, b) for a, b in zip(straight, model2.parameters()))
+
+
+def test_optimizer_argument_checks():
+    with pytest.raises(ValueError, match="empty parameter list"):
+        ditto.optim.SGD([], lr=0.1)
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        ditto.optim.Adam([nn.Parameter(ditto.ones(1))], lr=-1)
+    p = nn.Parameter(ditto.ones(1))
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        ditto.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
+
+
+def test_lambda_and_exponential_schedulers():
+    p = nn.Parameter(ditto.ones(1))
+    opt = ditto.optim.SGD([p], lr=1.0)
+    s = ditto.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.5**e)
+    lrs = []
+    for _ in range(3):
+        opt.step()
+        s.step()
+        lrs.append(opt.param_groups[0]["lr"])
+    assert lrs == [0.5, 0.25, 0.125]
+    opt = ditto.optim.SGD([p], lr=1.0)
+    s = ditto.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+    opt.step()
+    s.step()
+    assert s.get_last_lr() == [0.9] and math.isclose(opt.param_groups[0]["lr"], 0.9)
