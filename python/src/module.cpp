@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "ops/op_info.h"  // the op table as data, for ditto._C._op_table()
 
 namespace ditto::python {
 
@@ -231,6 +232,22 @@ PYBIND11_MODULE(_C, m) {
     m.attr(ditto::dtype_name(t)) = o;
   }
   m.def("_set_size_class", &set_size_class);
+  // The op table's rows, with how often each was dispatched in this process (tests check that
+  // every row is reachable from Python).
+  m.def("_op_table", [] {
+    py::list rows;
+    for (const ditto::ops::OpEntry& e : ditto::ops::all_ops()) {
+      py::dict d;
+      d["id"] = e.id_name;
+      d["name"] = e.name;
+      d["kind"] = ditto::ops::op_kind_name(e.kind);
+      d["differentiable"] = e.differentiable;
+      d["node_name"] = e.node_name ? py::object(py::str(e.node_name)) : py::object(py::none());
+      d["dispatch_count"] = ditto::ops::dispatch_count(e.id);
+      rows.append(d);
+    }
+    return rows;
+  });
   bind_mode(m);
   bind_tensor(m);
   bind_ops(m);

@@ -1,0 +1,156 @@
+"""Every row of the op table is reachable from Python: each op is called here through its
+PyTorch name (function and Tensor method where PyTorch has both), and the dispatcher's counts
+show that the row's kernel ran. A new row without a Python spelling fails this test."""
+import pytest
+
+import ditto
+import ditto.nn.functional as F
+
+x = ditto.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+idx = ditto.tensor([1, 0, 1])
+
+
+def leaf(t):
+    return t.detach().clone().requires_grad_()
+
+
+def conv():
+    w = leaf(ditto.ones(2, 1, 2, 2))
+    F.conv2d(leaf(ditto.ones(1, 1, 3, 3)), w, padding=1).sum().backward()
+
+
+def pools():
+    a = leaf(ditto.arange(16.0).reshape(1, 1, 4, 4))
+    out, ind = F.max_pool2d(a, 2, return_indices=True)
+    (out.sum() + F.avg_pool2d(a, 2).sum() + F.adaptive_avg_pool2d(a, 3).sum()).backward()
+    F.max_unpool2d(out.detach(), ind, 2)
+    F.max_unpool3d(ditto.ones(1, 1, 1, 1, 1), ditto.zeros(1, 1, 1, 1, 1, dtype=ditto.int64), 1)
+
+
+def activations():
+    a = leaf(x)
+    (F.gelu(a).sum() + ditto.relu(a).sum()).backward()
+
+
+def embedding():
+    w = leaf(ditto.ones(3, 2))
+    F.embedding(idx, w).sum().backward()
+
+
+# One call (or a few) per row, by the row's name; backward rows run through their forward's backward.
+CALLS = {
+    "view": lambda: x.view(3, 2),
+    "transpose": lambda: ditto.transpose(x, 0, 1),
+    "permute": lambda: x.permute(1, 0),
+    "select": lambda: x[0],
+    "slice": lambda: x[:, 1:],
+    "expand": lambda: ditto.ones(1, 3).expand(2, 3),
+    "squeeze": lambda: ditto.ones(1, 3).squeeze(0),
+    "unsqueeze": lambda: x.unsqueeze(0),
+    "copy_": lambda: ditto.zeros(2, 3).copy_(x),
+    "fill_": lambda: ditto.empty(2).fill_(1),
+    "arange": lambda: ditto.arange(3),
+    "linspace": lambda: ditto.linspace(0, 1, 3),
+    "neg": lambda: -x,
+    "abs": lambda: x.abs(),
+    "sign": lambda: ditto.sign(x),
+    "exp": lambda: x.exp(),
+    "log": lambda: ditto.log(x.abs()),
+    "sqrt": lambda: x.abs().sqrt(),
+    "rsqrt": lambda: ditto.rsqrt(x.abs()),
+    "sigmoid": lambda: x.sigmoid(),
+    "tanh": lambda: ditto.tanh(x),
+    "relu": lambda: x.relu(),
+    "pow": lambda: x**2,
+    "pow.Tensor": lambda: x.pow(x),
+    "clamp": lambda: x.clamp(min=0),
+    "add": lambda: x + 1,
+    "add.alpha": lambda: ditto.add(x, x, alpha=2),
+    "sub": lambda: x - x,
+    "mul": lambda: x * x,
+    "div": lambda: x / 2,
+    "eq": lambda: x == 1,
+    "ne": lambda: x != x,
+    "lt": lambda: x < 0,
+    "le": lambda: x.le(0),
+    "gt": lambda: ditto.gt(x, 0),
+    "ge": lambda: x >= x,
+    "where": lambda: ditto.where(x > 0, x, 0.0),
+    "masked_fill": lambda: x.masked_fill(x > 0, 0),
+    "sum": lambda: x.sum(),
+    "mean": lambda: ditto.mean(x, 1),
+    "prod": lambda: x.prod(),
+    "amax": lambda: x.amax(0),
+    "amin": lambda: ditto.amin(x),
+    "max.dim": lambda: x.max(1),
+    "min.dim": lambda: ditto.min(x, 0),
+    "argmax": lambda: x.argmax(),
+    "argmin": lambda: ditto.argmin(x, 1),
+    "var": lambda: x.var(),
+    "softmax": lambda: x.softmax(1),
+    "log_softmax": lambda: F.log_softmax(x, 1),
+    "bmm": lambda: ditto.bmm(x[None], x.t()[None]),
+    "mm": lambda: x @ x.t(),
+    "addmm": lambda: ditto.addmm(ditto.zeros(2, 2), x, x.t()),
+    "cat": lambda: ditto.cat([x, x]),
+    "index_select": lambda: x.index_select(1, idx),
+    "gather": lambda: ditto.gather(x, 1, ditto.zeros(2, 1, dtype=ditto.int64)),
+    "index_add_": lambda: ditto.zeros(2, 2).index_add_(1, idx[:2], x[:, :2]),
+    "scatter_add_": lambda: ditto.zeros(2, 3).scatter_add_(1, ditto.zeros(2, 3, dtype=ditto.int64), x),
+    "index_copy_": lambda: ditto.zeros(2, 3).index_copy_(0, ditto.tensor([1, 0]), x),
+    "index_put_": lambda: ditto.zeros(3).index_put_([ditto.tensor([0, 2])], ditto.ones(2)),
+    "index_put_.accumulate": lambda: ditto.zeros(3).index_put_([ditto.tensor([0, 0])], ditto.ones(2), True),
+    "put_": lambda: ditto.zeros(3).put_(ditto.tensor([2]), ditto.ones(1)),
+    "put_.accumulate": lambda: ditto.zeros(3).put_(ditto.tensor([2, 2]), ditto.ones(2), accumulate=True),
+    "scatter_reduce": lambda: x.scatter_reduce(1, ditto.zeros(2, 3, dtype=ditto.int64), x, "amax"),
+    "conv2d": conv,
+    "conv2d_backward_input": conv,
+    "conv2d_backward_weight": conv,
+    "max_pool2d_with_indices": pools,
+    "max_pool2d_with_indices_backward": pools,
+    "avg_pool2d": pools,
+    "avg_pool2d_backward": pools,
+    "adaptive_avg_pool2d": pools,
+    "adaptive_avg_pool2d_backward": pools,
+    "max_unpooling2d_forward_out": pools,
+    "max_unpooling3d_forward_out": pools,
+    "lerp.Scalar": lambda: x.lerp(x * 2, 0.5),
+    "addcmul": lambda: ditto.addcmul(x, x, x, value=0.5),
+    "addcdiv": lambda: x.addcdiv(x, x + 10),
+    "gelu": activations,
+    "gelu_backward": activations,
+    "threshold_backward": activations,
+    "embedding": embedding,
+    "embedding_dense_backward": embedding,
+}
+
+ROWS = ditto._C._op_table()
+
+
+def count(name):
+    return next(r["dispatch_count"] for r in ditto._C._op_table() if r["name"] == name)
+
+
+def test_every_row_has_a_python_call():
+    assert sorted(CALLS) == sorted(r["name"] for r in ROWS)
+
+
+@pytest.mark.parametrize("name", [r["name"] for r in ROWS])
+def test_the_python_call_runs_the_rows_kernel(name):
+    before = count(name)
+    CALLS[name]()
+    assert count(name) > before
+
+
+# PyTorch spells these both ways: ditto.op(input, ...) and Tensor.op(...)
+BOTH = ["neg", "abs", "sign", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "pow", "clamp", "add",
+        "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "sum", "mean", "prod", "amax", "amin",
+        "max", "min", "argmax", "argmin", "var", "std", "softmax", "log_softmax", "bmm", "mm", "matmul", "addmm",
+        "index_select", "gather", "index_add", "scatter_add", "index_copy", "index_put", "put", "scatter_reduce",
+        "lerp", "addcmul", "addcdiv", "transpose", "permute", "squeeze", "unsqueeze", "flatten", "reshape",
+        "clone", "narrow", "select", "t", "equal"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BOTH)
+def test_function_and_method(name):
+    assert callable(getattr(ditto, name)) and callable(getattr(ditto.Tensor, name))
