@@ -35,8 +35,8 @@ bool get_fill_uninitialized_memory();
 // stderr once per process; an installed handler sees every warning. Pass nullptr to restore the
 // default. The handler may be called from any thread that runs an op.
 struct Warning {
-  std::string op;       // the op that warned
-  std::string message;  // full text
+  std::string op;                       // the op that warned
+  std::string message;                  // full text
   bool nondeterministic_alert = false;  // a warn_only alert ("<op> does not have a deterministic ...")
 };
 using WarningHandler = std::function<void(const Warning&)>;

@@ -110,19 +110,20 @@ void alert_not_deterministic(std::string_view op) {
   if (!(s & kMode)) return;
   const std::string name(op);
   if (s & kWarnOnly) {
-    warn(op, name +
-                 " does not have a deterministic implementation, but you set "
-                 "'ditto::use_deterministic_algorithms(true, warn_only=true)'. Its result may differ "
-                 "between runs.",
+    warn(op,
+         name +
+             " does not have a deterministic implementation, but you set "
+             "'ditto::use_deterministic_algorithms(true, warn_only=true)'. Its result may differ "
+             "between runs.",
          /*alert=*/true);
     return;
   }
   throw NondeterministicError(
       name, name +
-      " does not have a deterministic implementation, but you set "
-      "'ditto::use_deterministic_algorithms(true)'. You can turn off determinism just for this "
-      "operation (for example with a ditto::DeterministicGuard(false) around it), or you can use "
-      "the 'warn_only=true' option, if that's acceptable for your application.");
+                " does not have a deterministic implementation, but you set "
+                "'ditto::use_deterministic_algorithms(true)'. You can turn off determinism just for this "
+                "operation (for example with a ditto::DeterministicGuard(false) around it), or you can use "
+                "the 'warn_only=true' option, if that's acceptable for your application.");
 }
 
 }  // namespace detail
