@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite from a fresh Debian machine: install packages, build, run the tests, then
-# build and run them again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# The whole test suite from a fresh Debian machine: install packages, build, run the tests (C++ and
+# Python), then build and run the C++ tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+# python3-torch: the Python tests hand tensors to and from PyTorch (DLPack)
+bash scripts/install-deps.sh python3-torch
 JOBS=$(nproc)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDITTO_WERROR=ON
+# Debian's python3, which install-deps.sh gave pytest, NumPy and PyTorch
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDITTO_WERROR=ON -DPython_EXECUTABLE=/usr/bin/python3
 cmake --build build -j"$JOBS"
 (cd build && ctest --output-on-failure -j"$JOBS")
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDITTO_SANITIZE=ON -DDITTO_BUILD_EXAMPLES=OFF -DDITTO_WERROR=ON

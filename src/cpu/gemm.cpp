@@ -28,6 +28,14 @@ void gemm_macro_f64_scalar(int64_t mc, int64_t nc, int64_t kc, const double* ap,
                            int64_t ldc, bool load_c, bool final) {
   gemm_impl::macro<simd::F64x1, kF64Scalar.mr, kF64Scalar.nr>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
 }
+void gemm_small_f32_scalar(int64_t M, int64_t N, int64_t K, const float* a, int64_t sam, int64_t sak, const float* b,
+                           int64_t sbk, float* c, int64_t ldc) {
+  gemm_impl::small<simd::F32x1>(M, N, K, a, sam, sak, b, sbk, c, ldc);
+}
+void gemm_small_f64_scalar(int64_t M, int64_t N, int64_t K, const double* a, int64_t sam, int64_t sak, const double* b,
+                           int64_t sbk, double* c, int64_t ldc) {
+  gemm_impl::small<simd::F64x1>(M, N, K, a, sam, sak, b, sbk, c, ldc);
+}
 }  // namespace gemm_detail
 
 namespace {
@@ -67,18 +75,19 @@ struct Level {
   Blocking blk;
   MacroKernel<T> macro;
   PackLanes<T> pack_lanes;  // null: the portable loop
+  SmallKernel<T> small;
 };
 
 template <class T>
 Level<T> level() {
   if constexpr (std::is_same_v<T, float>)
-    return by_level(Level<T>{kF32Scalar, gemm_macro_f32_scalar, nullptr},
-                    Level<T>{kF32Avx2, gemm_macro_f32_avx2, gemm_pack_lanes_f32_avx2},
-                    Level<T>{kF32Avx512, gemm_macro_f32_avx512, gemm_pack_lanes_f32_avx2});
+    return by_level(Level<T>{kF32Scalar, gemm_macro_f32_scalar, nullptr, gemm_small_f32_scalar},
+                    Level<T>{kF32Avx2, gemm_macro_f32_avx2, gemm_pack_lanes_f32_avx2, gemm_small_f32_avx2},
+                    Level<T>{kF32Avx512, gemm_macro_f32_avx512, gemm_pack_lanes_f32_avx2, gemm_small_f32_avx512});
   else
-    return by_level(Level<T>{kF64Scalar, gemm_macro_f64_scalar, nullptr},
-                    Level<T>{kF64Avx2, gemm_macro_f64_avx2, gemm_pack_lanes_f64_avx2},
-                    Level<T>{kF64Avx512, gemm_macro_f64_avx512, gemm_pack_lanes_f64_avx2});
+    return by_level(Level<T>{kF64Scalar, gemm_macro_f64_scalar, nullptr, gemm_small_f64_scalar},
+                    Level<T>{kF64Avx2, gemm_macro_f64_avx2, gemm_pack_lanes_f64_avx2, gemm_small_f64_avx2},
+                    Level<T>{kF64Avx512, gemm_macro_f64_avx512, gemm_pack_lanes_f64_avx2, gemm_small_f64_avx512});
 }
 
 // Packs n lanes x kc steps of a strided operand into panels of w lanes (layouts in
@@ -125,6 +134,9 @@ void pack_panels(T* dst, const T* s, int64_t ls, int64_t ks, int64_t n, int64_t 
       for (int64_t j = tail; j < w; ++j) d[k * w + j] = T(0);
   }
 }
+
+// Products of at most this many fmas skip packing (gemm_impl::small).
+constexpr double kSmallFmas = 32.0 * 32.0 * 32.0;
 
 // Below this many fmas per thread, waking another thread costs more than it saves.
 constexpr double kMinFmasPerThread = double(1 << 20);
@@ -174,6 +186,11 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
     return;
   }
   const Level<T> lv = level<T>();
+  // Small products (a seed-sized layer, 16 x 16 x 16): packing would cost as much as the product.
+  if (!accumulate && sbn == 1 && double(M) * double(N) * double(K) <= kSmallFmas) {
+    lv.small(M, N, K, a, sam, sak, b, sbk, c, ldc);
+    return;
+  }
   const Blocking& blk = lv.blk;
   // Few columns and many rows (A @ vector): vector lanes would be mostly idle, so compute
   // C^T = B^T @ A^T into a buffer instead, lanes running over rows. Each element's chain is the
@@ -246,15 +263,18 @@ void gemm(double* c, const double* a, int64_t sam, int64_t sak, const double* b,
   gemm_packed<double>(c, N, a, sam, sak, b, sbk, sbn, M, N, K, accumulate, true);
 }
 
+// 3-D operands (bmm), or 2-D ones as one product (mm, without views to make).
 void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
-    const int64_t B = a.size(0), M = a.size(1), K = a.size(2), N = b.size(2);
+    const bool batched = a.dim() == 3;
+    const int64_t B = batched ? a.size(0) : 1, M = a.size(-2), K = a.size(-1), N = b.size(-1);
+    const int64_t sa0 = batched ? a.stride(0) : 0, sb0 = batched ? b.stride(0) : 0;
     T* c = out.data_ptr<T>();
     const T* pa = a.data_ptr<T>();
     const T* pb = b.data_ptr<T>();
     auto one = [&](int64_t bi, bool allow_threads) {
-      gemm_any<T>(c + bi * M * N, pa + bi * a.stride(0), a.stride(1), a.stride(2), pb + bi * b.stride(0), b.stride(1),
-                  b.stride(2), M, N, K, allow_threads);
+      gemm_any<T>(c + bi * M * N, pa + bi * sa0, a.stride(-2), a.stride(-1), pb + bi * sb0, b.stride(-2), b.stride(-1),
+                  M, N, K, allow_threads);
     };
     // Many small products: a thread per product; otherwise threads inside each product.
     const double fmas = double(M) * double(N) * double(K);

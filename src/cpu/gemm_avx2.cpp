@@ -111,4 +111,13 @@ void gemm_pack_lanes_f64_avx2(double* dst, const double* s, int64_t ls, int64_t 
   pack_lanes(dst, s, ls, n, kc, w);
 }
 
+void gemm_small_f32_avx2(int64_t M, int64_t N, int64_t K, const float* a, int64_t sam, int64_t sak, const float* b,
+                         int64_t sbk, float* c, int64_t ldc) {
+  gemm_impl::small<F32x8>(M, N, K, a, sam, sak, b, sbk, c, ldc);
+}
+void gemm_small_f64_avx2(int64_t M, int64_t N, int64_t K, const double* a, int64_t sam, int64_t sak, const double* b,
+                         int64_t sbk, double* c, int64_t ldc) {
+  gemm_impl::small<F64x4>(M, N, K, a, sam, sak, b, sbk, c, ldc);
+}
+
 }  // namespace ditto::cpu::gemm_detail

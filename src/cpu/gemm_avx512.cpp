@@ -18,4 +18,13 @@ void gemm_macro_f64_avx512(int64_t mc, int64_t nc, int64_t kc, const double* ap,
   gemm_impl::macro<F64x8, kF64Avx512.mr, kF64Avx512.nr / F64x8::N>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
 }
 
+void gemm_small_f32_avx512(int64_t M, int64_t N, int64_t K, const float* a, int64_t sam, int64_t sak, const float* b,
+                           int64_t sbk, float* c, int64_t ldc) {
+  gemm_impl::small<F32x16>(M, N, K, a, sam, sak, b, sbk, c, ldc);
+}
+void gemm_small_f64_avx512(int64_t M, int64_t N, int64_t K, const double* a, int64_t sam, int64_t sak, const double* b,
+                           int64_t sbk, double* c, int64_t ldc) {
+  gemm_impl::small<F64x8>(M, N, K, a, sam, sak, b, sbk, c, ldc);
+}
+
 }  // namespace ditto::cpu::gemm_detail

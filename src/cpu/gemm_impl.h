@@ -101,4 +101,38 @@ void macro(int64_t mc, int64_t nc, int64_t kc, const typename V::Scalar* ap, con
 }
 
 }  // namespace DITTO_SIMD_ISA
+// C (M x N, row stride ldc) = A @ B straight from the operands, for products too small to repay
+// packing; B's rows must be contiguous (sbn == 1). Each element's chain is the packed kernels':
+// from 0, one fma per k in ascending order, a NaN result made canonical, so the bits are the
+// same (Note [GEMM accumulation order]). Four rows at a time keep four chains in flight.
+template <class V>
+void small(int64_t M, int64_t N, int64_t K, const typename V::Scalar* a, int64_t sam, int64_t sak,
+           const typename V::Scalar* b, int64_t sbk, typename V::Scalar* c, int64_t ldc) {
+  using T = typename V::Scalar;
+  constexpr int W = V::N, R = 4;
+  const V qnan(std::numeric_limits<T>::quiet_NaN());
+  for (int64_t j0 = 0; j0 < N; j0 += W) {
+    const int n = N - j0 < W ? static_cast<int>(N - j0) : W;
+    for (int64_t i0 = 0; i0 < M; i0 += R) {
+      const int rows = M - i0 < R ? static_cast<int>(M - i0) : R;
+      V acc[R] = {V(T(0)), V(T(0)), V(T(0)), V(T(0))};
+      const T* ai[R];
+      for (int r = 0; r < R; ++r) ai[r] = a + (i0 + (r < rows ? r : rows - 1)) * sam;  // repeat the last row
+      for (int64_t k = 0; k < K; ++k) {
+        const T* bk = b + k * sbk + j0;
+        const V bv = n == W ? V::load(bk) : V::load_partial(bk, n);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) acc[r] = fma(V(ai[r][k * sak]), bv, acc[r]);
+      }
+      for (int r = 0; r < rows; ++r) {
+        const V x = select(acc[r] != acc[r], qnan, acc[r]);
+        if (n == W)
+          store(c + (i0 + r) * ldc + j0, x);
+        else
+          store_partial(c + (i0 + r) * ldc + j0, x, n);
+      }
+    }
+  }
+}
+
 }  // namespace ditto::cpu::gemm_impl

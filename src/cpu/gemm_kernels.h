@@ -46,6 +46,23 @@ using PackLanes = void (*)(T* dst, const T* s, int64_t ls, int64_t n, int64_t kc
 void gemm_pack_lanes_f32_avx2(float* dst, const float* s, int64_t ls, int64_t n, int64_t kc, int w);
 void gemm_pack_lanes_f64_avx2(double* dst, const double* s, int64_t ls, int64_t n, int64_t kc, int w);
 
+// Unpacked small products (gemm_impl::small): C = A @ B with B's rows contiguous.
+template <class T>
+using SmallKernel = void (*)(int64_t M, int64_t N, int64_t K, const T* a, int64_t sam, int64_t sak, const T* b,
+                             int64_t sbk, T* c, int64_t ldc);
+void gemm_small_f32_scalar(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*,
+                           int64_t);
+void gemm_small_f64_scalar(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t, double*,
+                           int64_t);
+void gemm_small_f32_avx2(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*,
+                         int64_t);
+void gemm_small_f64_avx2(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t, double*,
+                         int64_t);
+void gemm_small_f32_avx512(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*,
+                           int64_t);
+void gemm_small_f64_avx512(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t, double*,
+                           int64_t);
+
 void gemm_macro_f32_scalar(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);
 void gemm_macro_f64_scalar(int64_t, int64_t, int64_t, const double*, const double*, double*, int64_t, bool, bool);
 void gemm_macro_f32_avx2(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);

@@ -72,7 +72,9 @@ Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType o
   const Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = detail::new_tensor(shape, out_dtype, name);
   const Tensor a1 = detail::cast(a, compute), b1 = detail::cast(b, compute);
-  ops::call<id>(a.device(), out, views::expand(a1, shape), views::expand(b1, shape));
+  // an operand that already has the result's shape is passed as it is (no view to allocate)
+  auto broadcast = [&shape](const Tensor& t) { return t.sizes() == shape ? t : views::expand(t, shape); };
+  ops::call<id>(a.device(), out, broadcast(a1), broadcast(b1));
   constexpr bool differentiable =
       id == OpId::add || id == OpId::sub || id == OpId::mul || id == OpId::div || id == OpId::pow_tensor;
   if constexpr (differentiable) {

@@ -29,7 +29,8 @@ using Var = void(const Tensor& out, const Tensor& in, int64_t correction, bool t
 using ReduceWithIndex = void(const Tensor& values, const Tensor& indices, const Tensor& in);
 using ArgReduce = void(const Tensor& indices, const Tensor& in);
 using Softmax = void(const Tensor& out, const Tensor& in);  // rows of a contiguous 2-D tensor
-// out (B, M, N) = a (B, M, K) @ b (B, K, N); addmm adds beta * self (expanded to (M, N)).
+// out (B, M, N) = a (B, M, K) @ b (B, K, N), or all three 2-D (mm); addmm adds beta * self
+// (expanded to (M, N)).
 using Bmm = void(const Tensor& out, const Tensor& a, const Tensor& b);
 using Addmm = void(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
                    const Scalar& alpha);
