@@ -314,4 +314,15 @@ inference_mode = no_grad
 _bool = type(True)
 _int = type(1)
 
-from ditto import autograd, nn, optim, return_types, utils  # noqa: E402,F401
+from ditto import autograd, backends, cuda, nn, optim, return_types, utils  # noqa: E402,F401
+from ditto._composites import (  # noqa: E402,F401
+    all,
+    allclose,
+    any,
+    isfinite,
+    isinf,
+    isnan,
+    logical_and,
+    logical_not,
+    logical_or,
+)

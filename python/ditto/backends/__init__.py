@@ -1,0 +1,1 @@
+from ditto.backends import cudnn  # noqa: F401
