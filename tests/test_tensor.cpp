@@ -168,3 +168,30 @@ TEST(TensorCopy, ItemAndDataPtr) {
   EXPECT_EQ(x.data_ptr<float>()[3], 4.0f);
   EXPECT_EQ(x.select(1, 1).data_ptr<float>()[0], 2.0f);
 }
+
+// Where PyTorch raises IndexError (Python) / c10::IndexError, ditto throws ditto::IndexError, a
+// ditto::Error; other bad indices (gather, scatter) stay plain errors, as in PyTorch.
+TEST(Tensor, IndexErrorsAreIndexErrors) {
+  const Tensor x = ones({2, 3});
+  auto is_index_error = [](auto f) {
+    try {
+      f();
+    } catch (const ditto::IndexError&) {
+      return true;
+    } catch (const ditto::Error&) {
+      return false;
+    }
+    ADD_FAILURE() << "no error";
+    return false;
+  };
+  EXPECT_TRUE(is_index_error([&] { x.sum(5); }));
+  EXPECT_TRUE(is_index_error([&] { x.transpose(0, 2); }));
+  EXPECT_TRUE(is_index_error([&] { x.select(0, 2); }));
+  EXPECT_TRUE(is_index_error([&] { x.narrow(1, 4, 1); }));
+  EXPECT_TRUE(is_index_error([&] { x.index_select(1, tensor({3})); }));
+  EXPECT_TRUE(is_index_error([&] { zeros({3}).index_put_({tensor({3})}, ones({1})); }));
+  EXPECT_TRUE(is_index_error([&] { zeros({3}).put_(tensor({3}), ones({1})); }));
+  EXPECT_TRUE(is_index_error([&] { embedding(ones({3, 2}), tensor({3})); }));
+  EXPECT_FALSE(is_index_error([&] { x.gather(1, tensor({{3}, {0}})); }));
+  EXPECT_FALSE(is_index_error([&] { x.view({4}); }));
+}

@@ -9,6 +9,7 @@ numbers bit for bit (floats as hex).
   cases     one Python expression each, after optional setup statements: the result's repr,
             dtype, shape and values (a tensor), or its repr (anything else); a case marked
             "repr" is compared by its printed form only
+  errors    bad calls: the class of the exception PyTorch raised
   programs  short training programs (seeded init, losses, optimizers with param groups,
             schedulers); each prints lines, compared exactly. They print losses rounded to 4
             decimals as the seed does: reductions over many elements follow ditto's canonical
@@ -185,6 +186,21 @@ CASES = [
     ("a = torch.ones(3, requires_grad=True); (a * 3).backward(torch.tensor([1., 2., 3.]))", "a.grad"),
 ]
 
+# Bad calls: the exception's class must be PyTorch's (messages may differ).
+ERRORS = [
+    "torch.tensor([[1, 2], [3]])", "torch.zeros(2, 3)[5]", "torch.zeros(2, 3)[0, 0, 0]", "torch.ones(2) @ torch.ones(3)",
+    "torch.tensor('a')", "len(torch.tensor(1.))", "torch.tensor([1., 2.]).item()", "float(torch.ones(2))",
+    "bool(torch.ones(2))", "torch.zeros(2)[::-1]", "torch.zeros(2)[1.5]", "torch.zeros(3)[torch.tensor([0.5])]",
+    "torch.zeros(3)[torch.tensor([True, False])]", "torch.zeros(2, 3).view(4)",
+    "torch.ones(2, requires_grad=True).numpy()", "torch.zeros(-1)", "torch.ones(2).sum(5)", "torch.ones(2) + 'a'",
+    "torch.ones(2).reshape(3)", "iter(torch.tensor(1.))", "torch.ones(2, 2).max(2)", "torch.arange(3)[[0, 5]]",
+    "torch.cat([torch.ones(2), torch.ones(2, 2)])", "torch.zeros(2).backward()", "torch.nn.Linear(2, 2)(torch.ones(3))",
+    "torch.nn.functional.dropout(torch.ones(2), p=1.5)", "torch.ones(2).requires_grad_().add_(1)",
+    "torch.optim.SGD([], lr=0.1)", "torch.randn(2, 3, generator=1)", "torch.ones(2, 3).transpose(0, 2)",
+    "torch.ones(2).unsqueeze(3)", "torch.ones(2, 3).softmax(2)", "torch.ones(3).index_select(0, torch.tensor([3]))",
+    "torch.use_deterministic_algorithms(1)", "torch.set_deterministic_debug_mode(1.5)",
+]  # fmt: skip
+
 PROGRAMS = {
     "linear_init": """
 torch.manual_seed(0)
@@ -297,6 +313,14 @@ def run_case(setup, expr, lib):
     return eval(expr, ns)
 
 
+def raised(expr, lib):
+    try:
+        eval(expr, {"torch": lib})
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__
+    raise SystemExit(f"{expr}: PyTorch raised nothing")
+
+
 def run_program(code, lib):
     import contextlib
     import io
@@ -314,6 +338,7 @@ def main():
         "generator": "tools/gen_golden_python.py",
         "cases": [case(*c) for c in CASES],
         "programs": {name: {"code": code, "output": run_program(code, torch)} for name, code in PROGRAMS.items()},
+        "errors": [{"expr": e, "raises": raised(e, torch)} for e in ERRORS],
     }
     path = os.path.join(os.path.dirname(__file__), "..", "python", "tests", "data", "pytorch-python.json")
     with open(path, "w") as f:

@@ -14,6 +14,13 @@ class Error : public std::runtime_error {
 };
 
 // Raised by the dispatcher when deterministic mode refuses a kernel (see determinism.h).
+// An index or dim out of range, where PyTorch raises IndexError (dims, select, index_select,
+// index_add_, index_copy_, index_put_, put_, embedding); Python sees an IndexError.
+class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
 // op() is the refused op's name, for front ends that word the message their own way (Python).
 class NondeterministicError : public Error {
  public:
@@ -31,6 +38,13 @@ template <class... Args>
   s << '[' << op << "] ";
   (s << ... << args);
   throw Error(s.str());
+}
+template <class... Args>
+[[noreturn]] void fail_index(std::string_view op, const Args&... args) {
+  std::ostringstream s;
+  s << '[' << op << "] ";
+  (s << ... << args);
+  throw IndexError(s.str());
 }
 }  // namespace detail
 

@@ -135,6 +135,8 @@ void bind_mode(py::module_& m) {
       if (p) std::rethrow_exception(p);
     } catch (const NondeterministicError& e) {
       PyErr_SetString(nondeterministic.ptr(), refusal_message(e.op()).c_str());
+    } catch (const ditto::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

@@ -24,7 +24,12 @@ Reduction reduction_arg(const std::string& r) {
 }
 
 Tensor opt(py::handle h) { return h.is_none() ? Tensor() : h.cast<Tensor>(); }
-Generator* gen(py::handle h) { return h.is_none() ? nullptr : h.cast<Generator*>(); }
+Generator* gen(py::handle h) {
+  if (h.is_none()) return nullptr;
+  if (!py::isinstance<Generator>(h))
+    raise_type_error("generator must be a ditto.Generator, not " + std::string(py::str(h.get_type().attr("__name__"))));
+  return h.cast<Generator*>();
+}
 
 init::FanMode fan_mode(const std::string& mode) {
   if (mode == "fan_in") return init::FanMode::FanIn;

@@ -111,7 +111,12 @@ void check_device(py::handle device) {
   if (d != "cpu") throw Error("[device] ditto runs on the CPU only, got device '" + d + "'");
 }
 
-Generator* opt_generator(py::handle h) { return h.is_none() ? nullptr : h.cast<Generator*>(); }
+Generator* opt_generator(py::handle h) {
+  if (h.is_none()) return nullptr;
+  if (!py::isinstance<Generator>(h))
+    raise_type_error("generator must be a ditto.Generator, not " + std::string(py::str(h.get_type().attr("__name__"))));
+  return h.cast<Generator*>();
+}
 
 Tensor finish(Tensor t, bool requires_grad) {
   if (requires_grad) t.requires_grad_(true);

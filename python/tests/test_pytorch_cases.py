@@ -1,5 +1,7 @@
 """Each case of tools/gen_golden_python.py, run with ditto, prints and computes what PyTorch 1.13
 did: the same repr, dtype and shape, and the same bits."""
+import builtins
+
 import pytest
 
 import ditto
@@ -38,3 +40,10 @@ def test_programs_do_not_depend_on_the_thread_count(threads):
     finally:
         ditto.set_num_threads(before)
     assert got.splitlines() == DATA["programs"]["sgd_groups"]["output"].splitlines()
+
+
+@pytest.mark.parametrize("case", DATA["errors"], ids=[c["expr"] for c in DATA["errors"]])
+def test_bad_call_raises_pytorchs_exception_class(case):
+    want = getattr(builtins, case["raises"])
+    with pytest.raises(want):
+        eval(case["expr"], {"torch": ditto})

@@ -41,7 +41,7 @@ namespace detail {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   const int64_t n = ndim > 0 ? ndim : 1;  // a 0-dim tensor accepts dim 0 and -1, as in PyTorch
   if (dim < -n || dim >= n)
-    fail(op, "dimension out of range (expected to be in range of [", -n, ", ", n - 1, "], but got ", dim, ")");
+    fail_index(op, "dimension out of range (expected to be in range of [", -n, ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 

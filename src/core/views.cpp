@@ -115,7 +115,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   dim = wrap_dim(dim, self.dim(), "select");
   const int64_t size = self.sizes()[dim];
   if (index < -size || index >= size)
-    fail("select", "index ", index, " is out of bounds for dimension ", dim, " with size ", size);
+    detail::fail_index("select", "index ", index, " is out of bounds for dimension ", dim, " with size ", size);
   if (index < 0) index += size;
   Shape sz = self.sizes(), st = self.strides();
   const int64_t off = self.storage_offset() + index * st[dim];

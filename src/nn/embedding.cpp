@@ -27,7 +27,7 @@ Tensor embedding_impl(const Tensor& indices, const Tensor& weight, std::optional
   const Tensor flat = indices.reshape({indices.numel()}).to(kInt64).contiguous();
   const int64_t* p = flat.data_ptr<int64_t>();
   for (int64_t i = 0, n = flat.numel(); i < n; ++i)
-    DITTO_CHECK(p[i] >= 0 && p[i] < num, op, "index ", p[i], " is out of range for ", num, " embeddings");
+    if (p[i] < 0 || p[i] >= num) detail::fail_index(op, "index ", p[i], " is out of range for ", num, " embeddings");
   return ditto::embedding(weight, indices, pad.value_or(-1));
 }
 }  // namespace

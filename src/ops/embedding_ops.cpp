@@ -15,7 +15,7 @@ Tensor checked_indices(const Tensor& indices, int64_t num, const char* op) {
   Tensor flat = indices.reshape({indices.numel()}).to(kInt64).contiguous();
   const int64_t* p = flat.data_ptr<int64_t>();
   for (int64_t i = 0, n = flat.numel(); i < n; ++i)
-    if (p[i] < 0 || p[i] >= num) fail(op, "index ", p[i], " is out of range for ", num, " embeddings");
+    if (p[i] < 0 || p[i] >= num) detail::fail_index(op, "index ", p[i], " is out of range for ", num, " embeddings");
   return flat;
 }
 }  // namespace

@@ -127,7 +127,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
   } else {
     const int64_t size = self.size(0);
     lin = checked_index(index, size, true, [&](int64_t v) {
-      fail(op, "index ", v, " is out of bounds for dimension 0 with size ", size);
+      detail::fail_index(op, "index ", v, " is out of bounds for dimension 0 with size ", size);
     });
     result_shape = index.sizes();
   }
@@ -176,7 +176,7 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
   if (self.numel() == 0 && index.numel() != 0) fail(op, "Tried to put elements into an empty tensor");
   const int64_t numel = self.numel();
   const Tensor lin = checked_index(index, numel, true, [&](int64_t v) {
-    fail(op, "out of range: tried to access index ", v, " on a tensor of ", numel, " elements.");
+    detail::fail_index(op, "out of range: tried to access index ", v, " on a tensor of ", numel, " elements.");
   });
   const Tensor src = source.reshape({-1});
   Tensor out = self.detach().clone();

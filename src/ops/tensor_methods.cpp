@@ -68,8 +68,9 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   const int64_t d = detail::wrap_dim(dim, this->dim(), "narrow");
   const int64_t size = sizes()[d];
   DITTO_CHECK(length >= 0, "narrow", "narrow(): length must be non-negative.");
-  DITTO_CHECK(start >= -size && start <= size, "narrow", "start out of range (expected to be in range of [", -size,
-              ", ", size, "], but got ", start, ")");
+  if (start < -size || start > size)
+    detail::fail_index("narrow", "start out of range (expected to be in range of [", -size, ", ", size, "], but got ",
+                       start, ")");
   if (start < 0) start += size;
   DITTO_CHECK(length <= size - start, "narrow", "start (", start, ") + length (", length, ") exceeds dimension size (",
               size, ").");  // compared without forming start + length, which could overflow
