@@ -263,3 +263,11 @@ TEST(Robustness, FingerprintRefusesAnUndefinedTensorWithoutLeaking) {
   EXPECT_NE(e.find("[fingerprint] undefined tensor"), std::string::npos) << e;
   EXPECT_EQ(fingerprint(std::vector<Tensor>{ones({3})}), fingerprint(ones({3})));
 }
+
+// Found by the OpInfo sweep: size(0) and stride(0) of a 0-dim tensor read past its (empty) shape.
+TEST(Robustness, SizeAndStrideOfA0DimTensorAreIndexErrors) {
+  const Tensor x = scalar_tensor(1.0);
+  EXPECT_THROW(x.size(0), ditto::IndexError);
+  EXPECT_THROW(x.stride(-1), ditto::IndexError);
+  EXPECT_EQ(ones({2, 3}).size(-1), 3);
+}

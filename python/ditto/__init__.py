@@ -319,6 +319,7 @@ from ditto._composites import (  # noqa: E402,F401
     all,
     allclose,
     any,
+    fill,
     isfinite,
     isinf,
     isnan,

@@ -73,7 +73,7 @@ def all(input, dim=None, keepdim=False):  # noqa: A001
     nz = input != 0
     if dim is None:
         return nz.sum() == input.numel()
-    return nz.sum(dim, keepdim) == input.size(dim)
+    return nz.sum(dim, keepdim) == (input.size(dim) if input.dim() else 1)
 
 
 def any(input, dim=None, keepdim=False):  # noqa: A001
@@ -81,6 +81,11 @@ def any(input, dim=None, keepdim=False):  # noqa: A001
     if dim is None:
         return nz.sum() > 0
     return nz.sum(dim, keepdim) > 0
+
+
+def fill(input, value):
+    """torch.fill: a new tensor of input's shape and dtype holding value; input gets a zero gradient."""
+    return _C.where(_C.ones_like(input, dtype=_C.bool), _C.full_like(input, value), input)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -97,5 +102,5 @@ Tensor.__ror__ = _or
 Tensor.__xor__ = _xor
 Tensor.__rxor__ = _xor
 Tensor.__invert__ = _invert
-for _name in ("logical_not", "logical_and", "logical_or", "isnan", "isinf", "isfinite", "all", "any", "allclose"):
+for _name in ("logical_not", "logical_and", "logical_or", "isnan", "isinf", "isfinite", "all", "any", "allclose", "fill"):
     setattr(Tensor, _name, globals()[_name])

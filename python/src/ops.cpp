@@ -213,11 +213,12 @@ void bind_ops(py::module_& m) {
   like("randn_like", [](const Tensor& t, std::optional<ScalarType> d) { return randn_like(d ? t.to(*d) : t); });
   m.def(
       "full_like",
-      [](const Tensor& t, py::handle fill, py::handle dtype, bool requires_grad) {
+      [](const Tensor& t, py::handle fill, py::handle dtype, py::handle device, bool requires_grad) {
+        check_device(device);
         return finish(full_like(t, as_scalar(fill, "full_like", "fill_value"), opt_dtype(dtype)), requires_grad);
       },
       py::arg("input"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false);
+      py::arg("device") = py::none(), py::arg("requires_grad") = false);
   m.def(
       "arange",
       [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device, bool requires_grad) {
@@ -232,18 +233,20 @@ void bind_ops(py::module_& m) {
       py::arg("device") = py::none(), py::arg("requires_grad") = false);
   m.def(
       "linspace",
-      [](double start, double end, int64_t steps, py::handle dtype, bool requires_grad) {
+      [](double start, double end, int64_t steps, py::handle dtype, py::handle device, bool requires_grad) {
+        check_device(device);
         return finish(linspace(start, end, steps, opt_dtype(dtype).value_or(kFloat32)), requires_grad);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false);
+      py::arg("device") = py::none(), py::arg("requires_grad") = false);
   m.def(
       "eye",
-      [](int64_t n, std::optional<int64_t> mm, py::handle dtype, bool requires_grad) {
+      [](int64_t n, std::optional<int64_t> mm, py::handle dtype, py::handle device, bool requires_grad) {
+        check_device(device);
         return finish(eye(n, mm, opt_dtype(dtype).value_or(kFloat32)), requires_grad);
       },
       py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false);
+      py::arg("device") = py::none(), py::arg("requires_grad") = false);
   m.def(
       "scalar_tensor",
       [](py::handle s, py::handle dtype, bool requires_grad) {
@@ -477,6 +480,21 @@ void bind_ops(py::module_& m) {
   DITTO_CMP(ge)
 #undef DITTO_CMP
   auto clamp_fn = [](const Tensor& x, py::handle min, py::handle max) {
+    if (is_tensor(min) || is_tensor(max)) {
+      // Tensor bounds, as min(max(x, lo), hi) with NaN in a bound propagated: composed of where,
+      // lt/gt and ne (x != x is NaN), so the gradient goes to x where it is not clamped and to
+      // the bound that was taken.
+      auto bound = [&](py::handle b, const char* arg) {
+        if (b.is_none()) return Tensor();
+        return is_tensor(b) ? b.cast<Tensor>() : scalar_tensor(as_scalar(b, "clamp", arg), x.dtype());
+      };
+      const Tensor lo = bound(min, "min"), hi = bound(max, "max");
+      py::gil_scoped_release nogil;
+      Tensor r = x;
+      if (lo.defined()) r = where(add(lt(r, lo), ne(lo, lo)), lo, r);
+      if (hi.defined()) r = where(add(gt(r, hi), ne(hi, hi)), hi, r);
+      return r;
+    }
     std::optional<Scalar> lo, hi;
     if (!min.is_none()) lo = as_scalar(min, "clamp", "min");
     if (!max.is_none()) hi = as_scalar(max, "clamp", "max");
@@ -506,6 +524,15 @@ void bind_ops(py::module_& m) {
   def_op(
       m, cls, "masked_fill",
       [](const Tensor& x, const Tensor& mask, py::handle value) {
+        if (is_tensor(value) && value.cast<const Tensor&>().requires_grad()) {
+          // a 0-dim value that wants its gradient: where(mask, value, x), which gives it one
+          const Tensor v = value.cast<Tensor>();
+          if (v.dim() != 0)
+            throw Error("[masked_fill] only supports a 0-dimensional value tensor, but got tensor with " +
+                        std::to_string(v.dim()) + " dimension(s).");
+          py::gil_scoped_release nogil;
+          return where(mask, v.to(x.dtype()), x);
+        }
         const Scalar v = as_scalar(value, "masked_fill", "value");
         py::gil_scoped_release nogil;
         return masked_fill(x, mask, v);
@@ -514,6 +541,14 @@ void bind_ops(py::module_& m) {
   def_op(
       m, cls, "lerp",
       [](const Tensor& x, const Tensor& end, py::handle weight) {
+        if (is_tensor(weight)) {
+          // PyTorch's formula per element: |w| < 0.5 ? fma(w, end - x, x) : fma(w - 1, end - x, end),
+          // each fma an addcmul, so the bits are its kernel's
+          const Tensor w = weight.cast<Tensor>();
+          py::gil_scoped_release nogil;
+          const Tensor diff = sub(end, x);
+          return where(abs(w).lt(0.5), addcmul(x, w, diff), addcmul(end, sub(w, 1), diff));
+        }
         const Scalar w = as_scalar(weight, "lerp", "weight");
         py::gil_scoped_release nogil;
         return lerp(x, end, w);
@@ -522,7 +557,10 @@ void bind_ops(py::module_& m) {
   def_op(
       m, cls, "addcmul",
       [](const Tensor& x, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-        return addcmul(x, t1, t2, value);
+        // as PyTorch, a floating value is truncated for integer tensors
+        const bool integral =
+            is_integral(x.dtype(), true) && is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true);
+        return addcmul(x, t1, t2, integral && value.is_floating() ? Scalar(value.to_int()) : value);
       },
       py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1, Release());
   def_op(
@@ -577,15 +615,13 @@ void bind_ops(py::module_& m) {
   def_op(
       m, cls, "prod",
       [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+        // dtype: the product's type (an integer product is computed in int64 and wraps the same)
         const auto d = opt_dtype(dtype);
         const Tensor in = d ? x.to(*d) : x;
-        if (dim.is_none()) {
-          py::gil_scoped_release nogil;
-          return prod(in);
-        }
-        const int64_t dd = py::cast<int64_t>(dim);
+        const std::optional<int64_t> dd = dim.is_none() ? std::nullopt : std::optional<int64_t>(py::cast<int64_t>(dim));
         py::gil_scoped_release nogil;
-        return prod(in, dd, keepdim);
+        const Tensor r = dd ? prod(in, *dd, keepdim) : prod(in);
+        return d && r.dtype() != *d ? r.to(*d) : r;
       },
       py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   auto max_like = [&](const char* name, bool is_max) {
@@ -646,12 +682,23 @@ void bind_ops(py::module_& m) {
             d = py::none();
           }
           if (!unbiased.is_none()) unb = unbiased.cast<bool>();
-          if (!correction.is_none()) {
-            const int64_t c = py::cast<int64_t>(correction);
-            if (c != 0 && c != 1) throw Error(std::string("[") + name + "] only correction=0 or 1 is supported");
-            unb = c == 1;
-          }
           const DimList dims = dims_from_python(d, name);
+          if (!correction.is_none()) {
+            const double c = py::cast<double>(correction);
+            if (c != 0.0 && c != 1.0) {
+              // sum((x - mean)^2) / (N - c), from the biased variance (N: elements per result)
+              const Shape& dl = dims;
+              double n = 1;
+              if (dl.empty())
+                n = static_cast<double>(x.numel());
+              else
+                for (int64_t dd : dl) n *= static_cast<double>(x.size(dd));
+              py::gil_scoped_release nogil;
+              const Tensor v = mul(var(x, dims, false, keepdim), n / (n - c));
+              return is_std ? sqrt(v) : v;
+            }
+            unb = c == 1.0;
+          }
           py::gil_scoped_release nogil;
           return is_std ? ditto::std(x, dims, unb, keepdim) : var(x, dims, unb, keepdim);
         },

@@ -68,10 +68,25 @@ Tensor index_tensor_from(py::handle h) {
   return tensor_from_data(h, std::nullopt);  // a list of ints or bools
 }
 
+// Inside an index tuple, a tensor or any sequence (list, tuple) of ints or bools is an index tensor.
 bool is_index_item_advanced(py::handle h) {
-  return is_tensor(h) || PyList_Check(h.ptr()) ||
-         (PySequence_Check(h.ptr()) && !PyTuple_Check(h.ptr()) && !py::isinstance<py::str>(h) &&
-          !PySlice_Check(h.ptr()));
+  return is_tensor(h) || (PySequence_Check(h.ptr()) && !py::isinstance<py::str>(h));
+}
+
+// PyTorch's (and NumPy's) treatSequenceAsTuple: a list index that holds a slice, None, Ellipsis,
+// a sequence or a tensor is read as a tuple of indices (x[[0, slice(1, 3)]] is x[0, 1:3]); any
+// other list is one index tensor (x[[0, 2]]).
+bool list_as_tuple(py::handle index) {
+  if (!PyList_Check(index.ptr())) return false;
+  const Py_ssize_t n = PyList_GET_SIZE(index.ptr());
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* o = PyList_GET_ITEM(index.ptr(), i);
+    if (o == Py_None || o == Py_Ellipsis || PySlice_Check(o) || is_tensor(o) ||
+        (PySequence_Check(o) && !PyUnicode_Check(o)))
+      return true;
+  }
+  return false;
 }
 
 // Applies ints, slices, None and Ellipsis as views; collects the tensor indices.
@@ -79,6 +94,8 @@ Tensor apply_basic(const Tensor& self, py::handle index, std::vector<AdvancedInd
   py::tuple items;
   if (PyTuple_Check(index.ptr()))
     items = py::reinterpret_borrow<py::tuple>(index);
+  else if (list_as_tuple(index))
+    items = py::tuple(py::reinterpret_borrow<py::list>(index));
   else
     items = py::make_tuple(index);
   // dims the items consume, to place the Ellipsis
@@ -587,7 +604,8 @@ void bind_tensor(py::module_& m) {
       .def("__rpow__",
            [](const Tensor& a, py::handle b) {
              return binary(
-                 a, b, [](const Tensor& x, const Tensor& y) { return pow(y, x); },
+                 // a tensor base is taken as a new tensor of its values, as PyTorch's __rpow__ does
+                 a, b, [](const Tensor& x, const Tensor& y) { return pow(y.detach(), x); },
                  [](const Tensor& x, const Scalar& y) { return pow(number_tensor(y), x); });
            })
       .def("__matmul__",
@@ -598,6 +616,17 @@ void bind_tensor(py::module_& m) {
              {
                py::gil_scoped_release nogil;
                r = matmul(a, o);
+             }
+             return py::cast(std::move(r));
+           })
+      .def("__rmatmul__",
+           [](const Tensor& a, py::handle b) -> py::object {
+             if (!is_tensor(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             const Tensor& o = b.cast<const Tensor&>();
+             Tensor r;
+             {
+               py::gil_scoped_release nogil;
+               r = matmul(o, a);
              }
              return py::cast(std::move(r));
            })

@@ -144,8 +144,15 @@ const TensorImpl& need(const Tensor& t, const char* what) {
 const Shape& Tensor::sizes() const { return need(*this, "sizes").sizes; }
 const Shape& Tensor::strides() const { return need(*this, "strides").strides; }
 int64_t Tensor::dim() const { return static_cast<int64_t>(need(*this, "dim").sizes.size()); }
-int64_t Tensor::size(int64_t d) const { return sizes()[detail::wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[detail::wrap_dim(d, dim(), "stride")]; }
+// A 0-dim tensor has no size or stride to give (wrap_dim would accept 0 and -1 for it).
+int64_t Tensor::size(int64_t d) const {
+  if (dim() == 0) detail::fail_index("size", "dimension specified as ", d, " but tensor has no dimensions");
+  return sizes()[detail::wrap_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  if (dim() == 0) detail::fail_index("stride", "dimension specified as ", d, " but tensor has no dimensions");
+  return strides()[detail::wrap_dim(d, dim(), "stride")];
+}
 int64_t Tensor::numel() const {
   int64_t n = 1;
   for (int64_t s : sizes()) n *= s;

@@ -55,7 +55,12 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     t = promote_types(t, x.dtype());
     if (!ref && !legacy_empty(x)) ref = &x;
   }
-  if (!ref) return detail::new_tensor({0}, t, "cat");
+  if (!ref) {  // only legacy empty tensors: an empty result, still part of the graph (as PyTorch)
+    Tensor out = detail::new_tensor({0}, t, "cat");
+    if (is_floating(t) && autograd::any_needs_grad_list(tensors))
+      ops::record<OpId::cat>(tensors, {out}, autograd::formulas::CatSaved{0, Shape(tensors.size(), 0)});
+    return out;
+  }
   if (ref->dim() == 0) fail("cat", "zero-dimensional tensor cannot be concatenated");
   const int64_t d = detail::wrap_dim(dim, ref->dim(), "cat");
   Shape shape = ref->sizes();

@@ -81,8 +81,26 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def cross_entropy(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
 ):
+    reduction = _reduction(size_average, reduce, reduction)
+    if target.is_floating_point():
+        # class probabilities (PyTorch's second form): -sum_c w_c * p_c * log_softmax(input)_c
+        dim = 1 if input.dim() > 1 else 0
+        classes = input.shape[dim]
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / classes
+        terms = _C.log_softmax(input, dim) * target
+        if weight is not None:
+            shape = [1] * input.dim()
+            shape[dim] = classes
+            terms = terms * weight.reshape(shape)
+        loss = -terms.sum(dim)
+        if reduction == "none":
+            return loss
+        if reduction == "sum":
+            return loss.sum()
+        return loss.sum() / (input.numel() // classes) if input.dim() > 1 else loss
     return _nn.cross_entropy(
-        input, target, weight, ignore_index, _reduction(size_average, reduce, reduction), label_smoothing
+        input, target, weight, ignore_index, reduction, label_smoothing
     )
 
 
@@ -94,12 +112,30 @@ def binary_cross_entropy_with_logits(
     )
 
 
+def _conv_padding(padding, weight, dilation, dims, op):
+    """PyTorch's padding='valid' (none) and 'same' (output size = input size at stride 1)."""
+    if not isinstance(padding, str):
+        return padding
+    if padding == "valid":
+        return 0
+    if padding != "same":
+        raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+    dil = dilation if isinstance(dilation, (list, tuple)) else (dilation,) * dims
+    pads = []
+    for d, k in zip(dil, weight.shape[-dims:]):
+        total = d * (k - 1)
+        if total % 2:
+            raise RuntimeError(f"[{op}] padding='same' that needs more padding on one side than the other is not supported yet")
+        pads.append(total // 2)
+    return pads
+
+
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _nn.conv1d(input, weight, bias, stride, padding, dilation, groups)
+    return _nn.conv1d(input, weight, bias, stride, _conv_padding(padding, weight, dilation, 1, "conv1d"), dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _nn.conv2d(input, weight, bias, stride, padding, dilation, groups)
+    return _nn.conv2d(input, weight, bias, stride, _conv_padding(padding, weight, dilation, 2, "conv2d"), dilation, groups)
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -137,4 +173,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 def adaptive_avg_pool2d(input, output_size):
+    # None keeps the input's size in that dim, as in PyTorch
+    if isinstance(output_size, (list, tuple)):
+        output_size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(output_size)]
     return _nn.adaptive_avg_pool2d(input, output_size)
