@@ -1,0 +1,206 @@
+"""PyTorch's own tests of deterministic mode (test/test_torch.py and test_scatter_gather_ops.py, as
+docs/spec/pytorch-determinism.md section 4 describes them), written again against ditto, for the
+CPU and for the ops ditto has. Where ditto deliberately differs (put_ without accumulate has a
+deterministic kernel, so it is not refused) the test says so."""
+import contextlib
+import math
+import random
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import ditto as torch
+from ditto import nn
+
+DTYPES = [torch.float32, torch.float64, torch.int64, torch.int32, torch.bool]
+
+
+@contextlib.contextmanager
+def DeterministicGuard(deterministic, *, warn_only=False, fill_uninitialized_memory=True):  # noqa: N802
+    """Sets the mode, warn_only and fill_uninitialized_memory; restores all three."""
+    d = torch.utils.deterministic
+    saved = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
+             d.fill_uninitialized_memory)  # fmt: skip
+    torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+    d.fill_uninitialized_memory = fill_uninitialized_memory
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(saved[0], warn_only=saved[1])
+        d.fill_uninitialized_memory = saved[2]
+
+
+def check_nondeterministic_alert(fn, caller_name, should_alert=True):
+    pattern = "^" + re.escape(caller_name) + " does not have a deterministic implementation, but you set"
+    with DeterministicGuard(True):
+        if should_alert:
+            with pytest.raises(RuntimeError, match=pattern):
+                fn()
+        else:
+            try:
+                fn()
+            except RuntimeError as e:
+                assert "does not have a deterministic implementation" not in str(e)
+    with DeterministicGuard(True, warn_only=True):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            fn()
+        matching = [r for r in w if r.category is UserWarning and re.search(pattern, str(r.message))]
+        assert bool(matching) == should_alert, [str(r.message) for r in w]
+
+
+def test_deterministic_flag():
+    with DeterministicGuard(False):
+        for mode in (True, False):
+            torch.use_deterministic_algorithms(mode)
+            assert torch.are_deterministic_algorithms_enabled() is mode
+        with pytest.raises(TypeError, match=r"_set_deterministic_algorithms\(\): argument 'mode' \(position 1\)"):
+            torch.use_deterministic_algorithms(1)
+        for value, mode, warn_only in [(0, False, False), (1, True, True), (2, True, False),
+                                       ("default", False, False), ("warn", True, True), ("error", True, False)]:  # fmt: skip
+            torch.set_deterministic_debug_mode(value)
+            assert torch.are_deterministic_algorithms_enabled() is mode
+            assert torch.is_deterministic_algorithms_warn_only_enabled() is warn_only
+
+
+def filled(values, dtype):
+    if dtype.is_floating_point:
+        return all(v != v for v in values)
+    if dtype is torch.bool:
+        return all(v is True for v in values)
+    return all(v == (2**31 - 1 if dtype is torch.int32 else 2**63 - 1) for v in values)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_deterministic_empty(dtype):
+    with DeterministicGuard(True, fill_uninitialized_memory=True):
+        made = [torch.empty(10, 9, dtype=dtype), torch.empty_like(torch.zeros(10, 9, dtype=dtype)),
+                torch.empty_strided((10, 9), (1, 5), dtype=dtype)]  # fmt: skip
+    for t in made:
+        assert filled(t.reshape(-1).tolist(), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("size, new", [((0,), (10,)), ((5,), (10,)), ((10,), (5,)), ((2, 3), (4, 3)), ((4,), (4,))])
+def test_deterministic_resize(dtype, size, new):
+    t = torch.zeros(*size, dtype=dtype)
+    old = t.reshape(-1).tolist()
+    with DeterministicGuard(True, fill_uninitialized_memory=True):
+        t.resize_(*new)
+    got = t.reshape(-1).tolist()
+    assert got[: min(len(old), len(got))] == old[: len(got)]
+    assert filled(got[len(old):], dtype)
+
+
+@pytest.mark.parametrize("cls, shape, name", [(nn.MaxUnpool1d, (1, 1, 7), "max_unpooling2d_forward_out"),
+                                              (nn.MaxUnpool2d, (1, 1, 7, 7), "max_unpooling2d_forward_out"),
+                                              (nn.MaxUnpool3d, (1, 1, 7, 7, 7), "max_unpooling3d_forward_out")])  # fmt: skip
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_nondeterministic_alert_MaxUnpool(cls, shape, name, dtype):  # noqa: N802
+    module = cls(3, 1)
+    x = torch.randn(*shape, dtype=dtype)
+    idx = torch.zeros(*shape, dtype=torch.int64)
+    check_nondeterministic_alert(lambda: module(x, idx), name)
+
+
+def test_no_alert_AdaptiveAvgPool2d_backward():  # noqa: N802
+    # PyTorch alerts for it on CUDA only; ditto's backward is deterministic everywhere.
+    module = nn.AdaptiveAvgPool2d(3)
+    x = torch.randn(2, 3, 3, requires_grad=True)
+
+    def fn():
+        module(x).sum().backward()
+
+    check_nondeterministic_alert(fn, "adaptive_avg_pool2d_backward_cuda", should_alert=False)
+
+
+def test_no_alert_NLLLoss_2d():  # noqa: N802
+    x = torch.randn(2, 3, 5, 5)
+    target = torch.randint(0, 3, (2, 5, 5))
+    check_nondeterministic_alert(lambda: nn.NLLLoss()(x, target), "nll_loss2d_forward_out_cuda_template",
+                                 should_alert=False)  # fmt: skip
+
+
+def test_put_is_not_refused():
+    # PyTorch refuses put_(accumulate=False) on every device. ditto's kernel is deterministic
+    # (the last write of a duplicate index wins, in index order), so deterministic mode runs it.
+    a = torch.randn(10)
+    indices = torch.tensor([0, 0])
+    values = torch.tensor([0.0, 1.0])
+    check_nondeterministic_alert(lambda: a.put_(indices, values, accumulate=False), "put_", should_alert=False)
+    check_nondeterministic_alert(lambda: a.put(indices, values, accumulate=False), "put_", should_alert=False)
+    with DeterministicGuard(True):
+        assert a.put(indices, values)[0].item() == 1.0
+
+
+def test_no_alert_put_accumulate():
+    a = torch.randn(10)
+    check_nondeterministic_alert(lambda: a.put_(torch.tensor([0, 0]), torch.tensor([0.0, 1.0]), accumulate=True),
+                                 "put_", should_alert=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", [False, True])
+def test_gather_backward_deterministic_path(mode):
+    rng = random.Random(0)
+    m = rng.randint(2000, 3000)
+    elems = rng.randint(10 * m, 20 * m)
+    idx_list = [rng.randrange(m) for _ in range(elems)]
+    w_list = [rng.random() * 1e6 for _ in range(elems)]
+    src = torch.zeros(m, requires_grad=True)
+    weights = torch.tensor(w_list)
+    with DeterministicGuard(mode):
+        src.gather(0, torch.tensor(idx_list)).backward(weights)
+    # a sequential accumulation in index order, in float32 as the gradient is
+    acc = np.zeros(m, dtype=np.float32)
+    for i, w in zip(idx_list, np.asarray(w_list, dtype=np.float32)):
+        acc[i] = np.float32(acc[i] + w)
+    assert torch.equal(src.grad, torch.from_numpy(acc))
+
+
+def test_scatter_add_one_dim_deterministic():
+    rng = random.Random(1)
+    m = rng.randint(20, 30)
+    elems = rng.randint(2000 * m, 3000 * m)
+    idx = torch.tensor([rng.randrange(m) for _ in range(elems)])
+    src = torch.rand(elems)
+    with DeterministicGuard(True):
+        first = torch.zeros(m).scatter_add(0, idx, src)
+        for _ in range(4):
+            assert torch.equal(torch.zeros(m).scatter_add(0, idx, src), first)
+    seq = [0.0] * m
+    for i, v in zip(idx.tolist(), src.tolist()):
+        seq[i] += v
+    assert all(math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-4) for a, b in zip(first.tolist(), seq))
+
+
+@pytest.mark.parametrize("mode", [False, True])
+def test_scatter_add_mult_index_base(mode):
+    with DeterministicGuard(mode):
+        for dim, n in ((0, 30), (1, 40)):
+            out = torch.zeros(30, 40).scatter_add(dim, torch.zeros(30, 40, dtype=torch.int64), torch.ones(30, 40))
+            row = out[0] if dim == 0 else out[:, 0]
+            assert row.tolist() == [float(n)] * (40 if dim == 0 else 30)
+
+
+def test_scatter_add_broadcasted_index_deterministic():
+    idx = torch.tensor([0, 1, 1, 0]).reshape(4, 1).expand(4, 5)
+    src = torch.rand(4, 5)
+    with DeterministicGuard(False):
+        off = torch.zeros(2, 5).scatter_add(0, idx, src)
+    with DeterministicGuard(True):
+        on = torch.zeros(2, 5).scatter_add(0, idx, src)
+    assert torch.equal(on, off)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin"])
+def test_scatter_reduce_same_with_the_mode_on_and_off(reduce):
+    torch.manual_seed(2)
+    idx = torch.randint(0, 7, (500,))
+    src = torch.randn(500)
+    with DeterministicGuard(False):
+        off = torch.zeros(7).scatter_reduce(0, idx, src, reduce)
+    with DeterministicGuard(True):
+        on = torch.zeros(7).scatter_reduce(0, idx, src, reduce)
+    assert torch.equal(on, off)
