@@ -195,7 +195,6 @@ BY_NAME = {e.opinfo: e for e in SWEEP}
 # Samples that fail today, per entry: at most this many, each for the reason given. The sweep
 # test fails when an entry fails more, or no longer fails at all (then its line goes).
 KNOWN_FAILURES = {
-    "nn.functional.conv2d": (4, "padding='same' with an even kernel extent needs asymmetric padding (no pad op yet)"),
     "nn.functional.layer_norm": (1, "a row of one element: ditto gives exactly the bias; PyTorch's x*rstd - mean*rstd "
                                     "leaves rounding noise times 1/sqrt(eps)"),
     "nn.functional.batch_norm": (4, "a 1-D input with no elements, which PyTorch accepts and ditto refuses"),

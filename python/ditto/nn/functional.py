@@ -112,30 +112,38 @@ def binary_cross_entropy_with_logits(
     )
 
 
-def _conv_padding(padding, weight, dilation, dims, op):
-    """PyTorch's padding='valid' (none) and 'same' (output size = input size at stride 1)."""
+def _conv_padding(input, padding, weight, dilation, dims):
+    """PyTorch's padding='valid' (none) and 'same' (output size = input size at stride 1): each
+    dim gets total = dilation * (kernel - 1) zeros, total // 2 on the left and the rest on the
+    right, as PyTorch pads; the odd one on the right is a column of zeros joined to the input
+    (cat, so the gradient flows). Returns (input, padding for the convolution)."""
     if not isinstance(padding, str):
-        return padding
+        return input, padding
     if padding == "valid":
-        return 0
+        return input, 0
     if padding != "same":
         raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
     dil = dilation if isinstance(dilation, (list, tuple)) else (dilation,) * dims
     pads = []
-    for d, k in zip(dil, weight.shape[-dims:]):
+    for i, (d, k) in enumerate(zip(dil, weight.shape[-dims:])):
         total = d * (k - 1)
-        if total % 2:
-            raise RuntimeError(f"[{op}] padding='same' that needs more padding on one side than the other is not supported yet")
         pads.append(total // 2)
-    return pads
+        if total % 2:
+            dim = input.dim() - dims + i
+            shape = list(input.shape)
+            shape[dim] = 1
+            input = _C.cat([input, _C.zeros(*shape, dtype=input.dtype)], dim)
+    return input, pads
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _nn.conv1d(input, weight, bias, stride, _conv_padding(padding, weight, dilation, 1, "conv1d"), dilation, groups)
+    input, padding = _conv_padding(input, padding, weight, dilation, 1)
+    return _nn.conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _nn.conv2d(input, weight, bias, stride, _conv_padding(padding, weight, dilation, 2, "conv2d"), dilation, groups)
+    input, padding = _conv_padding(input, padding, weight, dilation, 2)
+    return _nn.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

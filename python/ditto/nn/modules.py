@@ -463,12 +463,15 @@ class _ConvNd(Module):
         if padding_mode != "zeros":
             raise ValueError(f"padding_mode '{padding_mode}' is not supported yet (only 'zeros')")
         if isinstance(padding, str):
-            raise ValueError(f"padding='{padding}' is not supported yet; give the padding as numbers")
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in _ntuple(stride, dims)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, dims)
         self.stride = _ntuple(stride, dims)
-        self.padding = _ntuple(padding, dims)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, dims)
         self.dilation = _ntuple(dilation, dims)
         self.groups = groups
         self.padding_mode = padding_mode
@@ -492,7 +495,9 @@ class _ConvNd(Module):
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         n = len(self.kernel_size)
-        if self.padding != (0,) * n:
+        if isinstance(self.padding, str):
+            s += f", padding={self.padding}"
+        elif self.padding != (0,) * n:
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
