@@ -39,10 +39,17 @@ KNOWN = [
     # PyTorch refuses argmax/argmin on bool ("argmax_cpu" not implemented for 'Bool') except when
     # the reduced dim has size 1, where it skips its kernel; ditto refuses bool consistently.
     ('argmax', 'too eager (ditto refuses)', lambda c: c['x']['dtype'] == 'bool' and reduced_size(c) == 1),
+    ('argmin', 'too eager (ditto refuses)', lambda c: c['x']['dtype'] == 'bool' and reduced_size(c) == 1),
+    ('argmin', 'too eager (ditto refuses)', lambda c: c['x']['dtype'] == 'bool' and 0 in c['x']['sizes']),
     # PyTorch returns early on an empty input before checking its dtype (softmax of an empty
     # int64 tensor is an empty int64 tensor); ditto checks the dtype whatever the size.
     ('argmax', 'too eager (ditto refuses)', lambda c: c['x']['dtype'] == 'bool' and 0 in c['x']['sizes']),
     ('softmax', 'too eager (ditto refuses)', lambda c: 0 in c['x']['sizes']),
+    # ditto multiplies bool matrices (each element an "or" of "and"s, its integer GEMM path);
+    # PyTorch 1.13 has no bool kernel for dot, mm or bmm.
+    ('mm', 'too lax (ditto accepts)', lambda c: 'bool' in (c['x']['dtype'], c['y']['dtype'])),
+    ('bmm', 'too lax (ditto accepts)', lambda c: 'bool' in (c['x']['dtype'], c['y']['dtype'])),
+    ('matmul', 'too lax (ditto accepts)', lambda c: 'bool' in (c['x']['dtype'], c['y']['dtype'])),
     ('log_softmax', 'too eager (ditto refuses)', lambda c: 0 in c['x']['sizes']),
 ]
 
@@ -58,7 +65,30 @@ def tensor(j):
 def run(c):
   x = tensor(c['x'])
   y = tensor(c['y']) if 'y' in c else None
+  z = tensor(c['z']) if 'z' in c else None
   op, d, d2, keep = c['op'], c['dim'], c['dim2'], c['keepdim']
+  if op in ('mm', 'bmm', 'matmul'):
+    return getattr(torch, op)(x, y)
+  if op == 'where':
+    return torch.where(z, x, y)
+  if op == 'masked_fill':
+    return x.masked_fill(z, d2)
+  if op == 'clamp':
+    return torch.clamp(x, d, d2)
+  if op == 'index_add':
+    return torch.index_add(x, d, y, z)
+  if op == 'scatter_add':
+    return torch.scatter_add(x, d, y, z)
+  if op == 'scatter_reduce':
+    return torch.scatter_reduce(x, d, y, z, 'amax')
+  if op == 'embedding':
+    return torch.nn.functional.embedding(y, x)
+  if op == 'max':
+    return torch.max(x, d, keepdim=keep).values
+  if op == 'argmin':
+    return torch.argmin(x, d, keepdim=keep)
+  if op == 'std':
+    return torch.std(x, [d], unbiased=True, keepdim=keep)
   if op in ('neg', 'abs', 'exp', 'log', 'sqrt', 'rsqrt', 'sigmoid', 'tanh', 'relu', 'sign'):
     return getattr(torch, op)(x)
   if op in ('add', 'sub', 'mul', 'div', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'pow'):

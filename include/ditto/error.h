@@ -32,19 +32,21 @@ class NondeterministicError : public Error {
 };
 
 namespace detail {
-template <class... Args>
-[[noreturn]] void fail(std::string_view op, const Args&... args) {
+// Throws E("[op] " + args...).
+template <class E, class... Args>
+[[noreturn]] void fail_as(std::string_view op, const Args&... args) {
   std::ostringstream s;
   s << '[' << op << "] ";
   (s << ... << args);
-  throw Error(s.str());
+  throw E(s.str());
+}
+template <class... Args>
+[[noreturn]] void fail(std::string_view op, const Args&... args) {
+  fail_as<Error>(op, args...);
 }
 template <class... Args>
 [[noreturn]] void fail_index(std::string_view op, const Args&... args) {
-  std::ostringstream s;
-  s << '[' << op << "] ";
-  (s << ... << args);
-  throw IndexError(s.str());
+  fail_as<IndexError>(op, args...);
 }
 }  // namespace detail
 

@@ -12,17 +12,6 @@ namespace {
 // DLPack 0.8's code for bool (Debian's dlpack 0.6 header predates it).
 constexpr uint8_t kDLBoolCode = 6;
 
-const char* numpy_name(ScalarType t) {
-  switch (t) {
-    case kBool: return "bool";
-    case kInt32: return "int32";
-    case kInt64: return "int64";
-    case kFloat32: return "float32";
-    case kFloat64: return "float64";
-  }
-  return "";
-}
-
 // Runs release with the GIL held, unless the interpreter is already gone.
 void with_gil(const std::function<void()>& f) {
   if (!Py_IsInitialized()) return;
@@ -104,7 +93,8 @@ py::array to_numpy(const Tensor& t) {
   py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end()), strides;
   for (int64_t s : t.strides()) strides.push_back(static_cast<py::ssize_t>(s * static_cast<int64_t>(t.element_size())));
-  return py::array(py::dtype(numpy_name(t.dtype())), shape, strides, t.raw_data(), base);
+  // ditto's dtype names are NumPy's
+  return py::array(py::dtype(dtype_name(t.dtype())), shape, strides, t.raw_data(), base);
 }
 
 // --- DLPack

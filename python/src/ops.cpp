@@ -70,6 +70,12 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype) {
     const Tensor& t = data.cast<const Tensor&>();
     return t.detach().to(dtype.value_or(t.dtype())).clone();
   }
+  if (PyObject_HasAttrString(data.ptr(), "__array_interface__")) {
+    // a NumPy array (or anything NumPy reads): its dtype and values, copied
+    py::object a = py::module_::import("numpy").attr("ascontiguousarray")(data);
+    const Tensor t = py::module_::import("ditto").attr("from_numpy")(a).cast<Tensor>().clone();
+    return dtype && *dtype != t.dtype() ? t.to(*dtype) : t;
+  }
   Gathered g;
   gather(data, 0, g);
   const ScalarType inferred = g.kind == Gathered::Float ? kFloat32 : g.kind == Gathered::Int ? kInt64 : kBool;

@@ -81,3 +81,15 @@ def test_ditto_and_torch_agree_on_data_handed_across():
     a = ditto.randn(3, 4)
     b = torch.randn(3, 4)
     assert torch.equal(torch.from_dlpack(a), b)  # the same generator stream, bit for bit
+
+
+def test_tensor_of_a_numpy_array_keeps_its_dtype_and_copies():
+    for a, dt in ((np.array([True, False]), ditto.bool), (np.arange(3, dtype=np.int32), ditto.int32),
+                  (np.linspace(0, 1, 4), ditto.float64), (np.ones((2, 2), dtype=np.float32).T, ditto.float32)):  # fmt: skip
+        t = ditto.tensor(a)
+        assert t.dtype is dt and t.tolist() == a.tolist()
+        assert torch.tensor(a).tolist() == t.tolist()
+    a = np.zeros(3)
+    t = ditto.tensor(a, dtype=ditto.float32)
+    a[0] = 1
+    assert t.dtype is ditto.float32 and t.tolist() == [0.0, 0.0, 0.0]

@@ -414,8 +414,14 @@ nlohmann::json replayable_call(Rng& r) {
   static const std::vector<std::string> dimmed = {
       "sum",       "mean",   "amax",      "amin",    "prod",    "argmax", "softmax",      "log_softmax", "var",
       "transpose", "select", "unsqueeze", "squeeze", "flatten", "gather", "index_select", "cat"};
-  const int family = static_cast<int>(r.range(0, 2));
-  const std::string op = family == 0 ? r.pick(unary) : family == 1 ? r.pick(binary) : r.pick(dimmed);
+  static const std::vector<std::string> mixed = {"mm",    "bmm",       "matmul",      "where",          "masked_fill",
+                                                 "clamp", "index_add", "scatter_add", "scatter_reduce", "embedding",
+                                                 "max",   "argmin",    "std"};
+  const int family = static_cast<int>(r.range(0, 3));
+  const std::string op = family == 0   ? r.pick(unary)
+                         : family == 1 ? r.pick(binary)
+                         : family == 2 ? r.pick(dimmed)
+                                       : r.pick(mixed);
   auto make = [&](Shape sz) {
     const ScalarType dt = r.pick(kDtypes);
     if (dt == kBool) return randint(0, 2, sz, kInt64).to(kBool);
@@ -430,9 +436,52 @@ nlohmann::json replayable_call(Rng& r) {
   j["dim"] = d;
   j["dim2"] = d2;
   j["keepdim"] = keep;
-  Tensor y;
+  Tensor y, z;
   std::function<Tensor()> run;
-  if (family == 0) {
+  if (family == 3) {
+    // operands that fit x most of the time, so the calls get past the first check
+    const int64_t size = nd == 0 ? 1 : x.size(d >= -nd && d < nd ? d : 0);
+    auto index_for = [&](Shape sz) { return randint(r.chance(0.9) ? 0 : -2, size > 0 ? size : 1, sz, kInt64); };
+    if (op == "mm" || op == "bmm" || op == "matmul") {
+      Shape ys = shape_arg(r, 3);
+      if (!ys.empty() && nd > 0 && r.chance(0.7)) ys[ys.size() >= 2 ? ys.size() - 2 : 0] = x.size(-1);
+      if (op == "bmm" && nd == 3 && ys.size() == 3 && r.chance(0.7)) ys[0] = x.size(0);
+      y = make(ys);
+      if (r.chance(0.7)) y = y.to(x.dtype());
+    } else if (op == "where" || op == "masked_fill") {
+      z = randint(0, 2, r.chance(0.7) ? x.sizes() : shape_arg(r, 3), kInt64).to(kBool);
+      if (op == "where") y = make(r.chance(0.7) ? x.sizes() : shape_arg(r, 3));
+    } else if (op == "index_add") {
+      y = index_for({r.range(0, 4)});
+      Shape zs = x.sizes();
+      if (nd > 0 && d >= -nd && d < nd) zs[d < 0 ? d + nd : d] = y.numel();
+      z = make(r.chance(0.8) ? zs : shape_arg(r, 3));
+      if (r.chance(0.7)) z = z.to(x.dtype());
+    } else if (op == "scatter_add" || op == "scatter_reduce") {
+      Shape is = x.sizes();
+      for (int64_t& v : is) v = r.range(0, v);
+      y = index_for(r.chance(0.8) ? is : shape_arg(r, 3));
+      z = make(r.chance(0.8) ? y.sizes() : shape_arg(r, 3));
+      if (r.chance(0.7)) z = z.to(x.dtype());
+    } else if (op == "embedding") {
+      y = randint(r.chance(0.9) ? 0 : -1, nd > 0 && x.size(0) > 0 ? x.size(0) : 1, shape_arg(r, 2), kInt64);
+    }
+    run = [&] {
+      if (op == "mm") return mm(x, y);
+      if (op == "bmm") return bmm(x, y);
+      if (op == "matmul") return matmul(x, y);
+      if (op == "where") return where(z, x, y);
+      if (op == "masked_fill") return masked_fill(x, z, d2);
+      if (op == "clamp") return clamp(x, d, d2);
+      if (op == "index_add") return index_add(x, d, y, z);
+      if (op == "scatter_add") return scatter_add(x, d, y, z);
+      if (op == "scatter_reduce") return scatter_reduce(x, d, y, z, "amax");
+      if (op == "embedding") return embedding(x, y);
+      if (op == "max") return max(x, d, keep).first;
+      if (op == "argmin") return argmin(x, d, keep);
+      return ditto::std(x, {d}, true, keep);
+    };
+  } else if (family == 0) {
     run = [&] {
       if (op == "neg") return neg(x);
       if (op == "abs") return abs(x);
@@ -489,6 +538,7 @@ nlohmann::json replayable_call(Rng& r) {
   }
   j["x"] = encode(x);
   if (y.defined()) j["y"] = encode(y);
+  if (z.defined()) j["z"] = encode(z);
   try {
     const Tensor out = run();
     j["ditto"] = "ok";

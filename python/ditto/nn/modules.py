@@ -451,8 +451,11 @@ def _ntuple(v, n):
 
 
 class _ConvNd(Module):
-    def __init__(self, dims, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                 padding_mode, dtype):  # fmt: skip
+    _dims = 0  # set by Conv1d / Conv2d, with _conv, their functional op
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):  # fmt: skip
+        dims = self._dims
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -482,6 +485,9 @@ class _ConvNd(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
+    def forward(self, input):
+        return type(self)._conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -509,23 +515,13 @@ class _ConvNd(Module):
 
 
 class Conv1d(_ConvNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):  # fmt: skip
-        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype)  # fmt: skip
-
-    def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    _dims = 1
+    _conv = staticmethod(F.conv1d)
 
 
 class Conv2d(_ConvNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):  # fmt: skip
-        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, dtype)  # fmt: skip
-
-    def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    _dims = 2
+    _conv = staticmethod(F.conv2d)
 
 
 class _MaxPoolNd(Module):
