@@ -13,7 +13,6 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Raised by the dispatcher when deterministic mode refuses a kernel (see determinism.h).
 // An index or dim out of range, where PyTorch raises IndexError (dims, select, index_select,
 // index_add_, index_copy_, index_put_, put_, embedding); Python sees an IndexError.
 class IndexError : public Error {
@@ -21,7 +20,8 @@ class IndexError : public Error {
   using Error::Error;
 };
 
-// op() is the refused op's name, for front ends that word the message their own way (Python).
+// Raised by the dispatcher when deterministic mode refuses a kernel (see determinism.h). op() is
+// the refused op's name, for front ends that word the message their own way (Python).
 class NondeterministicError : public Error {
  public:
   NondeterministicError(std::string op, const std::string& message) : Error(message), op_(std::move(op)) {}

@@ -49,7 +49,6 @@ from ditto._C import (  # noqa: F401  (re-exported names)
     gather,
     ge,
     get_num_threads,
-    get_rng_state,
     gt,
     index_add,
     index_copy,
@@ -102,7 +101,6 @@ from ditto._C import (  # noqa: F401  (re-exported names)
     scatter_reduce,
     select,
     set_num_threads,
-    set_rng_state,
     sigmoid,
     sign,
     softmax,
@@ -251,6 +249,15 @@ def manual_seed(seed):
 
 def initial_seed():
     return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state: PyTorch's 5056 bytes (a bytes object; ditto has no uint8)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)
 
 
 # ---------------------------------------------------------------- autograd switches

@@ -6,7 +6,7 @@ from ditto import _C
 Tensor = _C.Tensor
 
 
-def _bool_operands(a, b, op):
+def _bool_operands(a, b):
     if not isinstance(b, Tensor):
         b = _C.tensor(b, dtype=_C.bool) if isinstance(b, bool) else None
     if b is None or a.dtype is not _C.bool or b.dtype is not _C.bool:
@@ -15,21 +15,21 @@ def _bool_operands(a, b, op):
 
 
 def _and(a, b):
-    b = _bool_operands(a, b, "&")
+    b = _bool_operands(a, b)
     if b is None:
         return NotImplemented
     return a * b  # bool * bool is logical and
 
 
 def _or(a, b):
-    b = _bool_operands(a, b, "|")
+    b = _bool_operands(a, b)
     if b is None:
         return NotImplemented
     return a + b  # bool + bool is logical or
 
 
 def _xor(a, b):
-    b = _bool_operands(a, b, "^")
+    b = _bool_operands(a, b)
     if b is None:
         return NotImplemented
     return a != b

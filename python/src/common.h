@@ -41,6 +41,9 @@ void set_size_class(py::object cls);
 // dtype is PyTorch's inference (bool, int64, or float32 when any element is a float) unless given.
 Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype);
 
+// A generator= argument: None (the default generator) or a ditto.Generator; else TypeError.
+Generator* generator_from_python(py::handle h);
+
 // Tensor or number as the other operand of a binary op.
 inline bool is_tensor(py::handle h) { return py::isinstance<Tensor>(h); }
 

@@ -98,6 +98,13 @@ py::object make_size(const Shape& s) {
   return size_class()(t);
 }
 
+Generator* generator_from_python(py::handle h) {
+  if (h.is_none()) return nullptr;
+  if (!py::isinstance<Generator>(h))
+    raise_type_error("generator must be a ditto.Generator, not " + std::string(py::str(h.get_type().attr("__name__"))));
+  return h.cast<Generator*>();
+}
+
 void raise_type_error(const std::string& message) { throw py::type_error(message); }
 void raise_index_error(const std::string& message) { throw py::index_error(message); }
 

@@ -24,12 +24,6 @@ Reduction reduction_arg(const std::string& r) {
 }
 
 Tensor opt(py::handle h) { return h.is_none() ? Tensor() : h.cast<Tensor>(); }
-Generator* gen(py::handle h) {
-  if (h.is_none()) return nullptr;
-  if (!py::isinstance<Generator>(h))
-    raise_type_error("generator must be a ditto.Generator, not " + std::string(py::str(h.get_type().attr("__name__"))));
-  return h.cast<Generator*>();
-}
 
 init::FanMode fan_mode(const std::string& mode) {
   if (mode == "fan_in") return init::FanMode::FanIn;
@@ -105,7 +99,7 @@ void bind_nn(py::module_& m) {
   f.def("dropout", [](const Tensor& x, double p, bool training, py::handle generator) {
     if (p < 0.0 || p > 1.0)
       throw py::value_error("dropout probability has to be between 0 and 1, but got " + std::to_string(p));
-    Generator* g = gen(generator);
+    Generator* g = generator_from_python(generator);
     py::gil_scoped_release nogil;
     return functional::dropout(x, p, training, g);
   });
@@ -191,16 +185,21 @@ void bind_nn(py::module_& m) {
   py::module_ i = m.def_submodule("_init", "the functions behind ditto.nn.init");
   i.def("calculate_gain", &init::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01);
   i.def("calculate_fan_in_and_fan_out", &init::calculate_fan_in_and_fan_out);
-  i.def("uniform_", [](Tensor& t, double a, double b, py::handle g) { init::uniform_(t, a, b, gen(g)); });
-  i.def("normal_", [](Tensor& t, double mean, double std, py::handle g) { init::normal_(t, mean, std, gen(g)); });
+  i.def("uniform_",
+        [](Tensor& t, double a, double b, py::handle g) { init::uniform_(t, a, b, generator_from_python(g)); });
+  i.def("normal_", [](Tensor& t, double mean, double std, py::handle g) {
+    init::normal_(t, mean, std, generator_from_python(g));
+  });
   i.def("constant_", [](Tensor& t, double v) { init::constant_(t, v); });
-  i.def("xavier_uniform_", [](Tensor& t, double gain, py::handle g) { init::xavier_uniform_(t, gain, gen(g)); });
-  i.def("xavier_normal_", [](Tensor& t, double gain, py::handle g) { init::xavier_normal_(t, gain, gen(g)); });
+  i.def("xavier_uniform_",
+        [](Tensor& t, double gain, py::handle g) { init::xavier_uniform_(t, gain, generator_from_python(g)); });
+  i.def("xavier_normal_",
+        [](Tensor& t, double gain, py::handle g) { init::xavier_normal_(t, gain, generator_from_python(g)); });
   i.def("kaiming_uniform_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, py::handle g) {
-    init::kaiming_uniform_(t, a, fan_mode(mode), nl, gen(g));
+    init::kaiming_uniform_(t, a, fan_mode(mode), nl, generator_from_python(g));
   });
   i.def("kaiming_normal_", [](Tensor& t, double a, const std::string& mode, const std::string& nl, py::handle g) {
-    init::kaiming_normal_(t, a, fan_mode(mode), nl, gen(g));
+    init::kaiming_normal_(t, a, fan_mode(mode), nl, generator_from_python(g));
   });
 
   // --- optimizers: the C++ update steps, one object per parameter group

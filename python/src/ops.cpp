@@ -117,13 +117,6 @@ void check_device(py::handle device) {
   if (d != "cpu") throw Error("[device] ditto runs on the CPU only, got device '" + d + "'");
 }
 
-Generator* opt_generator(py::handle h) {
-  if (h.is_none()) return nullptr;
-  if (!py::isinstance<Generator>(h))
-    raise_type_error("generator must be a ditto.Generator, not " + std::string(py::str(h.get_type().attr("__name__"))));
-  return h.cast<Generator*>();
-}
-
 Tensor finish(Tensor t, bool requires_grad) {
   if (requires_grad) t.requires_grad_(true);
   return t;
@@ -215,8 +208,11 @@ void bind_ops(py::module_& m) {
   like("empty_like", [](const Tensor& t, std::optional<ScalarType> d) { return empty_like(t, d); });
   like("zeros_like", [](const Tensor& t, std::optional<ScalarType> d) { return zeros_like(t, d); });
   like("ones_like", [](const Tensor& t, std::optional<ScalarType> d) { return ones_like(t, d); });
-  like("rand_like", [](const Tensor& t, std::optional<ScalarType> d) { return rand_like(d ? t.to(*d) : t); });
-  like("randn_like", [](const Tensor& t, std::optional<ScalarType> d) { return randn_like(d ? t.to(*d) : t); });
+  // another dtype: the same draws as rand(t's shape, dtype), without converting t's values
+  like("rand_like",
+       [](const Tensor& t, std::optional<ScalarType> d) { return d ? rand(t.sizes(), *d) : rand_like(t); });
+  like("randn_like",
+       [](const Tensor& t, std::optional<ScalarType> d) { return d ? randn(t.sizes(), *d) : randn_like(t); });
   m.def(
       "full_like",
       [](const Tensor& t, py::handle fill, py::handle dtype, py::handle device, bool requires_grad) {
@@ -268,7 +264,7 @@ void bind_ops(py::module_& m) {
         [make, name](py::args size, py::handle generator, py::handle dtype, py::handle device, bool requires_grad) {
           check_device(device);
           const Shape s = shape_from_args(size, name);
-          Generator* g = opt_generator(generator);
+          Generator* g = generator_from_python(generator);
           const ScalarType t = opt_dtype(dtype).value_or(kFloat32);
           Tensor r;
           {
@@ -291,7 +287,7 @@ void bind_ops(py::module_& m) {
         const int64_t low = low_given ? py::cast<int64_t>(args[0]) : 0;
         const int64_t high = py::cast<int64_t>(args[low_given ? 1 : 0]);
         const Shape size = shape_from_sequence(args[low_given ? 2 : 1], "randint");
-        Generator* g = opt_generator(generator);
+        Generator* g = generator_from_python(generator);
         const ScalarType t = opt_dtype(dtype).value_or(kInt64);
         py::gil_scoped_release nogil;
         return finish(randint(low, high, size, t, g), requires_grad);
@@ -301,7 +297,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "randperm",
       [](int64_t n, py::handle generator, py::handle dtype) {
-        Generator* g = opt_generator(generator);
+        Generator* g = generator_from_python(generator);
         const ScalarType t = opt_dtype(dtype).value_or(kInt64);
         py::gil_scoped_release nogil;
         return randperm(n, t, g);
@@ -310,7 +306,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "bernoulli",
       [](const Tensor& p, py::handle generator) {
-        Generator* g = opt_generator(generator);
+        Generator* g = generator_from_python(generator);
         py::gil_scoped_release nogil;
         return bernoulli(p, g);
       },
@@ -319,29 +315,17 @@ void bind_ops(py::module_& m) {
       "normal",
       [](double mean, double std, py::handle size, py::handle generator, py::handle dtype) {
         const Shape s = shape_from_sequence(size, "normal");
-        Generator* g = opt_generator(generator);
+        Generator* g = generator_from_python(generator);
         const ScalarType t = opt_dtype(dtype).value_or(kFloat32);
         py::gil_scoped_release nogil;
         return normal(mean, std, s, t, g);
       },
       py::arg("mean"), py::arg("std"), py::arg("size"), py::kw_only(), py::arg("generator") = py::none(),
       py::arg("dtype") = py::none());
-  m.def("get_rng_state", [] {
-    const std::vector<uint8_t> s = get_rng_state();
-    return py::bytes(reinterpret_cast<const char*>(s.data()), s.size());
-  });
-  m.def(
-      "set_rng_state",
-      [](py::buffer state) {
-        py::buffer_info info = state.request();
-        const auto* p = static_cast<const uint8_t*>(info.ptr);
-        set_rng_state(std::vector<uint8_t>(p, p + info.size * info.itemsize));
-      },
-      py::arg("new_state"));
   cls.def(
          "uniform_",
          [](py::object self, double from, double to, py::handle generator) {
-           Generator* g = opt_generator(generator);
+           Generator* g = generator_from_python(generator);
            Tensor& t = self.cast<Tensor&>();
            {
              py::gil_scoped_release nogil;
@@ -353,7 +337,7 @@ void bind_ops(py::module_& m) {
       .def(
           "normal_",
           [](py::object self, double mean, double std, py::handle generator) {
-            Generator* g = opt_generator(generator);
+            Generator* g = generator_from_python(generator);
             Tensor& t = self.cast<Tensor&>();
             {
               py::gil_scoped_release nogil;
@@ -365,7 +349,7 @@ void bind_ops(py::module_& m) {
       .def(
           "bernoulli_",
           [](py::object self, double p, py::handle generator) {
-            Generator* g = opt_generator(generator);
+            Generator* g = generator_from_python(generator);
             Tensor& t = self.cast<Tensor&>();
             {
               py::gil_scoped_release nogil;
@@ -377,7 +361,7 @@ void bind_ops(py::module_& m) {
       .def(
           "random_",
           [](py::object self, int64_t from, py::object to, py::handle generator) {
-            Generator* g = opt_generator(generator);
+            Generator* g = generator_from_python(generator);
             Tensor& t = self.cast<Tensor&>();
             // random_(to) draws from [0, to); random_(from, to) from [from, to)
             const int64_t lo = to.is_none() ? 0 : from;

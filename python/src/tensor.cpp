@@ -319,17 +319,14 @@ void setitem(Tensor& self, py::handle index, py::handle value) {
   const int64_t k = a.index.dtype() == kBool ? a.index.dim() : 1;
   std::vector<int64_t> dims;
   for (int64_t j = 0; j < k; ++j) dims.push_back(a.dim + j);
-  if (a.index.dtype() == kBool) mask_to_indices(r, a);  // checks the mask's shape
+  // shape of r[index]: a mask's positions, found once, also check its shape against r's
+  Shape b = a.index.sizes();
+  if (a.index.dtype() == kBool) {
+    const std::vector<Tensor> pos = mask_to_indices(r, a);
+    b = {pos.empty() ? static_cast<int64_t>(a.index.item<bool>()) : pos[0].numel()};  // empty: a 0-dim mask
+  }
   Tensor front = dims_to_front(r, dims);
   Tensor v = value_tensor(value, r);
-  // shape of r[index]
-  Shape b;
-  if (a.index.dtype() == kBool) {
-    const std::vector<bool> bits = to_vector<bool>(a.index.contiguous());
-    b = {static_cast<int64_t>(std::count(bits.begin(), bits.end(), true))};
-  } else {
-    b = a.index.sizes();
-  }
   Shape g(r.sizes().begin(), r.sizes().begin() + a.dim);
   g.insert(g.end(), b.begin(), b.end());
   g.insert(g.end(), r.sizes().begin() + a.dim + k, r.sizes().end());

@@ -16,9 +16,10 @@ namespace {
 bool legacy_empty(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
 
 // Checks every index in [0, size) (negative ones are refused too, as PyTorch's kernels do). A bad
-// one is an IndexError where PyTorch's is (index_select, index_add_), else a plain error (gather,
-// scatter).
-void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* op, bool index_error = true) {
+// one throws E: IndexError where PyTorch raises one (index_select, index_add_), a plain Error
+// where it does not (gather, scatter).
+template <class E = ditto::IndexError>
+void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* op) {
   const Tensor idx = index.contiguous();
   core::dispatch_dtype(idx.dtype(), [&]<class I>() {
     if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
@@ -35,12 +36,9 @@ void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* o
       });
       if (!any_bad.load()) return;
       for (int64_t i = 0; i < n; ++i)
-        if (p[i] < 0 || p[i] >= size) {
-          const int64_t v = p[i];
-          if (index_error)
-            detail::fail_index(op, "index ", v, " is out of bounds for dimension ", dim, " with size ", size);
-          fail(op, "index ", v, " is out of bounds for dimension ", dim, " with size ", size);
-        }
+        if (p[i] < 0 || p[i] >= size)
+          detail::fail_as<E>(op, "index ", static_cast<int64_t>(p[i]), " is out of bounds for dimension ", dim,
+                             " with size ", size);
     }
   });
 }
@@ -163,7 +161,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   if (index.numel() == 0) return out;  // nothing else is checked then (PyTorch)
   check_scatter_gather(op, x, d, index, nullptr);
   if (!ops::call<OpId::gather>(x.device(), at_least_1d(out), at_least_1d(x), d, at_least_1d(index)))
-    check_indices(index, nonempty_size(x, d), d, op, false);  // throws, naming the first bad index
+    check_indices<Error>(index, nonempty_size(x, d), d, op);  // throws, naming the first bad index
   if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
     ops::record<OpId::gather>({x}, {out}, autograd::formulas::IndexSaved{x.sizes(), d, index});
   }
@@ -250,7 +248,7 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
     const Tensor o = at_least_1d(out), i = at_least_1d(index), u = used.detach();
     const bool in_range = reduce_op ? ops::call<OpId::scatter_reduce>(self.device(), o, d, i, u, r, include_self)
                                     : ops::call<OpId::scatter_add_>(self.device(), o, d, i, u);
-    if (!in_range) check_indices(index, nonempty_size(self, d), d, op, false);  // throws, naming the first bad index
+    if (!in_range) check_indices<Error>(index, nonempty_size(self, d), d, op);  // throws, naming the first bad index
   }
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, used)) {
     if (index.numel() == 0) return autograd::any_needs_grad(self) ? self.clone() : out;

@@ -432,6 +432,7 @@ nlohmann::json replayable_call(Rng& r) {
   j["op"] = op;
   const Tensor x = make(shape_arg(r, 3));
   const int64_t nd = x.dim(), d = dim_arg(r, nd), d2 = dim_arg(r, nd);
+  const int64_t size = nd == 0 ? 1 : x.size(d >= -nd && d < nd ? d : 0);  // of the indexed dim
   const bool keep = r.chance(0.5);
   j["dim"] = d;
   j["dim2"] = d2;
@@ -440,7 +441,6 @@ nlohmann::json replayable_call(Rng& r) {
   std::function<Tensor()> run;
   if (family == 3) {
     // operands that fit x most of the time, so the calls get past the first check
-    const int64_t size = nd == 0 ? 1 : x.size(d >= -nd && d < nd ? d : 0);
     auto index_for = [&](Shape sz) { return randint(r.chance(0.9) ? 0 : -2, size > 0 ? size : 1, sz, kInt64); };
     if (op == "mm" || op == "bmm" || op == "matmul") {
       Shape ys = shape_arg(r, 3);
@@ -511,7 +511,6 @@ nlohmann::json replayable_call(Rng& r) {
     };
   } else {
     if (op == "gather" || op == "index_select") {
-      const int64_t size = nd == 0 ? 1 : x.size(d >= -nd && d < nd ? d : 0);
       y = randint(0, size > 0 ? size : 1, op == "gather" ? shape_arg(r, 3) : Shape{r.range(0, 4)}, kInt64);
     } else if (op == "cat") {
       y = make(r.chance(0.6) ? x.sizes() : shape_arg(r, 3));

@@ -1,5 +1,5 @@
 """The optimizers: param groups in Python, one C++ optimizer per group."""
-from ditto import _C
+from ditto import _C, enable_grad  # ditto/__init__.py defines enable_grad before it imports optim
 
 _o = _C._optim
 
@@ -79,7 +79,7 @@ class Optimizer:
     def step(self, closure=None):
         loss = None
         if closure is not None:
-            with _C_enable_grad():
+            with enable_grad():
                 loss = closure()
         for i in range(len(self.param_groups)):
             self._impl(i).step()
@@ -123,12 +123,6 @@ class Optimizer:
                 if key != "params":
                     s += f"\n    {key}: {group[key]}"
         return s + "\n)"
-
-
-def _C_enable_grad():
-    from ditto import enable_grad
-
-    return enable_grad()
 
 
 class SGD(Optimizer):
