@@ -2,6 +2,8 @@
 the known failures listed with their reasons; the sweep's comparison catches a wrong result; every
 table op that OpInfo covers is swept; docs/coverage.md is what the sweep gives."""
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -35,6 +37,20 @@ def test_opinfo_samples(name):
     assert len(r["failures"]) <= known, "\n".join(r["failures"])
     if known:
         assert r["failures"], f"{name} no longer fails: remove it from KNOWN_FAILURES ({why})"
+
+
+@pytest.mark.parametrize("name", sorted(sweep.KERNEL_LEVEL_DIFFERENCES))
+def test_kernel_level_differences_pass_against_pytorchs_default_kernel(name):
+    """An entry that differs only from PyTorch's vector kernels passes whole against its DEFAULT one."""
+    code = (
+        "import sweep, sys; assert sweep.TORCH_CAPABILITY == 'DEFAULT', sweep.TORCH_CAPABILITY; "
+        f"r = sweep.run_entry(sweep.BY_NAME[{name!r}]); print(r['samples'], r['failures']); "
+        "sys.exit(1 if r['failures'] or not r['samples'] else 0)"
+    )
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.abspath(__file__))] + sys.path)
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
 
 
 def test_the_sweep_catches_a_wrong_result():

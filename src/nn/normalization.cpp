@@ -57,6 +57,14 @@ Tensor batch_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor
                        const Tensor& bias, bool training, double momentum, double eps, const char* op) {
   DITTO_CHECK(x.defined(), op, "expected a defined input");
   DITTO_CHECK(is_floating(x.dtype()), op, "expected a floating point input, got ", dtype_name(x.dtype()));
+  if (x.numel() == 0) {
+    // As PyTorch: an input with no elements, of any rank, gives a copy (scaled by weight[0] and
+    // shifted by bias[0] where given, so the graph reaches them); no statistics, no running update.
+    Tensor y = x.clone();
+    if (weight.defined()) y = y * weight.select(0, 0);
+    if (bias.defined()) y = y + bias.select(0, 0);
+    return y;
+  }
   DITTO_CHECK(x.dim() >= 2, op, "expected an input with at least 2 dims (N, C, ...), got ", x.dim(), "-D");
   const int64_t C = x.size(1);
   auto check_param = [&](const Tensor& t, const char* what) {
