@@ -2,10 +2,18 @@
 // CrossEntropyLoss, Adam) learns to tell ten kinds of 28x28 stroke images apart. The data set is
 // generated from a seed (no download). Every run prints the same losses, accuracies and
 // parameter fingerprint, whatever DITTO_NUM_THREADS says.
+//
+// `--save-at STEP PATH` stops after STEP batches and saves a checkpoint; `--resume PATH` goes on
+// from it, in a new process, and prints what the run straight through prints from there on (each
+// epoch's batch order comes from a generator seeded by the epoch, as DistributedSampler does, so
+// a resume mid-epoch sees the same order).
 #include <ditto/ditto.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <string>
 
 namespace nn = ditto::nn;
 using ditto::Tensor;
@@ -33,7 +41,22 @@ static double accuracy(nn::Sequential& model, const Tensor& x, const Tensor& y) 
   return (pred == y).sum().item<double>() / static_cast<double>(y.numel());
 }
 
-int main() {
+int main(int argc, char** argv) {
+  int64_t save_at = -1;
+  std::string path;
+  bool resume = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--save-at") == 0 && i + 2 < argc) {
+      save_at = std::atoll(argv[++i]);
+      path = argv[++i];
+    } else if (std::strcmp(argv[i], "--resume") == 0 && i + 1 < argc) {
+      resume = true;
+      path = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [--save-at STEP PATH | --resume PATH]\n", argv[0]);
+      return 2;
+    }
+  }
   ditto::manual_seed(0);
   ditto::use_deterministic_algorithms(true);
   ditto::Generator data_gen(2024);
@@ -45,11 +68,25 @@ int main() {
   nn::CrossEntropyLoss loss_fn;
   ditto::optim::Adam optimizer(model.parameters(), 1e-3);
 
-  const int64_t batch = 64, n = train_x.size(0);
-  for (int epoch = 1; epoch <= 3; ++epoch) {
-    ditto::Tensor order = ditto::randperm(n);
-    double total = 0;
-    for (int64_t b = 0; b < n; b += batch) {
+  const int64_t batch = 64, n = train_x.size(0), per_epoch = (n + batch - 1) / batch;
+  int64_t step = 0;
+  double total = 0;  // the epoch's loss so far (saved with a checkpoint, exactly, as %a)
+  if (resume) {
+    const ditto::Checkpoint c = ditto::load_checkpoint(path, model, optimizer);
+    step = c.step;
+    total = std::strtod(c.metadata.at("epoch_loss_sum").c_str(), nullptr);
+  }
+  for (int64_t epoch = step / per_epoch + 1; epoch <= 3; ++epoch) {
+    ditto::Generator order_gen(1000 + static_cast<uint64_t>(epoch));
+    const Tensor order = ditto::randperm(n, ditto::kInt64, &order_gen);
+    for (int64_t b = (step % per_epoch) * batch; b < n; b += batch, ++step) {
+      if (step == save_at) {
+        char sum[64];
+        std::snprintf(sum, sizeof sum, "%a", total);
+        ditto::save_checkpoint(path, model, optimizer, {}, {}, step, {{"epoch_loss_sum", sum}});
+        std::printf("saved at step %lld\n", static_cast<long long>(step));
+        return 0;
+      }
       Tensor idx = order.slice(0, b, b + batch);
       Tensor loss = loss_fn(model(train_x.index_select(0, idx)), train_y.index_select(0, idx));
       optimizer.zero_grad();
@@ -57,8 +94,9 @@ int main() {
       optimizer.step();
       total += loss.item<double>() * static_cast<double>(idx.numel());
     }
-    std::printf("epoch %d  loss %.6f  train accuracy %.4f  test accuracy %.4f\n", epoch, total / n,
-                accuracy(model, train_x, train_y), accuracy(model, test_x, test_y));
+    std::printf("epoch %lld  loss %.6f  train accuracy %.4f  test accuracy %.4f\n", static_cast<long long>(epoch),
+                total / n, accuracy(model, train_x, train_y), accuracy(model, test_x, test_y));
+    total = 0;
   }
   std::cout << "parameters fingerprint: " << ditto::fingerprint_hex(ditto::fingerprint(model.parameters())) << "\n";
   return 0;

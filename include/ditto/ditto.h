@@ -11,5 +11,7 @@
 #include "ditto/optim.h"
 #include "ditto/random.h"
 #include "ditto/scalar.h"
+#include "ditto/serialize.h"
+#include "ditto/state_dict.h"
 #include "ditto/tensor.h"
 #include "ditto/threads.h"

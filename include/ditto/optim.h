@@ -96,11 +96,24 @@ class AdamW : public Adam {
 // Learning-rate schedulers (torch.optim.lr_scheduler, chainable form: each step() derives the
 // new lr from the optimizer's current one, as PyTorch's get_lr). Construction performs PyTorch's
 // initial step (last_epoch 0, lr unchanged); call step() after each optimizer.step().
+struct SchedulerState {
+  int64_t last_epoch = 0;
+  double base_lr = 0.0;
+  double last_lr = 0.0;
+};
+
 class LRScheduler {
  public:
   explicit LRScheduler(Optimizer& optimizer);
   virtual ~LRScheduler() = default;
   void step();
+  // Its position (what step() reads besides the optimizer's lr), for checkpoints.
+  SchedulerState state_dict() const { return {last_epoch_, base_lr_, last_lr_}; }
+  void load_state_dict(const SchedulerState& s) {
+    last_epoch_ = s.last_epoch;
+    base_lr_ = s.base_lr;
+    last_lr_ = s.last_lr;
+  }
   double get_last_lr() const { return last_lr_; }  // one parameter group: one lr
   int64_t last_epoch() const { return last_epoch_; }
   double base_lr() const { return base_lr_; }

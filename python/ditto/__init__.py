@@ -322,6 +322,13 @@ _bool = type(True)
 _int = type(1)
 
 from ditto import autograd, backends, cuda, nn, optim, return_types, utils  # noqa: E402,F401
+from ditto.serialization import (  # noqa: E402,F401
+    load_checkpoint,
+    load_safetensors,
+    safetensors_metadata,
+    save_checkpoint,
+    save_safetensors,
+)
 from ditto._composites import (  # noqa: E402,F401
     all,
     allclose,

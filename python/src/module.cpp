@@ -262,4 +262,5 @@ PYBIND11_MODULE(_C, m) {
   bind_ops(m);
   bind_nn(m);
   bind_interop(m);
+  bind_serialize(m);
 }

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "ditto/state_dict.h"
 #include "ditto/tensor.h"
 
 namespace ditto::nn {
@@ -21,6 +22,20 @@ class Module {
   // This module's own parameters and buffers, without its children's.
   const std::vector<std::pair<std::string, Tensor>>& own_parameters() const { return params_; }
   const std::vector<std::pair<std::string, Tensor>>& own_buffers() const { return buffers_; }
+
+  // PyTorch's state_dict(): this module's parameters, then its buffers, then each child's under
+  // "<child>." (recursively), num_batches_tracked included. The tensors are detached views of the
+  // module's own, as PyTorch's (not copies).
+  StateDict state_dict() const;
+  struct LoadResult {
+    std::vector<std::string> missing_keys;     // the module's, absent from the state
+    std::vector<std::string> unexpected_keys;  // the state's, not in the module
+  };
+  // Copies `state` into the parameters and buffers of the same names (converting the dtype, as
+  // copy_), all checked before any is written. A shape mismatch raises; missing and unexpected
+  // keys raise when strict, and are returned either way. The message is PyTorch's ("Error(s) in
+  // loading state_dict for Linear: Missing key(s) in state_dict: "bias". ...").
+  LoadResult load_state_dict(const StateDict& state, bool strict = true);
 
   virtual void train(bool on = true);
   void eval() { train(false); }
