@@ -14,28 +14,16 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
+
+#include "resume_flags.h"
 
 namespace nn = ditto::nn;
 using ditto::Tensor;
 
 int main(int argc, char** argv) {
-  int64_t save_at = -1;
-  std::string path;
-  bool resume = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--save-at") == 0 && i + 2 < argc) {
-      save_at = std::atoll(argv[++i]);
-      path = argv[++i];
-    } else if (std::strcmp(argv[i], "--resume") == 0 && i + 1 < argc) {
-      resume = true;
-      path = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--save-at STEP PATH | --resume PATH]\n", argv[0]);
-      return 2;
-    }
-  }
+  ResumeFlags flags;
+  if (!parse_resume_flags(argc, argv, flags)) return 2;
   constexpr int64_t kSteps = 40;
   ditto::manual_seed(0);
   ditto::use_deterministic_algorithms(true);
@@ -47,13 +35,14 @@ int main(int argc, char** argv) {
   const Tensor teacher = ditto::randn({16, 4}, ditto::kFloat32, &data);
 
   int64_t step = 0;
-  if (resume) {
-    step = ditto::load_checkpoint(path, model, optimizer, {&schedule}, {&data}).step;
+  if (flags.resume) {
+    step = ditto::load_checkpoint(flags.path, model, optimizer, {&schedule}, {&data}).step;
     std::printf("resumed at step %lld\n", static_cast<long long>(step));
   }
   for (; step < kSteps; ++step) {
-    if (step == save_at) {
-      ditto::save_checkpoint(path, model, optimizer, {&schedule}, {&data}, step, {{"example", "checkpoint_example"}});
+    if (step == flags.save_at) {
+      ditto::save_checkpoint(flags.path, model, optimizer, {&schedule}, {&data}, step,
+                             {{"example", "checkpoint_example"}});
       std::printf("saved at step %lld\n", static_cast<long long>(step));
       return 0;
     }

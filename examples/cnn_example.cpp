@@ -11,9 +11,10 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <string>
+
+#include "resume_flags.h"
 
 namespace nn = ditto::nn;
 using ditto::Tensor;
@@ -42,21 +43,8 @@ static double accuracy(nn::Sequential& model, const Tensor& x, const Tensor& y) 
 }
 
 int main(int argc, char** argv) {
-  int64_t save_at = -1;
-  std::string path;
-  bool resume = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--save-at") == 0 && i + 2 < argc) {
-      save_at = std::atoll(argv[++i]);
-      path = argv[++i];
-    } else if (std::strcmp(argv[i], "--resume") == 0 && i + 1 < argc) {
-      resume = true;
-      path = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--save-at STEP PATH | --resume PATH]\n", argv[0]);
-      return 2;
-    }
-  }
+  ResumeFlags flags;
+  if (!parse_resume_flags(argc, argv, flags)) return 2;
   ditto::manual_seed(0);
   ditto::use_deterministic_algorithms(true);
   ditto::Generator data_gen(2024);
@@ -71,8 +59,8 @@ int main(int argc, char** argv) {
   const int64_t batch = 64, n = train_x.size(0), per_epoch = (n + batch - 1) / batch;
   int64_t step = 0;
   double total = 0;  // the epoch's loss so far (saved with a checkpoint, exactly, as %a)
-  if (resume) {
-    const ditto::Checkpoint c = ditto::load_checkpoint(path, model, optimizer);
+  if (flags.resume) {
+    const ditto::Checkpoint c = ditto::load_checkpoint(flags.path, model, optimizer);
     step = c.step;
     total = std::strtod(c.metadata.at("epoch_loss_sum").c_str(), nullptr);
   }
@@ -80,10 +68,10 @@ int main(int argc, char** argv) {
     ditto::Generator order_gen(1000 + static_cast<uint64_t>(epoch));
     const Tensor order = ditto::randperm(n, ditto::kInt64, &order_gen);
     for (int64_t b = (step % per_epoch) * batch; b < n; b += batch, ++step) {
-      if (step == save_at) {
+      if (step == flags.save_at) {
         char sum[64];
         std::snprintf(sum, sizeof sum, "%a", total);
-        ditto::save_checkpoint(path, model, optimizer, {}, {}, step, {{"epoch_loss_sum", sum}});
+        ditto::save_checkpoint(flags.path, model, optimizer, {}, {}, step, {{"epoch_loss_sum", sum}});
         std::printf("saved at step %lld\n", static_cast<long long>(step));
         return 0;
       }

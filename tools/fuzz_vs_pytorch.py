@@ -9,7 +9,7 @@ Each line of the input is one call (op, tensors with their values, dims) and dit
 two libraries disagree: ditto refuses what PyTorch accepts ("too eager"), ditto accepts what
 PyTorch refuses ("too lax"), or both accept with another result dtype or shape. Exits 1 when
 there is any disagreement not listed in KNOWN below (documented differences), else 0; exits 77
-when PyTorch is not installed (CTest counts that as skipped). Each call runs in a forked child:
+when PyTorch is not installed (CTest counts that as skipped). The calls run in a forked child:
 a call on which PyTorch itself crashes is listed, not counted as a disagreement.
 """
 import collections
@@ -120,40 +120,48 @@ def run(c):
   raise ValueError(op)
 
 
-def replay(c):
-  """Runs the call in a forked child (PyTorch 1.13 corrupts its heap on some bad calls, and a
-  crash must not end the replay): (True, dtype, sizes), (False, message) or (None, signal)."""
-  rfd, wfd = os.pipe()
-  pid = os.fork()
-  if pid == 0:
-    os.close(rfd)
-    try:
-      r = run(c)
-      out = {'ok': True, 'dtype': NAME[r.dtype], 'sizes': list(r.shape)}
-    except (RuntimeError, IndexError, ValueError, TypeError) as e:
-      out = {'ok': False, 'error': str(e).split('\n')[0][:160]}
-    os.write(wfd, json.dumps(out).encode())
-    os._exit(0)
-  os.close(wfd)
-  data = b''
-  while chunk := os.read(rfd, 65536):
-    data += chunk
-  os.close(rfd)
-  _, status = os.waitpid(pid, 0)
-  if os.WIFSIGNALED(status) or not data:
-    return None
-  return json.loads(data)
+def outcome(c):
+  try:
+    r = run(c)
+    return {'ok': True, 'dtype': NAME[r.dtype], 'sizes': list(r.shape)}
+  except (RuntimeError, IndexError, ValueError, TypeError) as e:
+    return {'ok': False, 'error': str(e).split('\n')[0][:160]}
+
+
+def replay_all(calls):
+  """Runs the calls in a forked child (PyTorch 1.13 crashes on some bad calls, and a crash must
+  not end the replay), one line of JSON back per call; when the child dies, the call it was on
+  is marked None and a new child goes on from the next. (A fork per call cost 30 ms each.)"""
+  results, i = [None] * len(calls), 0
+  while i < len(calls):
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+      os.close(rfd)
+      with os.fdopen(wfd, 'w') as w:
+        for c in calls[i:]:
+          w.write(json.dumps(outcome(c)) + '\n')
+          w.flush()
+      os._exit(0)
+    os.close(wfd)
+    with os.fdopen(rfd) as r:
+      for line in r:
+        results[i] = json.loads(line)
+        i += 1
+    os.waitpid(pid, 0)
+    if i < len(calls):  # the child died on call i
+      i += 1
+  return results
 
 
 def main(path):
   counts = collections.Counter()
   kept = 0
   unknown, crashed = [], []
-  for line in open(path):
-    c = json.loads(line)
+  calls = [json.loads(line) for line in open(path)]
+  for c, r in zip(calls, replay_all(calls)):
     desc = f"{c['op']} x={c['x']['dtype']}{c['x']['sizes']}" + (
         f" y={c['y']['dtype']}{c['y']['sizes']}" if 'y' in c else '') + f" dim={c['dim']} dim2={c['dim2']}"
-    r = replay(c)
     if r is None:  # PyTorch's bug, not a disagreement: listed, not failed
       counts['PyTorch crashed'] += 1
       crashed.append(f"PyTorch crashed: {desc} (ditto: {c['ditto']} {c.get('error', '')})")

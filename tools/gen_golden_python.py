@@ -21,6 +21,11 @@ import sys
 
 import torch
 
+# The code that runs a case or a program and describes its result is the tests' own (ditto runs it
+# there), so both sides run and describe it the same way.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "tests"))
+from golden import describe, run_case, run_program  # noqa: E402
+
 CASES = [
     # factories and printing
     ("", "torch.tensor([[1.5, 2.0], [3.0, 4.0]])"),
@@ -289,28 +294,11 @@ for step in range(4):
 }
 
 
-def describe(v):
-    if isinstance(v, torch.Tensor):
-        d = {"repr": repr(v), "dtype": str(v.dtype), "shape": list(v.shape)}
-        flat = v.detach().reshape(-1).tolist()
-        d["values"] = [float(x).hex() if isinstance(x, float) else x for x in flat]
-        return d
-    if isinstance(v, tuple) and v and all(isinstance(t, torch.Tensor) for t in v):
-        return {"repr": repr(v), "items": [describe(t) for t in v]}
-    return {"repr": repr(v)}
-
-
 def case(setup, expr, compare="bits"):
-    d = describe(run_case(setup, expr, torch))
+    d = describe(run_case(setup, expr, torch), torch)
     if compare == "repr":
         d = {"repr": d["repr"]}
     return {"setup": setup, "expr": expr, **d}
-
-
-def run_case(setup, expr, lib):
-    ns = {"torch": lib}
-    exec(setup, ns)
-    return eval(expr, ns)
 
 
 def raised(expr, lib):
@@ -319,16 +307,6 @@ def raised(expr, lib):
     except Exception as e:  # noqa: BLE001
         return type(e).__name__
     raise SystemExit(f"{expr}: PyTorch raised nothing")
-
-
-def run_program(code, lib):
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(code, {"torch": lib})
-    return out.getvalue()
 
 
 def main():

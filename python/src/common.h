@@ -47,6 +47,24 @@ Generator* generator_from_python(py::handle h);
 // Tensor or number as the other operand of a binary op.
 inline bool is_tensor(py::handle h) { return py::isinstance<Tensor>(h); }
 
+// The other operand of a binary op (a + b, add(a, b), a += b): runs with_tensor(o) when it is a
+// Tensor, with_scalar(s) when it is a number, without the GIL; false (nothing run) when it is
+// neither, so the caller returns NotImplemented (operators) or raises TypeError (functions).
+template <class FT, class FS>
+bool with_other(py::handle other, FT&& with_tensor, FS&& with_scalar) {
+  if (is_tensor(other)) {
+    const Tensor& o = other.cast<const Tensor&>();
+    py::gil_scoped_release nogil;
+    with_tensor(o);
+    return true;
+  }
+  Scalar s;
+  if (!scalar_from_python(other, s)) return false;
+  py::gil_scoped_release nogil;
+  with_scalar(s);
+  return true;
+}
+
 [[noreturn]] void raise_type_error(const std::string& message);
 [[noreturn]] void raise_index_error(const std::string& message);
 

@@ -419,14 +419,11 @@ void bind_ops(py::module_& m) {
     def_op(
         m, cls, name,
         [tt, ts, name](const Tensor& x, py::handle other) {
-          if (is_tensor(other)) {
-            const Tensor& o = other.cast<const Tensor&>();
-            py::gil_scoped_release nogil;
-            return tt(x, o);
-          }
-          const Scalar s = as_scalar(other, name, "other");
-          py::gil_scoped_release nogil;
-          return ts(x, s);
+          Tensor r;
+          if (!with_other(
+                  other, [&](const Tensor& o) { r = tt(x, o); }, [&](const Scalar& s) { r = ts(x, s); }))
+            r = ts(x, as_scalar(other, name, "other"));  // raises TypeError
+          return r;
         },
         py::arg("other"));
   };
@@ -874,15 +871,9 @@ void bind_ops(py::module_& m) {
         name,
         [tt, ts, name](py::object self, py::handle other) {
           Tensor& t = self.cast<Tensor&>();
-          if (is_tensor(other)) {
-            const Tensor& o = other.cast<const Tensor&>();
-            py::gil_scoped_release nogil;
-            tt(t, o);
-          } else {
-            const Scalar s = as_scalar(other, name, "other");
-            py::gil_scoped_release nogil;
-            ts(t, s);
-          }
+          if (!with_other(
+                  other, [&](const Tensor& o) { tt(t, o); }, [&](const Scalar& s) { ts(t, s); }))
+            ts(t, as_scalar(other, name, "other"));  // raises TypeError
           return self;
         },
         py::arg("other"));

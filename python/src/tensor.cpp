@@ -16,22 +16,11 @@ namespace {
 
 template <class FT, class FS>
 py::object binary(const Tensor& self, py::handle other, FT with_tensor, FS with_scalar) {
-  if (is_tensor(other)) {
-    const Tensor& o = other.cast<const Tensor&>();
-    Tensor r;
-    {
-      py::gil_scoped_release nogil;
-      r = with_tensor(self, o);
-    }
-    return py::cast(std::move(r));
-  }
-  Scalar s;
-  if (!scalar_from_python(other, s)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   Tensor r;
-  {
-    py::gil_scoped_release nogil;
-    r = with_scalar(self, s);
-  }
+  if (!with_other(
+          other, [&](const Tensor& o) { r = with_tensor(self, o); },
+          [&](const Scalar& s) { r = with_scalar(self, s); }))
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   return py::cast(std::move(r));
 }
 
@@ -39,16 +28,9 @@ py::object binary(const Tensor& self, py::handle other, FT with_tensor, FS with_
 template <class FT, class FS>
 py::object inplace(py::object self, py::handle other, FT with_tensor, FS with_scalar) {
   Tensor& t = self.cast<Tensor&>();
-  if (is_tensor(other)) {
-    const Tensor& o = other.cast<const Tensor&>();
-    py::gil_scoped_release nogil;
-    with_tensor(t, o);
-  } else {
-    Scalar s;
-    if (!scalar_from_python(other, s)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-    py::gil_scoped_release nogil;
-    with_scalar(t, s);
-  }
+  if (!with_other(
+          other, [&](const Tensor& o) { with_tensor(t, o); }, [&](const Scalar& s) { with_scalar(t, s); }))
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   return self;
 }
 

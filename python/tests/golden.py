@@ -1,11 +1,10 @@
-"""Reads the known answers written by tools/gen_golden_python.py (from PyTorch 1.13) and runs the
-same code with ditto."""
+"""The known answers written by tools/gen_golden_python.py (from PyTorch 1.13), and the code that
+runs a case or a program and describes its result: the generator runs it with torch, the tests
+with ditto (`lib` is the module that the code calls `torch`)."""
 import contextlib
 import io
 import json
 import os
-
-import ditto
 
 _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pytorch-python.json")
 
@@ -23,8 +22,8 @@ def normalize(text):
     return text.replace("ditto.", "torch.")
 
 
-def describe(v):
-    if isinstance(v, ditto.Tensor):
+def describe(v, lib):
+    if isinstance(v, lib.Tensor):
         flat = v.detach().reshape(-1).tolist()
         return {
             "repr": normalize(repr(v)),
@@ -32,8 +31,8 @@ def describe(v):
             "shape": list(v.shape),
             "values": [float(x).hex() if isinstance(x, float) else x for x in flat],
         }
-    if isinstance(v, tuple) and v and all(isinstance(t, ditto.Tensor) for t in v):
-        return {"repr": normalize(repr(v)), "items": [describe(t) for t in v]}
+    if isinstance(v, tuple) and v and all(isinstance(t, lib.Tensor) for t in v):
+        return {"repr": normalize(repr(v)), "items": [describe(t, lib) for t in v]}
     return {"repr": normalize(repr(v))}
 
 
@@ -42,14 +41,14 @@ def compared(case, got):
     return {k: v for k, v in got.items() if k in case}
 
 
-def run_case(setup, expr):
-    ns = {"torch": ditto}
+def run_case(setup, expr, lib):
+    ns = {"torch": lib}
     exec(setup, ns)
     return eval(expr, ns)
 
 
-def run_program(code):
+def run_program(code, lib):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(code, {"torch": ditto})
+        exec(code, {"torch": lib})
     return normalize(out.getvalue())

@@ -19,14 +19,14 @@ def one_thread_off_mode():
 @pytest.mark.parametrize("case", DATA["cases"], ids=[c["expr"] for c in DATA["cases"]])
 def test_case_matches_pytorch(case):
     want = {k: v for k, v in case.items() if k not in ("setup", "expr")}
-    got = compared(want, describe(run_case(case["setup"], case["expr"])))
+    got = compared(want, describe(run_case(case["setup"], case["expr"], ditto), ditto))
     assert got == want
 
 
 @pytest.mark.parametrize("name", sorted(DATA["programs"]))
 def test_program_prints_what_pytorch_printed(name):
     program = DATA["programs"][name]
-    got = run_program(program["code"]).splitlines()
+    got = run_program(program["code"], ditto).splitlines()
     want = program["output"].splitlines()
     assert got == want
 
@@ -36,7 +36,7 @@ def test_programs_do_not_depend_on_the_thread_count(threads):
     before = ditto.get_num_threads()
     ditto.set_num_threads(threads)
     try:
-        got = run_program(DATA["programs"]["sgd_groups"]["code"])
+        got = run_program(DATA["programs"]["sgd_groups"]["code"], ditto)
     finally:
         ditto.set_num_threads(before)
     assert got.splitlines() == DATA["programs"]["sgd_groups"]["output"].splitlines()
