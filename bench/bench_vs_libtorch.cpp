@@ -179,6 +179,28 @@ void torch_softmax(benchmark::State& state, int threads) {
   rate(state, "GBps", 8e-9 * kSoftmaxRows * kSoftmaxCols);
 }
 
+// ===== cumsum of 16M float32 (one line: both scan it in one pass, in double) ==========================
+constexpr int64_t kScanN = 16 << 20;
+
+void ditto_cumsum(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  const ditto::Tensor x = ditto::randn({kScanN});
+  for (auto _ : state) {
+    ditto::Tensor y = ditto::cumsum(x, 0);
+    benchmark::DoNotOptimize(y);
+  }
+  rate(state, "GBps", 8e-9 * kScanN);
+}
+void torch_cumsum(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  const torch::Tensor x = torch::randn({kScanN});
+  for (auto _ : state) {
+    torch::Tensor y = torch::cumsum(x, 0);
+    benchmark::DoNotOptimize(y);
+  }
+  rate(state, "GBps", 8e-9 * kScanN);
+}
+
 // ===== training steps: zero_grad (to none), forward, loss, backward, SGD step =====================
 // MLP 784-512-512-10 with ReLU, batch 128, MSE loss, SGD lr 0.01.
 void ditto_mlp(benchmark::State& state, int threads, bool det) {
@@ -352,6 +374,9 @@ void register_all() {
     both(
         "softmax_4096x1024", [t](benchmark::State& s) { ditto_softmax(s, t); },
         [t](benchmark::State& s) { torch_softmax(s, t); });
+    both(
+        "cumsum_16M", [t](benchmark::State& s) { ditto_cumsum(s, t); },
+        [t](benchmark::State& s) { torch_cumsum(s, t); });
     both(
         "mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); },
         [t](benchmark::State& s) { torch_mlp(s, t); });

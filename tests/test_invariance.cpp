@@ -451,6 +451,14 @@ std::vector<Entry> corpus() {
     }
   });
 
+  add("scans", {"cumsum", "cumprod", "cumprod_backward"}, [](Run& r) {
+    r.grad("cumsum (100003)", ditto::cumsum(r.input({100003}), 0));
+    r.grad("cumsum (129,300)^T dim 0", ditto::cumsum(r.input({129, 300}, Layout::Transposed), 0));
+    r.grad("cumsum (5,9,13) step 2 dim 1 float64", ditto::cumsum(r.input({5, 9, 13}, Layout::Strided), 1, kFloat64));
+    r.grad("cumprod (33,700) dim 1", ditto::cumprod(r.input({33, 700}) * 0.01 + 1.0, 1));
+    r.grad("cumprod (700,33) dim 0", ditto::cumprod(r.input({700, 33}, Layout::Transposed, Dist::Normal, kFloat64), 0));
+  });
+
   // --- linear algebra
   add("mm", {"mm"}, [](Run& r) {
     r.grad("(17,33)@(33,7)", ditto::mm(r.input({17, 33}), r.input({33, 7})));

@@ -79,6 +79,10 @@ Tensor var(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool
 Tensor std(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool keepdim = false);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
+// Running sums and products along dim, in PyTorch's CPU order (the same bits): integers and bool
+// give int64 unless dtype says otherwise; the input is converted to dtype first.
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 
 // --- linear algebra (Note [GEMM accumulation order])
 Tensor mm(const Tensor& a, const Tensor& b);

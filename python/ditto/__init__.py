@@ -28,6 +28,8 @@ from ditto._C import (  # noqa: F401  (re-exported names)
     clip,
     clone,
     concat,
+    cumprod,
+    cumsum,
     default_generator,
     div,
     divide,

@@ -707,6 +707,18 @@ void bind_ops(py::module_& m) {
   };
   softmax_like("softmax", false);
   softmax_like("log_softmax", true);
+  auto scan_like = [&](const char* name, bool product) {
+    def_op(
+        m, cls, name,
+        [product](const Tensor& x, int64_t dim, py::handle dtype) {
+          const auto d = opt_dtype(dtype);
+          py::gil_scoped_release nogil;
+          return product ? cumprod(x, dim, d) : cumsum(x, dim, d);
+        },
+        py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+  };
+  scan_like("cumsum", false);
+  scan_like("cumprod", true);
 
   // ---------------------------------------------------------------- linear algebra
   def_op(

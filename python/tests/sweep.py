@@ -129,6 +129,8 @@ SWEEP = [
     Entry("any", D("any")),
     Entry("softmax", D("softmax"), CLOSE),
     Entry("log_softmax", D("log_softmax"), CLOSE),
+    Entry("cumsum", D("cumsum"), EXACT, grad=EXACT),
+    Entry("cumprod", D("cumprod"), EXACT),
     # linear algebra: each element one fma chain over k; PyTorch's BLAS blocks k its own way
     Entry("mm", D("mm"), CLOSE),
     Entry("bmm", D("bmm"), CLOSE),

@@ -12,4 +12,5 @@
 #include "cpu/decl/pointwise.h"
 #include "cpu/decl/pool.h"
 #include "cpu/decl/reduce.h"
+#include "cpu/decl/scan.h"
 #include "cpu/decl/scatter.h"

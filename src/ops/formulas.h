@@ -164,7 +164,14 @@ struct EmbeddingSaved {
   int64_t num_weights, padding_idx;
 };
 
+struct ScanSaved {  // cumsum (x unset) and cumprod
+  SavedTensor x;    // the input, in the output's dtype
+  int64_t dim;
+};
+
 #define DITTO_FORMULA(name, State) Grads name(const State& s, const Grads& g)
+DITTO_FORMULA(cumsum, ScanSaved);  // ops/scan_ops.cpp
+DITTO_FORMULA(cumprod, ScanSaved);
 DITTO_FORMULA(view, InputShape);
 DITTO_FORMULA(transpose, TransposeSaved);
 DITTO_FORMULA(permute, PermuteSaved);

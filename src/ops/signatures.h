@@ -29,6 +29,12 @@ using Var = void(const Tensor& out, const Tensor& in, int64_t correction, bool t
 using ReduceWithIndex = void(const Tensor& values, const Tensor& indices, const Tensor& in);
 using ArgReduce = void(const Tensor& indices, const Tensor& in);
 using Softmax = void(const Tensor& out, const Tensor& in);  // rows of a contiguous 2-D tensor
+// out and in are contiguous 3-D (outer, n, inner) of one dtype: each line out[o, :, i] is the scan
+// of in[o, :, i] along n, from index 0 (from n - 1 when reverse), in Note [Scan order]
+// (cpu/scan.cpp).
+using Scan = void(const Tensor& out, const Tensor& in, bool reverse);
+// cumprod's gradient: grad_in, grad_out and in as Scan's tensors, floating.
+using ScanBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in);
 // out (B, M, N) = a (B, M, K) @ b (B, K, N), or all three 2-D (mm); addmm adds beta * self
 // (expanded to (M, N)).
 using Bmm = void(const Tensor& out, const Tensor& a, const Tensor& b);

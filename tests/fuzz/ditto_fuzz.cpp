@@ -253,6 +253,13 @@ std::vector<OpFuzzer> generators() {
           default: return one(log_softmax(x, dim_arg(c.r, nd)));
         }
       });
+  // scans (cumprod_backward runs when the input requires grad)
+  reg({"cumsum", "cumprod", "cumprod_backward"}, [](Ctx& c) {
+    Tensor x = c.any();
+    const int64_t d = dim_arg(c.r, x.dim());
+    const auto dt = c.r.chance(0.2) ? std::optional<ScalarType>(c.r.pick(kDtypes)) : std::nullopt;
+    return one(c.r.chance(0.5) ? cumsum(x, d, dt) : cumprod(x, d, dt));
+  });
   // linear algebra
   reg({"bmm", "mm", "addmm"}, [](Ctx& c) {
     const int64_t n = size_arg(c.r), k = size_arg(c.r), m = size_arg(c.r);
