@@ -204,3 +204,43 @@ def test_scatter_reduce_same_with_the_mode_on_and_off(reduce):
     with DeterministicGuard(True):
         on = torch.zeros(7).scatter_reduce(0, idx, src, reduce)
     assert torch.equal(on, off)
+
+
+def test_no_alert_cumsum():
+    # test_nondeterministic_alert_cumsum: PyTorch alerts for cumsum on CUDA only; ditto's scans are
+    # deterministic everywhere, forward and backward, with the mode on or off.
+    x = torch.randn(10, 20, requires_grad=True)
+
+    def fn():
+        torch.cumsum(x, 1).sum().backward()
+        torch.cumprod(x, 0).sum().backward()
+
+    check_nondeterministic_alert(fn, "cumsum_cuda_kernel", should_alert=False)
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_scans_repeat_bit_for_bit_at_every_thread_count_and_match_pytorch(op):
+    real = pytest.importorskip("torch")  # Debian's python3-torch, installed by scripts/test.sh
+    torch.manual_seed(3)
+    x = torch.rand(64, 3000) + 0.5
+    g = torch.randn(64, 3000)
+    saved = torch.get_num_threads()
+    results = []
+    for threads in (1, 2, 3):
+        torch.set_num_threads(threads)
+        with DeterministicGuard(True):
+            leaf = x.detach().requires_grad_()
+            y = getattr(torch, op)(leaf, 1)
+            y.backward(g)
+        results.append((y.detach().numpy().tobytes(), leaf.grad.numpy().tobytes()))
+    torch.set_num_threads(saved)
+    assert all(r == results[0] for r in results)
+    rx = real.from_numpy(x.numpy().copy()).requires_grad_()
+    ry = getattr(real, op)(rx, 1)
+    ry.backward(real.from_numpy(g.numpy().copy()))
+    assert results[0][0] == ry.detach().numpy().tobytes()  # the forward: PyTorch's bits
+    if op == "cumsum":
+        assert results[0][1] == rx.grad.numpy().tobytes()  # and cumsum's backward too
+    else:
+        real.testing.assert_close(real.from_numpy(np.frombuffer(results[0][1], dtype=np.float32).reshape(64, 3000).copy()),
+                                  rx.grad)  # fmt: skip
