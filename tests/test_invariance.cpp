@@ -451,12 +451,16 @@ std::vector<Entry> corpus() {
     }
   });
 
-  add("scans", {"cumsum", "cumprod", "cumprod_backward"}, [](Run& r) {
+  add("scans", {"cumsum", "cumprod", "cumprod_backward", "logcumsumexp", "cummax", "cummin"}, [](Run& r) {
     r.grad("cumsum (100003)", ditto::cumsum(r.input({100003}), 0));
     r.grad("cumsum (129,300)^T dim 0", ditto::cumsum(r.input({129, 300}, Layout::Transposed), 0));
     r.grad("cumsum (5,9,13) step 2 dim 1 float64", ditto::cumsum(r.input({5, 9, 13}, Layout::Strided), 1, kFloat64));
     r.grad("cumprod (33,700) dim 1", ditto::cumprod(r.input({33, 700}) * 0.01 + 1.0, 1));
     r.grad("cumprod (700,33) dim 0", ditto::cumprod(r.input({700, 33}, Layout::Transposed, Dist::Normal, kFloat64), 0));
+    r.grad("logcumsumexp (33,700) dim 1", ditto::logcumsumexp(r.input({33, 700}) * 5.0, 1));
+    r.grad("logcumsumexp (700,33)^T dim 0", ditto::logcumsumexp(r.input({700, 33}, Layout::Transposed), 0));
+    r.grad("cummax (129,300) dim 1", ditto::cummax(r.input({129, 300}), 1).first);
+    r.grad("cummin (129,300)^T dim 0", ditto::cummin(r.input({129, 300}, Layout::Transposed), 0).first);
   });
 
   // --- linear algebra

@@ -83,6 +83,13 @@ Tensor log_softmax(const Tensor& x, int64_t dim);
 // give int64 unless dtype says otherwise; the input is converted to dtype first.
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+// log(cumsum(exp(x))) along dim without overflow, accumulated in double as PyTorch's CPU kernel;
+// floating x only.
+Tensor logcumsumexp(const Tensor& x, int64_t dim);
+// The running maximum (minimum) along dim and the index of its last occurrence (PyTorch's tie
+// rule); once a NaN is seen it is the running extremum, with the index of the latest NaN.
+std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
+std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
 
 // --- linear algebra (Note [GEMM accumulation order])
 Tensor mm(const Tensor& a, const Tensor& b);

@@ -13,3 +13,5 @@ def _make(name):
 
 max = _make("max")  # noqa: A001
 min = _make("min")  # noqa: A001
+cummax = _make("cummax")
+cummin = _make("cummin")

@@ -719,6 +719,24 @@ void bind_ops(py::module_& m) {
   };
   scan_like("cumsum", false);
   scan_like("cumprod", true);
+  def_op(
+      m, cls, "logcumsumexp", [](const Tensor& x, int64_t dim) { return logcumsumexp(x, dim); }, py::arg("dim"),
+      Release());
+  auto cummax_like = [&](const char* name, bool is_max) {
+    def_op(
+        m, cls, name,
+        [name, is_max](const Tensor& x, int64_t dim) {
+          std::pair<Tensor, Tensor> r;
+          {
+            py::gil_scoped_release nogil;
+            r = is_max ? cummax(x, dim) : cummin(x, dim);
+          }
+          return return_types(name, r);
+        },
+        py::arg("dim"));
+  };
+  cummax_like("cummax", true);
+  cummax_like("cummin", false);
 
   // ---------------------------------------------------------------- linear algebra
   def_op(

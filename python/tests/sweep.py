@@ -131,6 +131,10 @@ SWEEP = [
     Entry("log_softmax", D("log_softmax"), CLOSE),
     Entry("cumsum", D("cumsum"), EXACT, grad=EXACT),
     Entry("cumprod", D("cumprod"), EXACT),
+    # exp and log1p are ditto's own (dmath), PyTorch's the libm's: within their rounding
+    Entry("logcumsumexp", D("logcumsumexp"), CLOSE),
+    Entry("cummax", D("cummax"), EXACT, grad=EXACT),
+    Entry("cummin", D("cummin"), EXACT, grad=EXACT),
     # linear algebra: each element one fma chain over k; PyTorch's BLAS blocks k its own way
     Entry("mm", D("mm"), CLOSE),
     Entry("bmm", D("bmm"), CLOSE),

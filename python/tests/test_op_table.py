@@ -92,6 +92,9 @@ CALLS = {
     "cumsum": lambda: x.cumsum(1),
     "cumprod": lambda: ditto.cumprod(x, 0, dtype=ditto.float64),
     "cumprod_backward": lambda: ditto.cumprod(x.detach().requires_grad_(), 1).sum().backward(),
+    "logcumsumexp": lambda: x.logcumsumexp(0),
+    "cummax": lambda: ditto.cummax(x, 1),
+    "cummin": lambda: x.cummin(0),
     "bmm": lambda: ditto.bmm(x[None], x.t()[None]),
     "mm": lambda: x @ x.t(),
     "addmm": lambda: ditto.addmm(ditto.zeros(2, 2), x, x.t()),
@@ -148,7 +151,8 @@ def test_the_python_call_runs_the_rows_kernel(name):
 # PyTorch spells these both ways: ditto.op(input, ...) and Tensor.op(...)
 BOTH = ["neg", "abs", "sign", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "pow", "clamp", "add",
         "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "sum", "mean", "prod", "amax", "amin",
-        "max", "min", "argmax", "argmin", "var", "std", "softmax", "log_softmax", "cumsum", "cumprod", "bmm", "mm", "matmul", "addmm",
+        "max", "min", "argmax", "argmin", "var", "std", "softmax", "log_softmax", "cumsum", "cumprod",
+        "logcumsumexp", "cummax", "cummin", "bmm", "mm", "matmul", "addmm",
         "index_select", "gather", "index_add", "scatter_add", "index_copy", "index_put", "put", "scatter_reduce",
         "lerp", "addcmul", "addcdiv", "transpose", "permute", "squeeze", "unsqueeze", "flatten", "reshape",
         "clone", "narrow", "select", "t", "equal"]  # fmt: skip

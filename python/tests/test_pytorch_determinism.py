@@ -218,12 +218,13 @@ def test_no_alert_cumsum():
     check_nondeterministic_alert(fn, "cumsum_cuda_kernel", should_alert=False)
 
 
-@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("op", ["cumsum", "cumprod", "logcumsumexp", "cummax", "cummin"])
 def test_scans_repeat_bit_for_bit_at_every_thread_count_and_match_pytorch(op):
     real = pytest.importorskip("torch")  # Debian's python3-torch, installed by scripts/test.sh
     torch.manual_seed(3)
     x = torch.rand(64, 3000) + 0.5
     g = torch.randn(64, 3000)
+    first = op in ("cummax", "cummin")  # these return (values, indices)
     saved = torch.get_num_threads()
     results = []
     for threads in (1, 2, 3):
@@ -231,16 +232,22 @@ def test_scans_repeat_bit_for_bit_at_every_thread_count_and_match_pytorch(op):
         with DeterministicGuard(True):
             leaf = x.detach().requires_grad_()
             y = getattr(torch, op)(leaf, 1)
-            y.backward(g)
-        results.append((y.detach().numpy().tobytes(), leaf.grad.numpy().tobytes()))
+            (y[0] if first else y).backward(g)
+        results.append(((y[0] if first else y).detach().numpy().tobytes(), leaf.grad.numpy().tobytes()))
     torch.set_num_threads(saved)
     assert all(r == results[0] for r in results)
     rx = real.from_numpy(x.numpy().copy()).requires_grad_()
     ry = getattr(real, op)(rx, 1)
-    ry.backward(real.from_numpy(g.numpy().copy()))
-    assert results[0][0] == ry.detach().numpy().tobytes()  # the forward: PyTorch's bits
-    if op == "cumsum":
-        assert results[0][1] == rx.grad.numpy().tobytes()  # and cumsum's backward too
+    (ry[0] if first else ry).backward(real.from_numpy(g.numpy().copy()))
+    want = (ry[0] if first else ry).detach()
+    got_grad = real.from_numpy(np.frombuffer(results[0][1], dtype=np.float32).reshape(64, 3000).copy())
+    if op == "logcumsumexp":  # ditto's own exp and log1p, PyTorch's the libm's: within their rounding
+        got = real.from_numpy(np.frombuffer(results[0][0], dtype=np.float32).reshape(64, 3000).copy())
+        real.testing.assert_close(got, want)
+        real.testing.assert_close(got_grad, rx.grad)
+        return
+    assert results[0][0] == want.numpy().tobytes()  # the forward: PyTorch's bits
+    if op != "cumprod":
+        assert results[0][1] == rx.grad.numpy().tobytes()  # and the backward too
     else:
-        real.testing.assert_close(real.from_numpy(np.frombuffer(results[0][1], dtype=np.float32).reshape(64, 3000).copy()),
-                                  rx.grad)  # fmt: skip
+        real.testing.assert_close(got_grad, rx.grad)

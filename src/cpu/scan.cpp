@@ -1,20 +1,24 @@
-// Scans: cumsum, cumprod and cumprod's gradient.
+// Scans: cumsum, cumprod, logcumsumexp, cummax, cummin and cumprod's gradient.
 //
 // Note [Scan order]
-// Each output element is its line's running sum (product) from the line's first element, one
-// element after another in index order (from the last one for a reverse scan), accumulated in
-// double for floating dtypes and in 64-bit integers (wrapping) for integer ones, and rounded once
-// to the output dtype. That is PyTorch's CPU order (cpu_cum_base_kernel with acc_type), so the
-// results are PyTorch's bits. Threads take whole lines (chunks of the inner dim), never a part of
-// one, so the bits do not depend on the thread count; there is no vector kernel, so none on the
-// level.
+// Each output element is its line's running sum (product, log-sum-exp, extremum) from the line's
+// first element, one element after another in index order (from the last one for a reverse scan),
+// accumulated in double for floating dtypes and in 64-bit integers (wrapping) for integer ones,
+// and rounded once to the output dtype. That is PyTorch's CPU order (cpu_cum_base_kernel with
+// acc_type), so cumsum's, cumprod's, cummax's and cummin's results are PyTorch's bits, and
+// logcumsumexp's are within the rounding of its exp and log1p (ditto's own, dmath; PyTorch's are
+// the platform libm's). Threads take whole lines (chunks of the inner dim), never a part of one,
+// so the bits do not depend on the thread count; there is no vector kernel, so none on the level.
 #include "cpu/decl/scan.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/dtype_dispatch.h"
 #include "core/parallel.h"
+#include "cpu/dmath.h"
 
 namespace ditto::cpu {
 
@@ -32,15 +36,35 @@ T from_acc(Acc<T> a) {
 
 constexpr int64_t kChunk = 256;  // inner elements per task
 
-// Runs body(o, i0, i1) over every (outer, chunk of inner) of a contiguous (outer, n, inner) tensor.
-template <class Body>
-void for_lines(const Tensor& in, Body body) {
+// The one loop of every scan. For each line (o, :, i) of a contiguous (outer, n, inner) shape:
+// s = init, then visit(s, p, k) for k = 0 .. n - 1 (n - 1 .. 0 when reverse), p = (o n + k) inner
+// + i the element's flat offset. Threads take whole rows (inner == 1) or chunks of kChunk lines.
+template <class State, class Visit>
+void for_each_line(const Tensor& in, bool reverse, State init, Visit visit) {
   const int64_t outer = in.size(0), n = in.size(1), inner = in.size(2);
+  if (inner == 1) {  // each line is a row: one tight loop per row
+    detail::parallel_for(outer, n, [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        State s = init;
+        if (reverse)
+          for (int64_t k = n - 1; k >= 0; --k) visit(s, o * n + k, k);
+        else
+          for (int64_t k = 0; k < n; ++k) visit(s, o * n + k, k);
+      }
+    });
+    return;
+  }
   const int64_t chunks = (inner + kChunk - 1) / kChunk;
   detail::parallel_for(outer * chunks, n * std::min(inner, kChunk), [&](int64_t b, int64_t e) {
+    std::vector<State> st;
     for (int64_t t = b; t < e; ++t) {
-      const int64_t o = t / chunks, i0 = (t % chunks) * kChunk;
-      body(o, i0, std::min(inner, i0 + kChunk));
+      const int64_t o = t / chunks, i0 = (t % chunks) * kChunk, i1 = std::min(inner, i0 + kChunk);
+      st.assign(static_cast<std::size_t>(i1 - i0), init);
+      for (int64_t s = 0; s < n; ++s) {
+        const int64_t k = reverse ? n - 1 - s : s;
+        const int64_t row = (o * n + k) * inner;
+        for (int64_t i = i0; i < i1; ++i) visit(st[static_cast<std::size_t>(i - i0)], row + i, k);
+      }
     }
   });
 }
@@ -51,48 +75,54 @@ void scan(const Tensor& out, const Tensor& in, bool reverse) {
     if constexpr (!std::is_same_v<T, bool>) {
       const T* x = in.data_ptr<T>();
       T* y = out.data_ptr<T>();
-      const int64_t n = in.size(1), inner = in.size(2);
-      auto step = [](Acc<T>& a, T v) {
+      for_each_line(in, reverse, Acc<T>(Product ? 1 : 0), [&](Acc<T>& a, int64_t p, int64_t) {
         if constexpr (Product)
-          a *= static_cast<Acc<T>>(v);
+          a *= static_cast<Acc<T>>(x[p]);
         else
-          a += static_cast<Acc<T>>(v);
-      };
-      if (inner == 1) {  // each line is a row: one tight loop per row
-        detail::parallel_for(in.size(0), n, [&](int64_t b, int64_t e) {
-          for (int64_t o = b; o < e; ++o) {
-            const T* xr = x + o * n;
-            T* yr = y + o * n;
-            Acc<T> a(Product ? 1 : 0);
-            if (reverse) {
-              for (int64_t k = n - 1; k >= 0; --k) {
-                step(a, xr[k]);
-                yr[k] = from_acc<T>(a);
-              }
-            } else {
-              for (int64_t k = 0; k < n; ++k) {
-                step(a, xr[k]);
-                yr[k] = from_acc<T>(a);
-              }
-            }
-          }
-        });
-        return;
-      }
-      for_lines(in, [&](int64_t o, int64_t i0, int64_t i1) {
-        std::vector<Acc<T>> acc(static_cast<std::size_t>(i1 - i0), Acc<T>(Product ? 1 : 0));
-        for (int64_t s = 0; s < n; ++s) {
-          const int64_t k = reverse ? n - 1 - s : s;
-          const T* xr = x + (o * n + k) * inner;
-          T* yr = y + (o * n + k) * inner;
-          for (int64_t i = i0; i < i1; ++i) {
-            Acc<T>& a = acc[static_cast<std::size_t>(i - i0)];
-            step(a, xr[i]);
-            yr[i] = from_acc<T>(a);
-          }
-        }
+          a += static_cast<Acc<T>>(x[p]);
+        y[p] = from_acc<T>(a);
       });
     }
+  });
+}
+
+// log(exp(x) + exp(y)) as PyTorch's _log_add_exp_helper: NaN propagates; two equal infinities
+// give x (so -inf stays -inf and +inf + +inf is +inf, not NaN).
+double log_add_exp(double x, double y) {
+  const double lo = std::isnan(y) ? y : std::min(x, y);  // std::min/max return x when x is NaN
+  const double hi = std::isnan(y) ? y : std::max(x, y);
+  if (lo != hi || std::isfinite(lo)) return dmath::log1p(dmath::exp(lo - hi)) + hi;
+  return x;
+}
+
+// cummax (Max) and cummin: the extremum so far and the index of its last occurrence; a NaN
+// is the extremum from where it is (the last NaN's index), as PyTorch's cummax_cummin_helper.
+template <bool Max>
+void scan_extremum(const Tensor& values, const Tensor& indices, const Tensor& in) {
+  core::dispatch_dtype(in.dtype(), [&]<class T>() {
+    const T* x = in.data_ptr<T>();
+    T* v = values.data_ptr<T>();
+    int64_t* ix = indices.data_ptr<int64_t>();
+    struct Best {
+      T value;
+      int64_t index;
+      bool any;
+    };
+    for_each_line(in, false, Best{T(), 0, false}, [&](Best& b, int64_t p, int64_t k) {
+      const T xv = x[p];
+      bool take = !b.any;
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(xv))
+          take = true;
+        else if (!take && !std::isnan(b.value))
+          take = Max ? xv >= b.value : xv <= b.value;
+      } else if (!take) {
+        take = Max ? xv >= b.value : xv <= b.value;
+      }
+      if (take) b = Best{xv, k, true};
+      v[p] = b.value;
+      ix[p] = b.index;
+    });
   });
 }
 }  // namespace
@@ -100,34 +130,45 @@ void scan(const Tensor& out, const Tensor& in, bool reverse) {
 void cumsum(const Tensor& out, const Tensor& in, bool reverse) { scan<false>(out, in, reverse); }
 void cumprod(const Tensor& out, const Tensor& in, bool reverse) { scan<true>(out, in, reverse); }
 
+void logcumsumexp(const Tensor& out, const Tensor& in, bool reverse) {
+  core::dispatch_floating(in.dtype(), [&]<class T>() {
+    const T* x = in.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    for_each_line(in, reverse, -std::numeric_limits<double>::infinity(), [&](double& a, int64_t p, int64_t) {
+      a = log_add_exp(static_cast<double>(x[p]), a);
+      y[p] = static_cast<T>(a);
+    });
+  });
+}
+
+void cummax(const Tensor& values, const Tensor& indices, const Tensor& in) { scan_extremum<true>(values, indices, in); }
+void cummin(const Tensor& values, const Tensor& indices, const Tensor& in) {
+  scan_extremum<false>(values, indices, in);
+}
+
 // d/dx_i of sum_j g_j prod_{k<=j} x_k is L_i R_i, with L_i = prod_{k<i} x_k (the exclusive
 // running product) and R_i = g_i + x_{i+1} R_{i+1} (from the line's end; R_{n-1} = g_{n-1}): no
-// division, so zeros in x need no special case. In double, per line, as Note [Scan order].
+// division, so zeros in x need no special case. In double, per line, as Note [Scan order]: a
+// reverse pass keeps R in a double buffer, then a forward pass multiplies it by L.
 void cumprod_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in) {
   core::dispatch_floating(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();
     const T* g = grad_out.data_ptr<T>();
     T* gi = grad_in.data_ptr<T>();
-    const int64_t n = in.size(1), inner = in.size(2);
-    for_lines(in, [&](int64_t o, int64_t i0, int64_t i1) {
-      const std::size_t w = static_cast<std::size_t>(i1 - i0);
-      std::vector<double> r(w * static_cast<std::size_t>(n)), acc(w);
-      auto at = [&](int64_t k, int64_t i) { return (o * n + k) * inner + i; };
-      for (int64_t k = n - 1; k >= 0; --k)
-        for (int64_t i = i0; i < i1; ++i) {
-          double& ri = r[static_cast<std::size_t>(k) * w + static_cast<std::size_t>(i - i0)];
-          ri = static_cast<double>(g[at(k, i)]);
-          if (k + 1 < n)
-            ri += static_cast<double>(x[at(k + 1, i)]) *
-                  r[static_cast<std::size_t>(k + 1) * w + static_cast<std::size_t>(i - i0)];
-        }
-      std::fill(acc.begin(), acc.end(), 1.0);
-      for (int64_t k = 0; k < n; ++k)
-        for (int64_t i = i0; i < i1; ++i) {
-          double& l = acc[static_cast<std::size_t>(i - i0)];
-          gi[at(k, i)] = static_cast<T>(l * r[static_cast<std::size_t>(k) * w + static_cast<std::size_t>(i - i0)]);
-          l *= static_cast<double>(x[at(k, i)]);
-        }
+    std::vector<double> r(static_cast<std::size_t>(in.numel()));  // R_i, each line's own slots
+    struct Carry {
+      double r;       // R_{k+1} (reverse pass) / L_k (forward pass)
+      double x_next;  // x_{k+1} (reverse pass)
+    };
+    // R_{n-1} = g_{n-1} + 0 * -0, which is g_{n-1} bit for bit (a -0 gradient stays -0).
+    for_each_line(in, true, Carry{-0.0, 0.0}, [&](Carry& c, int64_t p, int64_t) {
+      const double rk = static_cast<double>(g[p]) + c.x_next * c.r;
+      r[static_cast<std::size_t>(p)] = rk;
+      c = Carry{rk, static_cast<double>(x[p])};
+    });
+    for_each_line(in, false, 1.0, [&](double& l, int64_t p, int64_t) {
+      gi[p] = static_cast<T>(l * r[static_cast<std::size_t>(p)]);
+      l *= static_cast<double>(x[p]);
     });
   });
 }

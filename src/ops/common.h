@@ -12,6 +12,18 @@
 
 namespace ditto::ops {
 
+// The name PyTorch's dispatch macros give a dtype in "... not implemented for 'Long'".
+inline const char* aten_type_name(ScalarType t) {
+  switch (t) {
+    case kBool: return "Bool";
+    case kInt32: return "Int";
+    case kInt64: return "Long";
+    case kFloat32: return "Float";
+    case kFloat64: return "Double";
+  }
+  return "?";
+}
+
 // The backward formula of op id, from its DITTO_BACKWARD row.
 template <OpId id>
 struct Formula;

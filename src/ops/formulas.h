@@ -168,10 +168,20 @@ struct ScanSaved {  // cumsum (x unset) and cumprod
   SavedTensor x;    // the input, in the output's dtype
   int64_t dim;
 };
+struct LogcumsumexpSaved {
+  SavedTensor x, out;
+  int64_t dim;
+};
+struct CummaxSaved {  // cummax and cummin
+  SavedTensor indices;
+  int64_t dim;  // wrapped; 0 for a 0-dim input
+};
 
 #define DITTO_FORMULA(name, State) Grads name(const State& s, const Grads& g)
 DITTO_FORMULA(cumsum, ScanSaved);  // ops/scan_ops.cpp
 DITTO_FORMULA(cumprod, ScanSaved);
+DITTO_FORMULA(logcumsumexp, LogcumsumexpSaved);
+DITTO_FORMULA(cummax, CummaxSaved);
 DITTO_FORMULA(view, InputShape);
 DITTO_FORMULA(transpose, TransposeSaved);
 DITTO_FORMULA(permute, PermuteSaved);

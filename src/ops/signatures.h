@@ -33,6 +33,9 @@ using Softmax = void(const Tensor& out, const Tensor& in);  // rows of a contigu
 // of in[o, :, i] along n, from index 0 (from n - 1 when reverse), in Note [Scan order]
 // (cpu/scan.cpp).
 using Scan = void(const Tensor& out, const Tensor& in, bool reverse);
+// cummax and cummin: values as out, indices int64 of the same shape (the index along n of each
+// running extremum's last occurrence), in as Scan's.
+using ScanWithIndex = void(const Tensor& values, const Tensor& indices, const Tensor& in);
 // cumprod's gradient: grad_in, grad_out and in as Scan's tensors, floating.
 using ScanBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in);
 // out (B, M, N) = a (B, M, K) @ b (B, K, N), or all three 2-D (mm); addmm adds beta * self

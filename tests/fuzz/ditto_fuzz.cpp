@@ -260,6 +260,13 @@ std::vector<OpFuzzer> generators() {
     const auto dt = c.r.chance(0.2) ? std::optional<ScalarType>(c.r.pick(kDtypes)) : std::nullopt;
     return one(c.r.chance(0.5) ? cumsum(x, d, dt) : cumprod(x, d, dt));
   });
+  reg({"logcumsumexp", "cummax", "cummin"}, [](Ctx& c) {
+    Tensor x = c.any();
+    const int64_t d = dim_arg(c.r, x.dim());
+    if (c.r.chance(0.34)) return one(logcumsumexp(x, d));
+    auto [v, i] = c.r.chance(0.5) ? cummax(x, d) : cummin(x, d);
+    return std::vector<Tensor>{v, i};
+  });
   // linear algebra
   reg({"bmm", "mm", "addmm"}, [](Ctx& c) {
     const int64_t n = size_arg(c.r), k = size_arg(c.r), m = size_arg(c.r);

@@ -6,5 +6,8 @@
 namespace ditto::cpu {
 void cumsum(const Tensor& out, const Tensor& in, bool reverse);
 void cumprod(const Tensor& out, const Tensor& in, bool reverse);
+void logcumsumexp(const Tensor& out, const Tensor& in, bool reverse);
+void cummax(const Tensor& values, const Tensor& indices, const Tensor& in);
+void cummin(const Tensor& values, const Tensor& indices, const Tensor& in);
 void cumprod_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in);
 }  // namespace ditto::cpu
