@@ -516,6 +516,25 @@ std::vector<Entry> corpus() {
     r.grad("scatter_add dim 1",
            ditto::scatter_add(r.input({33, 17}, Layout::Strided), 1, randint(0, 17, {33, 40}), r.input({33, 40})));
   });
+  add("ordering", {"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian", "scatter_"},
+      [](Run& r) {
+        const Tensor ties = randint(0, 7, {129, 300}).to(kFloat32);  // values with many ties
+        r.grad("sort (129,300) dim 1", ditto::sort(r.input({129, 300}), 1).first);
+        r.grad("sort (300,129)^T dim 0 descending stable",
+               ditto::sort(r.input({300, 129}, Layout::Transposed), 0, true, true).first);
+        r.out("sort ties indices", ditto::sort(ties, 1).second);
+        r.out("topk ties indices", ditto::topk(ties, 40, 1).second);
+        r.out("topk ties k*64<=n indices", ditto::topk(ties, 4, 1, false).second);
+        r.out("kthvalue ties indices", ditto::kthvalue(ties, 100, 1).second);
+        r.grad("topk (129,300) k 20", ditto::topk(r.input({129, 300}), 20, 1).first);
+        r.grad("kthvalue (33,700)^T dim 0", ditto::kthvalue(r.input({700, 33}, Layout::Transposed), 300, 0).first);
+        r.grad("median (129,300) dim 1", ditto::median(r.input({129, 300}), 1).first);
+        r.grad("nanmedian (129,300) dim 0", ditto::nanmedian(r.input({129, 300}), 0).first);
+        r.grad("median all (100003)", ditto::median(r.input({100003})));
+        r.grad("nanmedian all (129,300)", ditto::nanmedian(r.input({129, 300})));
+        r.grad("scatter (300,129) dim 0",
+               ditto::scatter(r.input({300, 129}), 0, randint(0, 300, {1000, 129}), r.input({1000, 129})));
+      });
   add("index_copy_index_put", {"index_copy_", "index_put_", "index_put_.accumulate", "put_.accumulate"}, [](Run& r) {
     r.grad("index_copy duplicates",
            ditto::index_copy(r.input({300, 129}), 0, randint(0, 300, {1000}), r.input({1000, 129})));

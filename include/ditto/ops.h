@@ -91,6 +91,21 @@ Tensor logcumsumexp(const Tensor& x, int64_t dim);
 std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
 std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
 
+// --- ordering: ties are broken as PyTorch's CPU kernels break them (Note [Ordering ties])
+// NaN sorts above every number; stable keeps equal values in index order.
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false);
+Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false);
+// The k largest (smallest) values along dim and their indices, sorted when sorted is set.
+std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+// The k-th smallest value along dim (k from 1) and its index.
+std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1, bool keepdim = false);
+// The lower median along dim and its index (ties: the index a stable sort puts there); median
+// returns a line's first NaN, nanmedian leaves NaNs out. Without dim: over every element.
+std::pair<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor median(const Tensor& x);
+Tensor nanmedian(const Tensor& x);
+
 // --- linear algebra (Note [GEMM accumulation order])
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
@@ -104,6 +119,14 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 // self with source's slices added at index along dim (alpha * source); deterministic order.
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+// self with src written at index along dim (PyTorch's scatter): self[... index[p] ...] = src[p]
+// (or value); with repeated indices the last along dim wins, as PyTorch's CPU kernel.
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+// With reduce "add" or "multiply" the values are combined with self's in index order; PyTorch
+// has no gradient for this form, so neither does ditto (it raises when a gradient is needed).
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce);
 // self with src added at index along dim (PyTorch's scatter_add).
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 // self with source's slices copied to index along dim (index int64, 1-D). With duplicate indices
@@ -117,7 +140,8 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
 // Without accumulate there is no deterministic kernel: deterministic mode refuses it.
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
 // self with src reduced into it along dim at index ("sum", "mean", "amax" or "amin"), as
-// torch.scatter_reduce; include_self=false leaves self's values out where something lands.
+// torch.scatter_reduce (sum, prod, mean, amax, amin); include_self=false leaves self's values out
+// where something lands.
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                       bool include_self = true);
 

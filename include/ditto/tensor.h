@@ -207,6 +207,8 @@ class Tensor {
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
   // Scatter-style ops (see ops.h): deterministic mode switches them to their deterministic
   // kernels; put_ without accumulate has none and is refused.

@@ -738,6 +738,69 @@ void bind_ops(py::module_& m) {
   cummax_like("cummax", true);
   cummax_like("cummin", false);
 
+  // ---------------------------------------------------------------- ordering
+  def_op(
+      m, cls, "sort",
+      [](const Tensor& x, int64_t dim, bool descending, bool stable) {
+        std::pair<Tensor, Tensor> r;
+        {
+          py::gil_scoped_release nogil;
+          r = sort(x, dim, descending, stable);
+        }
+        return return_types("sort", r);
+      },
+      py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
+  def_op(
+      m, cls, "argsort",
+      [](const Tensor& x, int64_t dim, bool descending, bool stable) { return argsort(x, dim, descending, stable); },
+      py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false, Release());
+  def_op(
+      m, cls, "topk",
+      [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+        std::pair<Tensor, Tensor> r;
+        {
+          py::gil_scoped_release nogil;
+          r = topk(x, k, dim, largest, sorted);
+        }
+        return return_types("topk", r);
+      },
+      py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true);
+  def_op(
+      m, cls, "kthvalue",
+      [](const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+        std::pair<Tensor, Tensor> r;
+        {
+          py::gil_scoped_release nogil;
+          r = kthvalue(x, k, dim, keepdim);
+        }
+        return return_types("kthvalue", r);
+      },
+      py::arg("k"), py::arg("dim") = -1, py::arg("keepdim") = false);
+  auto median_like = [&](const char* name, bool ignore_nan) {
+    def_op(
+        m, cls, name,
+        [name, ignore_nan](const Tensor& x, py::handle dim, bool keepdim) -> py::object {
+          if (dim.is_none()) {
+            Tensor r;
+            {
+              py::gil_scoped_release nogil;
+              r = ignore_nan ? nanmedian(x) : median(x);
+            }
+            return py::cast(std::move(r));
+          }
+          const int64_t d = py::cast<int64_t>(dim);
+          std::pair<Tensor, Tensor> r;
+          {
+            py::gil_scoped_release nogil;
+            r = ignore_nan ? nanmedian(x, d, keepdim) : median(x, d, keepdim);
+          }
+          return return_types(name, r);
+        },
+        py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  };
+  median_like("median", false);
+  median_like("nanmedian", true);
+
   // ---------------------------------------------------------------- linear algebra
   def_op(
       m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, py::arg("mat2"), Release());
@@ -779,6 +842,48 @@ void bind_ops(py::module_& m) {
         return scatter_add(x, dim, index, src);
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), Release());
+  // scatter(input, dim, index, src) and scatter(input, dim, index, value=number); f(src tensor or
+  // value scalar) runs with the GIL released
+  auto scatter_src = [](py::handle src, py::handle value, auto f) {
+    py::handle v = src.is_none() ? value : src;
+    if (v.is_none()) throw py::type_error("scatter() missing 1 required argument: 'src' or 'value'");
+    if (is_tensor(v)) {
+      const Tensor s = v.cast<Tensor>();
+      py::gil_scoped_release nogil;
+      return f(s);
+    }
+    Scalar sv;
+    if (!scalar_from_python(v, sv)) throw py::type_error("scatter(): src must be a Tensor or a number");
+    py::gil_scoped_release nogil;
+    return f(sv);
+  };
+  def_op(
+      m, cls, "scatter",
+      [scatter_src](const Tensor& x, int64_t dim, const Tensor& index, py::handle src, py::handle value,
+                    std::optional<std::string> reduce) {
+        return scatter_src(src, value, [&](const auto& s) {
+          return reduce ? scatter(x, dim, index, s, *reduce) : scatter(x, dim, index, s);
+        });
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(), py::arg("value") = py::none(),
+      py::arg("reduce") = py::none());
+  cls.def(
+      "scatter_",
+      [scatter_src](py::object self, int64_t dim, const Tensor& index, py::handle src, py::handle value,
+                    std::optional<std::string> reduce) {
+        Tensor& t = self.cast<Tensor&>();
+        if (reduce) {  // PyTorch's scatter_(..., reduce=): in place, no gradient
+          const Tensor r = scatter_src(src, value, [&](const auto& s) { return scatter(t, dim, index, s, *reduce); });
+          py::gil_scoped_release nogil;
+          NoGradGuard no_grad;
+          t.copy_(r);
+        } else {
+          scatter_src(src, value, [&](const auto& s) { return t.scatter_(dim, index, s), 0; });
+        }
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src") = py::none(), py::kw_only(), py::arg("value") = py::none(),
+      py::arg("reduce") = py::none());
   def_op(
       m, cls, "index_copy",
       [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source) {

@@ -135,6 +135,15 @@ SWEEP = [
     Entry("logcumsumexp", D("logcumsumexp"), CLOSE),
     Entry("cummax", D("cummax"), EXACT, grad=EXACT),
     Entry("cummin", D("cummin"), EXACT, grad=EXACT),
+    # ordering: PyTorch's tie choices (Note [Ordering ties]), exact, forward and backward
+    Entry("sort", D("sort"), EXACT, grad=EXACT),
+    Entry("argsort", D("argsort"), EXACT),
+    Entry("msort", lambda input: ditto.sort(input, 0).values, EXACT, grad=EXACT),
+    Entry("topk", D("topk"), EXACT, grad=EXACT),
+    Entry("kthvalue", D("kthvalue"), EXACT, grad=EXACT),
+    Entry("median", D("median"), EXACT, grad=EXACT),
+    Entry("nanmedian", D("nanmedian"), EXACT, grad=EXACT),
+    Entry("scatter", D("scatter"), EXACT, grad=EXACT),
     # linear algebra: each element one fma chain over k; PyTorch's BLAS blocks k its own way
     Entry("mm", D("mm"), CLOSE),
     Entry("bmm", D("bmm"), CLOSE),
@@ -165,6 +174,7 @@ SWEEP = [
     Entry("index_put", D("index_put")),
     Entry("put", D("put")),
     Entry("scatter_reduce.sum", D("scatter_reduce"), CLOSE),
+    Entry("scatter_reduce.prod", D("scatter_reduce"), CLOSE),
     Entry("scatter_reduce.mean", D("scatter_reduce"), CLOSE),
     Entry("scatter_reduce.amax", D("scatter_reduce")),
     Entry("scatter_reduce.amin", D("scatter_reduce")),

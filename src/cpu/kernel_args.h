@@ -15,6 +15,7 @@ struct Pool2dArgs {
   int64_t divisor;
 };
 
-enum class ScatterReduction : uint8_t { Sum, Mean, Amax, Amin };
+// Replace is scatter_ without a reduction: the last value along a line wins.
+enum class ScatterReduction : uint8_t { Sum, Prod, Mean, Amax, Amin, Replace };
 
 }  // namespace ditto

@@ -14,3 +14,4 @@
 #include "cpu/decl/reduce.h"
 #include "cpu/decl/scan.h"
 #include "cpu/decl/scatter.h"
+#include "cpu/decl/sort.h"

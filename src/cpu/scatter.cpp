@@ -193,8 +193,9 @@ void for_each_line_block(const Tensor& self, int64_t dim, const Tensor& index, c
 template <class T>
 inline T reduce_identity(ScatterReduction r) {
   if constexpr (std::is_same_v<T, bool>) {
-    return r == ScatterReduction::Amin;
+    return r == ScatterReduction::Amin || r == ScatterReduction::Prod;
   } else {
+    if (r == ScatterReduction::Prod) return T(1);
     using Lim = std::numeric_limits<T>;
     if (r == ScatterReduction::Amax) return Lim::has_infinity ? -Lim::infinity() : Lim::lowest();
     if (r == ScatterReduction::Amin) return Lim::has_infinity ? Lim::infinity() : Lim::max();
@@ -205,10 +206,17 @@ inline T reduce_identity(ScatterReduction r) {
 // PyTorch's CPU rule: a NaN from src wins, and a NaN already there stays.
 template <class T>
 inline T combine(ScatterReduction r, T cur, T v) {
+  if (r == ScatterReduction::Replace) return v;
   if constexpr (std::is_same_v<T, bool>) {
-    return r == ScatterReduction::Amin ? (cur && v) : (cur || v);
+    return r == ScatterReduction::Amin || r == ScatterReduction::Prod ? (cur && v) : (cur || v);
   } else {
     if (r == ScatterReduction::Sum || r == ScatterReduction::Mean) return plain_add(cur, v);
+    if (r == ScatterReduction::Prod) {
+      if constexpr (std::is_integral_v<T>)  // wraps, no UB
+        return static_cast<T>(std::make_unsigned_t<T>(cur) * std::make_unsigned_t<T>(v));
+      else
+        return cur * v;
+    }
     if constexpr (std::is_floating_point_v<T>)
       if (std::isnan(v)) return v;
     if (r == ScatterReduction::Amax) return cur < v ? v : cur;
@@ -339,9 +347,11 @@ bool scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const 
       };
       switch (reduce) {
         case ScatterReduction::Sum: run.template operator()<ScatterReduction::Sum>(); break;
+        case ScatterReduction::Prod: run.template operator()<ScatterReduction::Prod>(); break;
         case ScatterReduction::Mean: run.template operator()<ScatterReduction::Mean>(); break;
         case ScatterReduction::Amax: run.template operator()<ScatterReduction::Amax>(); break;
         case ScatterReduction::Amin: run.template operator()<ScatterReduction::Amin>(); break;
+        case ScatterReduction::Replace: run.template operator()<ScatterReduction::Replace>(); break;
       }
       if (!count.empty()) divide_by_count(dst, count);
     });

@@ -75,7 +75,7 @@ struct VarSaved {  // var and std (take_sqrt)
   int64_t correction;
   SavedTensor x, out;
 };
-struct MaxDimSaved {  // max and min along dim, with indices
+struct MaxDimSaved {  // the value-selecting ops: max and min along dim, sort, topk, kthvalue, median
   Shape input;
   int64_t dim;
   bool keepdim;
@@ -126,7 +126,7 @@ struct ScatterReduceSaved {
   int64_t dim;
   ScatterReduction reduce;
   bool include_self;
-  SavedTensor index, self, src, out;  // self, src and out only for amax and amin
+  SavedTensor index, self, src, out;  // self, src and out only for prod, amax and amin
 };
 struct Conv2dSaved {
   Shape input, weight;
@@ -168,6 +168,9 @@ struct ScanSaved {  // cumsum (x unset) and cumprod
   SavedTensor x;    // the input, in the output's dtype
   int64_t dim;
 };
+struct EvenlySaved {  // median() and nanmedian() of every element
+  SavedTensor x, out;
+};
 struct LogcumsumexpSaved {
   SavedTensor x, out;
   int64_t dim;
@@ -181,6 +184,8 @@ struct CummaxSaved {  // cummax and cummin
 DITTO_FORMULA(cumsum, ScanSaved);  // ops/scan_ops.cpp
 DITTO_FORMULA(cumprod, ScanSaved);
 DITTO_FORMULA(logcumsumexp, LogcumsumexpSaved);
+DITTO_FORMULA(select_values, MaxDimSaved);  // ops/sort_ops.cpp
+DITTO_FORMULA(evenly, EvenlySaved);
 DITTO_FORMULA(cummax, CummaxSaved);
 DITTO_FORMULA(view, InputShape);
 DITTO_FORMULA(transpose, TransposeSaved);
@@ -224,6 +229,7 @@ DITTO_FORMULA(index_select, IndexSaved);
 DITTO_FORMULA(gather, IndexSaved);
 DITTO_FORMULA(index_add, IndexAddSaved);
 DITTO_FORMULA(scatter_add, DimIndexSaved);
+DITTO_FORMULA(scatter, DimIndexSaved);
 // formulas_scatter.cpp: index_copy, index_put, put, scatter_reduce
 DITTO_FORMULA(index_copy, DimIndexSaved);
 DITTO_FORMULA(index_put, IndexPutSaved);

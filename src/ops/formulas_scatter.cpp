@@ -7,6 +7,10 @@
 
 namespace ditto::autograd::formulas {
 
+DITTO_FORMULA(scatter, DimIndexSaved) {
+  return {scatter(g[0], s.dim, *s.index, Scalar(0.0)), g[0].gather(s.dim, *s.index)};
+}
+
 DITTO_FORMULA(index_copy, DimIndexSaved) {
   Tensor gsrc = g[0].index_select(s.dim, *s.index);
   return {index_copy(g[0], s.dim, *s.index, zeros_like(gsrc)), gsrc};
@@ -45,6 +49,16 @@ DITTO_FORMULA(scatter_reduce, ScatterReduceSaved) {
     n = n.masked_fill(n.eq(0.0), 1.0);
     gself = grad / n;
     gsrc = gself.gather(dim, index);
+  } else if (r == ScatterReduction::Prod) {  // PyTorch's: the zeros of self and src taken apart
+    const Tensor &self = *s.self, &src = *s.src, &out = *s.out;
+    const Tensor masked_self = self.masked_fill(self.eq(0.0), 1.0);
+    gself = grad * scatter_reduce(masked_self, dim, index, src, "prod", include_self) / masked_self;
+    const Tensor src_zero = src.eq(0.0);
+    const Tensor zeros_there = scatter_add(zeros_like(self), dim, index, src_zero.to(self.dtype())).gather(dim, index);
+    const Tensor single_zero = where(src_zero, zeros_there.eq(1.0), false);
+    const Tensor without_it = scatter_reduce(self, dim, index, src.masked_fill(single_zero, 1.0), "prod", include_self);
+    gsrc = where(single_zero, (grad * without_it).gather(dim, index),
+                 (grad * out).gather(dim, index) / src.masked_fill(src_zero, 1.0));
   } else {
     const Tensor &self = *s.self, &src = *s.src, &out = *s.out;
     Tensor self_is = self.eq(out);

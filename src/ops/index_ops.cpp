@@ -226,7 +226,7 @@ namespace {
 // scatter_add and scatter_reduce: checks, then the kernel on self's clone (0-dim tensors run as
 // 1-D), then autograd. An empty index returns self unchanged; only src's dtype is checked then.
 Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                      ScatterReduction r, bool include_self, bool reduce_op) {
+                      ScatterReduction r, bool include_self, OpId id) {
   detail::check_defined(self, op);
   detail::check_defined(index, op, "index");
   detail::check_defined(src, op, "src");
@@ -246,18 +246,22 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
   Tensor out = self.detach().clone();
   if (index.numel() > 0) {
     const Tensor o = at_least_1d(out), i = at_least_1d(index), u = used.detach();
-    const bool in_range = reduce_op ? ops::call<OpId::scatter_reduce>(self.device(), o, d, i, u, r, include_self)
-                                    : ops::call<OpId::scatter_add_>(self.device(), o, d, i, u);
+    const bool in_range = id == OpId::scatter_reduce
+                              ? ops::call<OpId::scatter_reduce>(self.device(), o, d, i, u, r, include_self)
+                          : id == OpId::scatter_ ? ops::call<OpId::scatter_>(self.device(), o, d, i, u, r, true)
+                                                 : ops::call<OpId::scatter_add_>(self.device(), o, d, i, u);
     if (!in_range) check_indices<Error>(index, nonempty_size(self, d), d, op);  // throws, naming the first bad index
   }
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, used)) {
     if (index.numel() == 0) return autograd::any_needs_grad(self) ? self.clone() : out;
     used = used.reshape(index.sizes());  // index's shape, so the formula's gathers line up
-    if (!reduce_op) {
+    if (id == OpId::scatter_add_) {
       ops::record<OpId::scatter_add_>({self, used}, {out}, autograd::formulas::DimIndexSaved{d, index});
+    } else if (id == OpId::scatter_) {
+      ops::record<OpId::scatter_>({self, used}, {out}, autograd::formulas::DimIndexSaved{d, index});
     } else {
       autograd::formulas::ScatterReduceSaved s{d, r, include_self, index, {}, {}, {}};
-      if (r == ScatterReduction::Amax || r == ScatterReduction::Amin) {
+      if (r == ScatterReduction::Amax || r == ScatterReduction::Amin || r == ScatterReduction::Prod) {
         s.self = self;
         s.src = used;
         s.out = out;
@@ -270,7 +274,7 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
 }  // namespace
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_common("scatter_add_", self, dim, index, src, ScatterReduction::Sum, true, false);
+  return scatter_common("scatter_add_", self, dim, index, src, ScatterReduction::Sum, true, OpId::scatter_add_);
 }
 
 // include_self as PyTorch's; "prod" is not implemented yet.
@@ -287,10 +291,40 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
   else if (reduce == "amin")
     r = ScatterReduction::Amin;
   else if (reduce == "prod")
-    fail(op, "reduce='prod' is not supported by ditto yet (sum, mean, amax and amin are)");
+    r = ScatterReduction::Prod;
   else
     fail(op, "reduce argument must be either sum, prod, mean, amax or amin, got ", reduce);
-  return scatter_common(op, self, dim, index, src, r, include_self, true);
+  return scatter_common(op, self, dim, index, src, r, include_self, OpId::scatter_reduce);
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_common("scatter_", self, dim, index, src, ScatterReduction::Replace, true, OpId::scatter_);
+}
+// scatter with reduce="add" or "multiply" (PyTorch's scatter.reduce): no gradient, as PyTorch's.
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  const char* op = "scatter_";
+  ScatterReduction r = ScatterReduction::Sum;
+  if (reduce == "multiply")
+    r = ScatterReduction::Prod;
+  else if (reduce != "add")
+    fail(op, "reduce argument must be either add or multiply.");
+  if (autograd::any_needs_grad(self, src))
+    fail(op,
+         "the derivative of scatter with reduce is not implemented (as in PyTorch: \"derivative for aten::scatter is "
+         "not implemented\"); call it under no_grad or use scatter_reduce");
+  NoGradGuard no_grad;
+  return scatter_common(op, self, dim, index, src, r, true, OpId::scatter_reduce);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  detail::check_defined(self, "scatter_");
+  detail::check_defined(index, "scatter_", "index");
+  return scatter(self, dim, index, full(index.sizes(), value, self.dtype()), reduce);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  detail::check_defined(self, "scatter_");
+  detail::check_defined(index, "scatter_", "index");
+  const Tensor src = full(index.sizes(), value, self.dtype());
+  return scatter_common("scatter_", self, dim, index, src, ScatterReduction::Replace, true, OpId::scatter_);
 }
 
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
@@ -300,6 +334,21 @@ Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& sourc
   ops::call<OpId::copy_>(device(), *this, r);
   storage()->bump_version();
   return autograd::rebase_history(*this, r, "index_add_"), *this;
+}
+
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  autograd::check_inplace(*this, "scatter_");
+  Tensor r = ditto::scatter(*this, dim, index, src);
+  ops::call<OpId::copy_>(device(), *this, r);
+  storage()->bump_version();
+  return autograd::rebase_history(*this, r, "scatter_"), *this;
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  autograd::check_inplace(*this, "scatter_");
+  Tensor r = ditto::scatter(*this, dim, index, value);
+  ops::call<OpId::copy_>(device(), *this, r);
+  storage()->bump_version();
+  return autograd::rebase_history(*this, r, "scatter_"), *this;
 }
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {

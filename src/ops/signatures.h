@@ -36,6 +36,13 @@ using Scan = void(const Tensor& out, const Tensor& in, bool reverse);
 // cummax and cummin: values as out, indices int64 of the same shape (the index along n of each
 // running extremum's last occurrence), in as Scan's.
 using ScanWithIndex = void(const Tensor& values, const Tensor& indices, const Tensor& in);
+// Ordering (cpu/sort.cpp, Note [Ordering ties]): in is contiguous 2-D (M, n), a line per row;
+// values and indices (int64) are (M, n) for sort, (M, k) for topk (0 <= k <= n), (M) for
+// kthvalue (1 <= k <= n) and the medians (n >= 1).
+using Sort = void(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, bool stable);
+using TopK = void(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool largest, bool sorted);
+using KthValue = void(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k);
+using Median = void(const Tensor& values, const Tensor& indices, const Tensor& in);
 // cumprod's gradient: grad_in, grad_out and in as Scan's tensors, floating.
 using ScanBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in);
 // out (B, M, N) = a (B, M, K) @ b (B, K, N), or all three 2-D (mm); addmm adds beta * self

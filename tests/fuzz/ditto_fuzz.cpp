@@ -267,6 +267,22 @@ std::vector<OpFuzzer> generators() {
     auto [v, i] = c.r.chance(0.5) ? cummax(x, d) : cummin(x, d);
     return std::vector<Tensor>{v, i};
   });
+  // ordering (the backward formulas run scatter_ when the input requires grad)
+  reg({"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian"}, [](Ctx& c) {
+    Tensor x = c.any();
+    const int64_t d = dim_arg(c.r, x.dim());
+    const int64_t k = c.r.range(-1, 6);
+    const bool flag = c.r.chance(0.5), flag2 = c.r.chance(0.5);
+    std::pair<Tensor, Tensor> r;
+    switch (c.r.range(0, 4)) {
+      case 0: r = sort(x, d, flag, flag2); break;
+      case 1: r = topk(x, k, d, flag, flag2); break;
+      case 2: r = kthvalue(x, k, d, flag); break;
+      case 3: r = flag2 ? median(x, d, flag) : nanmedian(x, d, flag); break;
+      default: return one(flag2 ? median(x) : nanmedian(x));
+    }
+    return std::vector<Tensor>{r.first, r.second};
+  });
   // linear algebra
   reg({"bmm", "mm", "addmm"}, [](Ctx& c) {
     const int64_t n = size_arg(c.r), k = size_arg(c.r), m = size_arg(c.r);
@@ -283,8 +299,8 @@ std::vector<OpFuzzer> generators() {
     }
   });
   // joining and indexing
-  reg({"cat", "index_select", "gather", "index_add_", "scatter_add_", "scatter_reduce", "index_copy_", "index_put_",
-       "index_put_.accumulate", "put_", "put_.accumulate", "embedding", "embedding_dense_backward"},
+  reg({"cat", "index_select", "gather", "index_add_", "scatter_", "scatter_add_", "scatter_reduce", "index_copy_",
+       "index_put_", "index_put_.accumulate", "put_", "put_.accumulate", "embedding", "embedding_dense_backward"},
       [](Ctx& c) {
         Tensor x = c.any(3);
         const int64_t nd = x.dim(), d = dim_arg(c.r, nd);
@@ -297,7 +313,10 @@ std::vector<OpFuzzer> generators() {
           case 1: return one(index_select(x, d, c.index({n}, size)));
           case 2: return one(gather(x, d, c.index(c.r.chance(0.8) ? along : shape_arg(c.r, 3), size)));
           case 3: return one(index_add(x, d, c.index({n}, size), c.tensor(along, x.dtype()), c.scalar()));
-          case 4: return one(scatter_add(x, d, c.index(along, size), c.tensor(along, x.dtype())));
+          case 4:
+            if (c.r.chance(0.3)) return one(scatter(x, d, c.index(along, size), c.scalar()));
+            if (c.r.chance(0.5)) return one(scatter(x, d, c.index(along, size), c.tensor(along, x.dtype())));
+            return one(scatter_add(x, d, c.index(along, size), c.tensor(along, x.dtype())));
           case 5:
             return one(scatter_reduce(x, d, c.index(along, size), c.tensor(along, x.dtype()),
                                       c.r.pick(std::vector<std::string>{"sum", "mean", "amax", "amin", "prod", "max"}),

@@ -1,0 +1,94 @@
+"""Ordering ops against PyTorch 1.13 (Debian's python3-torch) where ties and NaNs make the index
+choice part of the result (Note [Ordering ties]): sort without stable, topk on both of its paths,
+kthvalue, median and nanmedian; random lines with few distinct values, along either dim. Every
+value and index must be PyTorch's, bit for bit, and the same at 1 and 3 threads."""
+import numpy as np
+import pytest
+
+import ditto
+
+real = pytest.importorskip("torch")
+
+
+def from_torch(t):
+    return ditto.from_numpy(t.numpy().copy())
+
+
+def same(a, b):
+    a, b = np.atleast_1d(a.numpy()), np.atleast_1d(b.numpy())
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def cases():
+    g = real.Generator().manual_seed(7)
+    for trial in range(60):
+        n = int(real.randint(1, 400, (1,), generator=g))
+        distinct = int(real.randint(1, 12, (1,), generator=g))
+        dtype = [real.float32, real.float64, real.int64][trial % 3]
+        x = real.randint(0, distinct, (3, n), generator=g).to(dtype)
+        if dtype.is_floating_point and trial % 2 == 0:
+            x[x == 1] = float("nan")
+        dim = trial % 2
+        if dim == 0:
+            x = x.t().contiguous()
+        k = int(real.randint(1, n + 1, (1,), generator=g))
+        if trial % 4 == 0:
+            k = max(1, n // 64)  # topk's partial_sort path
+        yield x, dim, k
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_index_choices_among_ties_are_pytorchs(threads):
+    saved = ditto.get_num_threads()
+    ditto.set_num_threads(threads)
+    try:
+        for x, dim, k in cases():
+            dx = from_torch(x)
+            for descending in (False, True):
+                for stable in (False, True):
+                    want = real.sort(x, dim=dim, descending=descending, stable=stable)
+                    got = ditto.sort(dx, dim=dim, descending=descending, stable=stable)
+                    assert same(got.values, want.values) and same(got.indices, want.indices), (x.shape, dim, descending, stable)
+            for largest in (True, False):
+                for sorted_ in (True, False):
+                    want, got = real.topk(x, k, dim, largest, sorted_), ditto.topk(dx, k, dim, largest, sorted_)
+                    assert same(got.values, want.values) and same(got.indices, want.indices), (x.shape, k, largest, sorted_)
+            want, got = real.kthvalue(x, k, dim), ditto.kthvalue(dx, k, dim)
+            assert same(got.values, want.values) and same(got.indices, want.indices), (x.shape, k)
+            for name in ("median", "nanmedian"):
+                want, got = getattr(real, name)(x, dim), getattr(ditto, name)(dx, dim)
+                assert same(got.values, want.values) and same(got.indices, want.indices), (name, x.shape)
+                assert same(getattr(ditto, name)(dx), getattr(real, name)(x)), name
+    finally:
+        ditto.set_num_threads(saved)
+
+
+def test_a_line_of_nans_gives_pytorchs_nanmedian_index():
+    x = real.full((100,), float("nan"))
+    want, got = real.nanmedian(x, 0), ditto.nanmedian(from_torch(x), 0)
+    assert got.indices.item() == want.indices.item()  # std::nth_element's pick, not 0
+
+
+def test_no_alert_median_kthvalue_and_their_backward():
+    # test_nondeterministic_alert_{median,kthvalue}: PyTorch alerts on CUDA only; ditto runs them
+    # with the mode on, forward and backward, without a warning
+    import warnings
+
+    x = ditto.randn(8, 9, requires_grad=True)
+    with _mode():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ditto.median(x, 1).values.sum().backward()
+            ditto.kthvalue(x, 3, 0).values.sum().backward()
+            ditto.topk(x, 2).values.sum().backward()
+            ditto.sort(x, 1).values.sum().backward()
+    assert x.grad is not None
+
+
+class _mode:
+    def __enter__(self):
+        self.saved = ditto.are_deterministic_algorithms_enabled()
+        ditto.use_deterministic_algorithms(True)
+
+    def __exit__(self, *exc):
+        ditto.use_deterministic_algorithms(self.saved)

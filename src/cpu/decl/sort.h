@@ -1,0 +1,12 @@
+#pragma once
+// The kernels of cpu/sort.cpp, declared beside them (cpu/kernels.h gathers these headers for the
+// op table). Each kernel's contract is its signature's in ops/signatures.h.
+#include "ditto/tensor.h"
+
+namespace ditto::cpu {
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, bool stable);
+void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool largest, bool sorted);
+void kthvalue(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k);
+void median(const Tensor& values, const Tensor& indices, const Tensor& in);
+void nanmedian(const Tensor& values, const Tensor& indices, const Tensor& in);
+}  // namespace ditto::cpu

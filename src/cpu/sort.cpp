@@ -1,0 +1,206 @@
+// Ordering kernels: sort, topk, kthvalue, median and nanmedian, one line (a row of a contiguous
+// (M, n) tensor) at a time; threads take whole rows, so nothing depends on the thread count, and
+// there is no vector kernel, so nothing on the level.
+//
+// Note [Ordering ties]
+// Where values tie, which index an op reports is part of its result. Each op here makes PyTorch
+// 1.13's CPU choice, by running the same algorithm with the same comparison:
+// - sort with stable: ties keep index order. Without stable: std::sort of (value, index) pairs
+//   compared by value alone, as PyTorch's kernel does; NaN sorts above every number.
+// - topk: PyTorch's selection, std::partial_sort when k * 64 <= n, else std::nth_element at k - 1
+//   then (sorted) std::sort of the k - 1 before it, NaN counting as the largest.
+// - kthvalue: PyTorch's quickselect (Sedgewick's, median of three), NaN the largest.
+// - median / nanmedian along a dim: the element of rank (n - 1) / 2 (of the non-NaN ones) with ties
+//   broken by index, so any selection algorithm gives it; median reports the first NaN of a line
+//   with one; nanmedian of a line of NaNs takes std::nth_element's pick, as PyTorch's.
+// The std:: algorithms are libstdc++'s templates, compiled into ditto: one build gives one answer
+// on every machine, and it is the answer of PyTorch built with the same library (Debian's 1.13).
+#include "cpu/decl/sort.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "core/dtype_dispatch.h"
+#include "core/parallel.h"
+
+namespace ditto::cpu {
+namespace {
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
+}
+// a before b in ascending order (NaN last) / descending order (NaN first); values only.
+template <class T>
+bool less_nan_last(T a, T b) {
+  return (!is_nan(a) && is_nan(b)) || a < b;
+}
+template <class T>
+bool greater_nan_first(T a, T b) {
+  return (is_nan(a) && !is_nan(b)) || a > b;
+}
+
+// f(row) for each row of the (M, n) input, whole rows per task.
+template <class F>
+void for_rows(int64_t M, int64_t n, F f) {
+  detail::parallel_for(M, std::max<int64_t>(n, 1) * 8, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) f(r);
+  });
+}
+
+// Sedgewick's quickselect (as PyTorch's kthvalue): afterwards v[k] is the element of rank k
+// under gt's order, ix moved with v.
+template <class T, class Gt>
+void quick_select(T* v, int64_t* ix, int64_t n, int64_t k, Gt gt) {
+  auto swap = [&](int64_t a, int64_t b) {
+    std::swap(v[a], v[b]);
+    std::swap(ix[a], ix[b]);
+  };
+  int64_t lo = 0, hi = n - 1;
+  while (hi > lo) {
+    if (hi == lo + 1) {
+      if (gt(v[lo], v[hi])) swap(lo, hi);
+      return;
+    }
+    swap((lo + hi) >> 1, lo + 1);  // median of three: v[lo + 1] <= v[lo] <= v[hi]
+    if (gt(v[lo + 1], v[hi])) swap(lo + 1, hi);
+    if (gt(v[lo], v[hi])) swap(lo, hi);
+    if (gt(v[lo + 1], v[lo])) swap(lo + 1, lo);
+    const T pivot = v[lo];
+    int64_t i = lo + 1, j = hi;
+    while (true) {  // the sentinels v[lo + 1] and v[hi] stop both scans
+      do ++i;
+      while (gt(pivot, v[i]));
+      do --j;
+      while (gt(v[j], pivot));
+      if (j < i) break;
+      swap(i, j);
+    }
+    swap(lo, j);
+    if (j <= k) lo = i;
+    if (j >= k) hi = j - 1;
+  }
+}
+}  // namespace
+
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, bool stable) {
+  core::dispatch_dtype(in.dtype(), [&]<class T>() {
+    const int64_t M = in.size(0), n = in.size(1);
+    const T* x = in.data_ptr<T>();
+    T* v = values.data_ptr<T>();
+    int64_t* ix = indices.data_ptr<int64_t>();
+    for_rows(M, n, [&](int64_t r) {
+      std::vector<std::pair<T, int64_t>> line(static_cast<std::size_t>(n));
+      for (int64_t k = 0; k < n; ++k) line[static_cast<std::size_t>(k)] = {x[r * n + k], k};
+      auto asc = [](const auto& a, const auto& b) { return less_nan_last(a.first, b.first); };
+      auto desc = [](const auto& a, const auto& b) { return greater_nan_first(a.first, b.first); };
+      if (stable)
+        descending ? std::stable_sort(line.begin(), line.end(), desc) : std::stable_sort(line.begin(), line.end(), asc);
+      else
+        descending ? std::sort(line.begin(), line.end(), desc) : std::sort(line.begin(), line.end(), asc);
+      for (int64_t k = 0; k < n; ++k) {
+        v[r * n + k] = line[static_cast<std::size_t>(k)].first;
+        ix[r * n + k] = line[static_cast<std::size_t>(k)].second;
+      }
+    });
+  });
+}
+
+void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool largest, bool sorted) {
+  if (k == 0) return;
+  core::dispatch_dtype(in.dtype(), [&]<class T>() {
+    const int64_t M = in.size(0), n = in.size(1);
+    const T* x = in.data_ptr<T>();
+    T* v = values.data_ptr<T>();
+    int64_t* ix = indices.data_ptr<int64_t>();
+    for_rows(M, n, [&](int64_t r) {
+      std::vector<std::pair<T, int64_t>> q(static_cast<std::size_t>(n));
+      for (int64_t j = 0; j < n; ++j) q[static_cast<std::size_t>(j)] = {x[r * n + j], j};
+      auto run = [&](auto before) {
+        if (k * 64 <= n) {
+          std::partial_sort(q.begin(), q.begin() + k, q.end(), before);
+        } else {
+          std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), before);
+          if (sorted) std::sort(q.begin(), q.begin() + (k - 1), before);
+        }
+      };
+      if (largest)
+        run([](const auto& a, const auto& b) { return greater_nan_first(a.first, b.first); });
+      else
+        run([](const auto& a, const auto& b) { return less_nan_last(a.first, b.first); });
+      for (int64_t j = 0; j < k; ++j) {
+        v[r * k + j] = q[static_cast<std::size_t>(j)].first;
+        ix[r * k + j] = q[static_cast<std::size_t>(j)].second;
+      }
+    });
+  });
+}
+
+void kthvalue(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k) {
+  core::dispatch_dtype(in.dtype(), [&]<class T>() {
+    if constexpr (!std::is_same_v<T, bool>) {  // the op refuses bool
+      const int64_t M = in.size(0), n = in.size(1);
+      const T* x = in.data_ptr<T>();
+      T* v = values.data_ptr<T>();
+      int64_t* ix = indices.data_ptr<int64_t>();
+      for_rows(M, n, [&](int64_t r) {
+        std::vector<T> line(x + r * n, x + (r + 1) * n);
+        std::vector<int64_t> pos(static_cast<std::size_t>(n));
+        std::iota(pos.begin(), pos.end(), int64_t{0});
+        quick_select(line.data(), pos.data(), n, k - 1, [](T a, T b) { return greater_nan_first(a, b); });
+        v[r] = line[static_cast<std::size_t>(k - 1)];
+        ix[r] = pos[static_cast<std::size_t>(k - 1)];
+      });
+    }
+  });
+}
+
+namespace {
+template <bool IgnoreNan>
+void median_rows(const Tensor& values, const Tensor& indices, const Tensor& in) {
+  core::dispatch_dtype(in.dtype(), [&]<class T>() {
+    if constexpr (!std::is_same_v<T, bool>) {  // the op refuses bool
+      const int64_t M = in.size(0), n = in.size(1);
+      const T* x = in.data_ptr<T>();
+      T* v = values.data_ptr<T>();
+      int64_t* ix = indices.data_ptr<int64_t>();
+      for_rows(M, n, [&](int64_t r) {
+        const T* p = x + r * n;
+        if constexpr (!IgnoreNan) {
+          const T* nan = std::find_if(p, p + n, [](T a) { return is_nan(a); });
+          if (nan != p + n) {
+            v[r] = *nan;
+            ix[r] = nan - p;
+            return;
+          }
+        }
+        std::vector<int64_t> idx(static_cast<std::size_t>(n));
+        std::iota(idx.begin(), idx.end(), int64_t{0});
+        int64_t rank = (n - 1) / 2;
+        if constexpr (IgnoreNan) {
+          const int64_t nans = std::count_if(p, p + n, [](T a) { return is_nan(a); });
+          rank = (n - nans - 1) / 2;  // 0 for a line of NaNs (C++ division truncates -1 / 2 to 0)
+        }
+        std::nth_element(idx.begin(), idx.begin() + rank, idx.end(), [p](int64_t i, int64_t j) {
+          return p[i] < p[j] || (p[i] == p[j] && i < j) || (IgnoreNan && is_nan(p[j]) && !is_nan(p[i]));
+        });
+        v[r] = p[idx[static_cast<std::size_t>(rank)]];
+        ix[r] = idx[static_cast<std::size_t>(rank)];
+      });
+    }
+  });
+}
+}  // namespace
+
+void median(const Tensor& values, const Tensor& indices, const Tensor& in) { median_rows<false>(values, indices, in); }
+void nanmedian(const Tensor& values, const Tensor& indices, const Tensor& in) {
+  median_rows<true>(values, indices, in);
+}
+
+}  // namespace ditto::cpu

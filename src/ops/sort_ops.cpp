@@ -1,0 +1,179 @@
+// Ordering ops: sort, argsort, topk, kthvalue, median and nanmedian, forward and backward. The
+// kernels (cpu/sort.cpp) see the input with the op's dim moved last, as a contiguous (M, n)
+// tensor, and break ties as PyTorch's CPU kernels do (Note [Ordering ties]). Every gradient goes
+// to the elements the op selected (PyTorch's value_selecting_reduction_backward, a scatter into
+// zeros); the whole-tensor median's is shared among the elements equal to it.
+#include <limits>
+
+#include "autograd/graph.h"
+#include "ops/common.h"
+#include "ops/formulas.h"
+
+namespace ditto {
+using detail::fail;
+using ops::OpId;
+
+namespace {
+// x with dim d moved last, contiguous, as (M, n); a 0-dim tensor is one line of one.
+struct Rows {
+  Tensor in;    // (M, n)
+  Shape moved;  // x's shape with d swapped to the end
+  int64_t d = 0;
+};
+Rows rows(const Tensor& x, int64_t d) {
+  Rows r;
+  r.d = d;
+  const Tensor t = x.dim() == 0 ? x.view({1}) : x.transpose(d, -1);
+  r.moved = t.sizes();
+  const int64_t n = r.moved.back();
+  r.in = t.contiguous().view({n == 0 ? 0 : t.numel() / n, n});
+  return r;
+}
+// A kernel's (M, m) output back in x's layout: dim d of size m, then keepdim or not.
+Tensor unrows(const Tensor& out, const Rows& r, int64_t m, bool keep, bool zero_dim) {
+  Shape s = r.moved;
+  s.back() = m;
+  Tensor t = out.view(s);
+  if (zero_dim) return t.view({});
+  t = t.transpose(r.d, -1).contiguous();
+  return keep ? t : t.squeeze(r.d);
+}
+
+int64_t line_length(const Tensor& x, int64_t d) { return x.dim() == 0 ? 1 : x.size(d); }
+
+void no_bool(const Tensor& x, const char* op, const char* kernel) {
+  if (x.dtype() == kBool) fail(op, "\"", kernel, "\" not implemented for 'Bool'");
+}
+
+// Records the value-selecting backward: indices (in the output's shape) say where each value came from.
+template <OpId id>
+void record_selection(const Tensor& x, const Tensor& values, const Tensor& indices, int64_t d, bool keepdim,
+                      const char* node_name = nullptr) {
+  if (is_floating(x.dtype()) && autograd::any_needs_grad(x))
+    ops::record<id>({x}, {values, indices}, autograd::formulas::MaxDimSaved{x.sizes(), d, keepdim, indices}, node_name);
+}
+
+template <OpId id>
+std::pair<Tensor, Tensor> median_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  const char* op = ops::op_entry(id).name;
+  detail::check_defined(x, op);
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), op);
+  no_bool(x, op, "median_out");
+  if (x.dim() > 0 && x.size(d) == 0)
+    detail::fail_index(op, "median(): Expected reduction dim ", d, " to have non-zero size.");
+  const Rows r = rows(x, d);
+  Tensor v = detail::new_tensor({r.in.size(0)}, x.dtype(), op), i = detail::new_tensor({r.in.size(0)}, kInt64, op);
+  if (r.in.numel() != 0) ops::call<id>(x.device(), v, i, r.in);
+  Tensor values = unrows(v, r, 1, keepdim, x.dim() == 0), indices = unrows(i, r, 1, keepdim, x.dim() == 0);
+  record_selection<id>(x, values, indices, d, keepdim || x.dim() == 0);
+  return {values, indices};
+}
+
+// median() and nanmedian() of every element: the line kernel over the flattened tensor. A NaN
+// makes median() the quiet NaN, as PyTorch's; an empty tensor gives NaN (the lowest integer for
+// integer dtypes: PyTorch's NaN converted by the CPU).
+template <OpId id>
+Tensor median_all(const Tensor& x) {
+  const char* op = ops::op_entry(id).name;
+  detail::check_defined(x, op);
+  no_bool(x, op, "median_cpu");
+  Tensor out;
+  if (x.numel() == 0) {
+    out = is_floating(x.dtype()) ? full({}, std::numeric_limits<double>::quiet_NaN(), x.dtype())
+          : x.dtype() == kInt32  ? full({}, std::numeric_limits<int32_t>::min(), kInt32)
+                                 : full({}, std::numeric_limits<int64_t>::min(), kInt64);
+  } else {
+    const Tensor flat = x.detach().reshape({1, x.numel()}).contiguous();
+    Tensor v = detail::new_tensor({1}, x.dtype(), op), i = detail::new_tensor({1}, kInt64, op);
+    ops::call<id>(x.device(), v, i, flat);
+    out = v.view({});
+    if (id == OpId::median && is_floating(x.dtype()) && out.ne(out).item<bool>())
+      out = full({}, std::numeric_limits<double>::quiet_NaN(), x.dtype());
+  }
+  if (is_floating(x.dtype()) && autograd::any_needs_grad(x))
+    ops::record<id>({x}, {out}, autograd::formulas::EvenlySaved{x, out});
+  return out;
+}
+}  // namespace
+
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  detail::check_defined(x, "sort");
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "sort");
+  const Rows r = rows(x, d);
+  const int64_t n = line_length(x, d);
+  Tensor v = detail::new_tensor(r.in.sizes(), x.dtype(), "sort"), i = detail::new_tensor(r.in.sizes(), kInt64, "sort");
+  // a line along a 0 stride holds one value n times: PyTorch leaves it in index order
+  const bool repeated = x.dim() > 0 && x.stride(d) == 0;
+  if (r.in.numel() != 0) ops::call<OpId::sort>(x.device(), v, i, r.in, descending, stable || repeated);
+  Tensor values = unrows(v, r, n, true, x.dim() == 0), indices = unrows(i, r, n, true, x.dim() == 0);
+  record_selection<OpId::sort>(x, values, indices, d, true, stable ? "SortBackward1" : nullptr);
+  return {values, indices};
+}
+
+Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  NoGradGuard no_grad;
+  return sort(x, dim, descending, stable).second;
+}
+
+std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  detail::check_defined(x, "topk");
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "topk");
+  const int64_t n = line_length(x, d);
+  if (k < 0 || k > n) fail("topk", "selected index k out of range");
+  no_bool(x, "topk", "topk_cpu");
+  const Rows r = rows(x, d);
+  const Shape out{r.in.size(0), k};
+  Tensor v = detail::new_tensor(out, x.dtype(), "topk"), i = detail::new_tensor(out, kInt64, "topk");
+  if (r.in.size(0) != 0 && k != 0) ops::call<OpId::topk>(x.device(), v, i, r.in, k, largest, sorted);
+  Tensor values = unrows(v, r, k, true, x.dim() == 0), indices = unrows(i, r, k, true, x.dim() == 0);
+  record_selection<OpId::topk>(x, values, indices, d, true);
+  return {values, indices};
+}
+
+std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+  detail::check_defined(x, "kthvalue");
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "kthvalue");
+  const int64_t n = line_length(x, d);
+  if (x.dim() > 0 && n == 0)
+    detail::fail_index("kthvalue", "kthvalue(): Expected reduction dim ", d, " to have non-zero size.");
+  if (k < 1 || k > n) fail("kthvalue", "kthvalue(): selected number k out of range for dimension ", d);
+  no_bool(x, "kthvalue", "kthvalue_cpu");
+  const Rows r = rows(x, d);
+  Tensor v = detail::new_tensor({r.in.size(0)}, x.dtype(), "kthvalue");
+  Tensor i = detail::new_tensor({r.in.size(0)}, kInt64, "kthvalue");
+  if (r.in.numel() != 0) ops::call<OpId::kthvalue>(x.device(), v, i, r.in, k);
+  Tensor values = unrows(v, r, 1, keepdim, x.dim() == 0), indices = unrows(i, r, 1, keepdim, x.dim() == 0);
+  record_selection<OpId::kthvalue>(x, values, indices, d, keepdim || x.dim() == 0);
+  return {values, indices};
+}
+
+std::pair<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {
+  return median_dim<OpId::median_dim>(x, dim, keepdim);
+}
+std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim) {
+  return median_dim<OpId::nanmedian_dim>(x, dim, keepdim);
+}
+Tensor median(const Tensor& x) { return median_all<OpId::median>(x); }
+Tensor nanmedian(const Tensor& x) { return median_all<OpId::nanmedian>(x); }
+
+namespace autograd::formulas {
+// PyTorch's value_selecting_reduction_backward: zeros, with each gradient at its value's index.
+DITTO_FORMULA(select_values, MaxDimSaved) {
+  if (s.input.empty()) return {g[0].reshape({})};
+  const Tensor idx = s.keepdim ? *s.indices : s.indices->unsqueeze(s.dim);
+  const Tensor gv = s.keepdim ? g[0] : g[0].unsqueeze(s.dim);
+  return {scatter(zeros(s.input, g[0].dtype()), s.dim, idx, gv)};
+}
+
+// PyTorch's evenly_distribute_backward: the gradient shared among the elements equal to the result
+// (the NaNs when it is NaN).
+DITTO_FORMULA(evenly, EvenlySaved) {
+  const Tensor &x = *s.x, &out = *s.out;
+  const bool nan = out.ne(out).item<bool>();
+  const Tensor mask = nan ? x.ne(x) : x.eq(out);
+  const Tensor share = g[0] / mask.sum();
+  return {where(mask, share.expand(x.sizes()), zeros(x.sizes(), g[0].dtype()))};
+}
+}  // namespace autograd::formulas
+
+}  // namespace ditto

@@ -1,0 +1,175 @@
+// Ordering ops (sort, argsort, topk, kthvalue, median, nanmedian) and scatter: what each returns
+// by definition (sorted values, a permutation, ranks, NaN placement), the tie rules that need no
+// PyTorch to state (stable order; the median's index), gradients (float64 gradcheck), 0-dim and
+// empty inputs, bad input. PyTorch's own tie choices for the unstable sort, topk and kthvalue are
+// compared against PyTorch itself in python/tests/test_ordering.py and the OpInfo sweep.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "ditto/ditto.h"
+#include "expect_error.h"
+#include "gradcheck.h"
+
+using namespace ditto;
+using namespace ditto::testing;
+
+namespace {
+DITTO_GRADCHECK("sort", ({gc_rand({4, 7})}), return sort(v[0], 1).first * 2.0 + sort(v[0], 0, true, true).first;)
+DITTO_GRADCHECK("topk", ({gc_rand({5, 9})}), return topk(v[0], 3, 1).first + topk(v[0], 2, 0, false).first.sum();)
+DITTO_GRADCHECK("kthvalue", ({gc_rand({5, 9})}),
+                return kthvalue(v[0], 4, 1).first + kthvalue(v[0], 2, 0, true).first.sum();)
+DITTO_GRADCHECK("median.dim", ({gc_rand({5, 8})}), return median(v[0], 1).first + median(v[0], 0, true).first.sum();)
+DITTO_GRADCHECK("nanmedian.dim", ({gc_rand({5, 8})}), return nanmedian(v[0], 1).first;)
+DITTO_GRADCHECK("median", ({gc_rand({5, 7})}), return median(v[0]) * 3.0;)
+DITTO_GRADCHECK("nanmedian", ({gc_rand({4, 6})}), return nanmedian(v[0]);)
+DITTO_GRADCHECK("scatter_", ({gc_rand({3, 5}), gc_rand({3, 2})}),
+                return scatter(v[0], 1, tensor({{0, 4}, {2, 1}, {1, 3}}),
+                               v[1]);)  // no repeats: PyTorch's gradient assumes none
+
+std::vector<double> row(const Tensor& t, int64_t r) {
+  const Tensor c = t.to(kFloat64).contiguous();
+  std::vector<double> out(static_cast<std::size_t>(c.size(1)));
+  for (int64_t k = 0; k < c.size(1); ++k) out[static_cast<std::size_t>(k)] = c[r][k].item<double>();
+  return out;
+}
+std::vector<int64_t> irow(const Tensor& t, int64_t r) {
+  std::vector<int64_t> out(static_cast<std::size_t>(t.size(1)));
+  for (int64_t k = 0; k < t.size(1); ++k) out[static_cast<std::size_t>(k)] = t[r][k].item<int64_t>();
+  return out;
+}
+
+TEST(Sort, ValuesAreOrderedAndIndicesAPermutationThatGathersThem) {
+  manual_seed(3);
+  const float nan = std::nanf("");
+  Tensor x = randint(0, 6, {7, 300}, kFloat32);  // many ties
+  x = x.masked_fill(x.eq(5.0), nan);
+  for (bool descending : {false, true})
+    for (bool stable : {false, true}) {
+      const auto [v, i] = sort(x, 1, descending, stable);
+      EXPECT_TRUE(equal(x.gather(1, i).ne(x.gather(1, i)), v.ne(v)));  // NaNs where gathered NaNs are
+      for (int64_t r = 0; r < 7; ++r) {
+        const std::vector<double> vs = row(v, r), xs = row(x, r);
+        std::vector<int64_t> is = irow(i, r), perm = is;
+        std::sort(perm.begin(), perm.end());
+        for (int64_t k = 0; k < 300; ++k) ASSERT_EQ(perm[static_cast<std::size_t>(k)], k);
+        const auto nan_count = std::count_if(xs.begin(), xs.end(), [](double a) { return std::isnan(a); });
+        for (std::size_t k = 0; k < vs.size(); ++k) {
+          // NaN sorts above every number: last ascending, first descending
+          const bool in_nan_block = descending ? k < static_cast<std::size_t>(nan_count)
+                                               : k >= vs.size() - static_cast<std::size_t>(nan_count);
+          ASSERT_EQ(std::isnan(vs[k]), in_nan_block) << k;
+          if (k > 0 && !std::isnan(vs[k]) && !std::isnan(vs[k - 1])) {
+            ASSERT_TRUE(descending ? vs[k - 1] >= vs[k] : vs[k - 1] <= vs[k]);
+            if (stable && vs[k - 1] == vs[k]) {
+              ASSERT_LT(is[k - 1], is[k]);  // ties in index order
+            }
+          }
+        }
+      }
+    }
+  // a non-last dim, an int dtype, bool
+  const Tensor y = randint(-50, 50, {40, 3}, kInt64);
+  const auto [yv, yi] = sort(y, 0, false, true);
+  EXPECT_TRUE(equal(yv, y.gather(0, yi)));
+  EXPECT_TRUE(equal(argsort(y, 0, false, true), yi));
+  EXPECT_TRUE(equal(sort(tensor({true, false, true}), 0, false, true).second, tensor({1, 0, 2})));
+  // a line along a 0 stride stays in index order, as PyTorch's
+  EXPECT_TRUE(equal(sort(ones({3, 1}).expand({3, 40}), 1).second, arange(40).expand({3, 40})));
+  const auto [sv, si] = sort(scalar_tensor(2.5));
+  EXPECT_EQ(sv.dim(), 0);
+  EXPECT_EQ(si.item<int64_t>(), 0);
+  EXPECT_EQ(sort(zeros({0, 4}), 1).first.sizes(), (Shape{0, 4}));
+}
+
+TEST(Sort, TopkAndKthvalueSelectWhatASortSelects) {
+  manual_seed(4);
+  const Tensor x = randn({6, 500}, kFloat64);  // distinct values: the selection is unique
+  const auto [sv, si] = sort(x, 1, true);
+  for (int64_t k : {1, 7, 8, 100, 500}) {  // both of PyTorch's paths: k * 64 <= n and not
+    const auto [tv, ti] = topk(x, k, 1);
+    EXPECT_TRUE(equal(tv, sv.narrow(1, 0, k))) << k;
+    EXPECT_TRUE(equal(ti, si.narrow(1, 0, k))) << k;
+    const auto [lv, li] = topk(x, k, 1, false);
+    EXPECT_TRUE(equal(lv, sort(x, 1).first.narrow(1, 0, k))) << k;
+    const auto [kv, ki] = kthvalue(x, k, 1);
+    EXPECT_TRUE(equal(kv, sort(x, 1).first.select(1, k - 1))) << k;
+    EXPECT_TRUE(equal(ki, sort(x, 1).second.select(1, k - 1))) << k;
+  }
+  // unsorted topk holds the same set
+  const auto [uv, ui] = topk(x, 300, 1, true, false);
+  EXPECT_TRUE(equal(sort(uv, 1, true).first, sv.narrow(1, 0, 300)));
+  // NaN counts as the largest
+  const float nan = std::nanf("");
+  EXPECT_TRUE(std::isnan(topk(tensor({1.0f, nan, 3.0f}), 1).first[0].item<float>()));
+  EXPECT_EQ(topk(tensor({1.0f, nan, 3.0f}), 1).second[0].item<int64_t>(), 1);
+  EXPECT_EQ(kthvalue(tensor({1.0f, nan, 3.0f}), 2).first.item<float>(), 3.0f);
+  EXPECT_EQ(kthvalue(tensor({4, 1, 3}), 1, 0, true).first.sizes(), (Shape{1}));
+  EXPECT_EQ(topk(zeros({0, 3}), 0, 0).first.sizes(), (Shape{0, 3}));
+  EXPECT_EQ(kthvalue(scalar_tensor(7.0), 1).second.item<int64_t>(), 0);
+}
+
+TEST(Sort, MedianIsTheLowerMiddleWithTiesBrokenByIndex) {
+  // lower median of 1 2 2 2 3 3 (sorted stably: 2 at indices 1, 3, 4): rank 2 is index 3
+  const auto [v, i] = median(tensor({3.0, 2.0, 1.0, 2.0, 2.0, 3.0}), 0);
+  EXPECT_EQ(v.item<double>(), 2.0);
+  EXPECT_EQ(i.item<int64_t>(), 3);
+  const double nan = std::nan("");
+  // median reports the first NaN; nanmedian leaves NaNs out
+  const Tensor x = tensor({{1.0, nan, 5.0, nan, 4.0}, {2.0, 1.0, 3.0, 0.0, 9.0}});
+  const auto [mv, mi] = median(x, 1);
+  EXPECT_TRUE(std::isnan(mv[0].item<double>()));
+  EXPECT_EQ(mi[0].item<int64_t>(), 1);
+  EXPECT_EQ(mv[1].item<double>(), 2.0);
+  const auto [nv, ni] = nanmedian(x, 1);
+  EXPECT_EQ(nv[0].item<double>(), 4.0);  // of 1 5 4
+  EXPECT_EQ(ni[0].item<int64_t>(), 4);
+  // whole tensor: median() is NaN (the quiet NaN) with a NaN in it; nanmedian() skips them
+  EXPECT_TRUE(std::isnan(median(x).item<double>()));
+  EXPECT_EQ(nanmedian(x).item<double>(), 2.0);  // of 1 5 4 2 1 3 0 9: sorted 0 1 1 2 3 4 5 9, rank 3
+  EXPECT_EQ(median(tensor({4, 1, 3, 2})).item<int64_t>(), 2);
+  EXPECT_TRUE(std::isnan(median(zeros({0})).item<float>()));
+  EXPECT_EQ(median(zeros({0}, kInt64)).item<int64_t>(), std::numeric_limits<int64_t>::min());
+  // every row of a random matrix against a stable sort
+  manual_seed(9);
+  const Tensor r = randint(0, 5, {9, 41}, kFloat32);
+  const auto [rv, ri] = median(r, 1);
+  const auto [sv, si] = sort(r, 1, false, true);
+  EXPECT_TRUE(equal(rv, sv.select(1, 20)));
+  EXPECT_TRUE(equal(ri, si.select(1, 20)));
+}
+
+TEST(Sort, MediansGradientIsSharedAmongTheTiedElements) {
+  const Tensor x = tensor({1.0, 2.0, 2.0, 5.0}).requires_grad_();
+  median(x).backward(scalar_tensor(1.0, kFloat64));
+  EXPECT_TRUE(equal(x.grad(), tensor({0.0, 0.5, 0.5, 0.0})));  // PyTorch's evenly_distribute_backward
+  const Tensor y = tensor({1.0, 2.0, 2.0, 5.0}).requires_grad_();
+  median(y, 0).first.backward(scalar_tensor(1.0, kFloat64));
+  EXPECT_TRUE(equal(y.grad(), tensor({0.0, 1.0, 0.0, 0.0})));  // median.dim: the reported index
+}
+
+TEST(Sort, ScatterWritesAndTheLastRepeatWins) {
+  const Tensor out =
+      scatter(zeros({2, 4}), 1, tensor({{1, 1, 3}, {0, 2, 0}}), tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}}));
+  EXPECT_TRUE(equal(out, tensor({{0.0f, 2.0f, 0.0f, 3.0f}, {6.0f, 0.0f, 5.0f, 0.0f}})));
+  EXPECT_TRUE(equal(scatter(zeros({3}), 0, tensor({2, 0}), 7.5), tensor({7.5f, 0.0f, 7.5f})));
+  Tensor t = zeros({3}, kInt64);
+  t.scatter_(0, tensor({1}), tensor({9}));
+  EXPECT_TRUE(equal(t, tensor({0, 9, 0})));
+  expect_error([] { scatter(zeros({3}), 0, tensor({3}), 1.0); }, "[scatter_]", "");
+}
+
+TEST(Sort, BadInputRaises) {
+  expect_error([] { topk(ones({3}), 4); }, "[topk]", "selected index k out of range");
+  expect_error([] { topk(ones({3}), -1); }, "[topk]", "selected index k out of range");
+  expect_error([] { topk(tensor({true}), 1); }, "[topk]", "not implemented for 'Bool'");
+  expect_error([] { kthvalue(ones({3}), 0); }, "[kthvalue]", "selected number k out of range");
+  expect_error([] { kthvalue(ones({0, 3}), 1, 0); }, "[kthvalue]", "to have non-zero size");
+  expect_error([] { median(ones({0, 3}), 0); }, "[median.dim]", "to have non-zero size");
+  expect_error([] { median(tensor({true})); }, "[median]", "not implemented for 'Bool'");
+  expect_error([] { sort(ones({2, 3}), 2); }, "[sort]", "out of range");
+  expect_error([] { nanmedian(Tensor(), 0); }, "[nanmedian.dim]", "");
+}
+}  // namespace
