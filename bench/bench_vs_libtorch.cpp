@@ -201,6 +201,47 @@ void torch_cumsum(benchmark::State& state, int threads) {
   rate(state, "GBps", 8e-9 * kScanN);
 }
 
+// sort and topk of (4096, 1024) float32 over the last dim (issue 14's shapes): values and indices.
+constexpr int64_t kSortRows = 4096, kSortCols = 1024, kTopK = 32;
+void ditto_sort(benchmark::State& state, int threads, bool top) {
+  Setup s(threads, false);
+  const ditto::Tensor x = ditto::randn({kSortRows, kSortCols});
+  for (auto _ : state) {
+    auto r = top ? ditto::topk(x, kTopK, 1) : ditto::sort(x, 1);
+    benchmark::DoNotOptimize(r);
+  }
+  rate(state, "Melem/s", 1e-6 * kSortRows * kSortCols);
+}
+void torch_sort(benchmark::State& state, int threads, bool top) {
+  Setup s(threads, false);
+  const torch::Tensor x = torch::randn({kSortRows, kSortCols});
+  for (auto _ : state) {
+    auto r = top ? torch::topk(x, kTopK, 1) : torch::sort(x, 1);
+    benchmark::DoNotOptimize(r);
+  }
+  rate(state, "Melem/s", 1e-6 * kSortRows * kSortCols);
+}
+
+// bincount of 16M int64 values in [0, 100000) with float32 weights, and histc of 16M float32.
+void ditto_count(benchmark::State& state, int threads, bool hist) {
+  Setup s(threads, false);
+  const ditto::Tensor v = ditto::randint(0, 100000, {kScanN}), w = ditto::rand({kScanN}), x = ditto::randn({kScanN});
+  for (auto _ : state) {
+    ditto::Tensor y = hist ? ditto::histc(x, 1000, -3, 3) : ditto::bincount(v, w);
+    benchmark::DoNotOptimize(y);
+  }
+  rate(state, "Melem/s", 1e-6 * kScanN);
+}
+void torch_count(benchmark::State& state, int threads, bool hist) {
+  Setup s(threads, false);
+  const torch::Tensor v = torch::randint(0, 100000, {kScanN}), w = torch::rand({kScanN}), x = torch::randn({kScanN});
+  for (auto _ : state) {
+    torch::Tensor y = hist ? torch::histc(x, 1000, -3, 3) : torch::bincount(v, w);
+    benchmark::DoNotOptimize(y);
+  }
+  rate(state, "Melem/s", 1e-6 * kScanN);
+}
+
 // ===== training steps: zero_grad (to none), forward, loss, backward, SGD step =====================
 // MLP 784-512-512-10 with ReLU, batch 128, MSE loss, SGD lr 0.01.
 void ditto_mlp(benchmark::State& state, int threads, bool det) {
@@ -377,6 +418,18 @@ void register_all() {
     both(
         "cumsum_16M", [t](benchmark::State& s) { ditto_cumsum(s, t); },
         [t](benchmark::State& s) { torch_cumsum(s, t); });
+    both(
+        "sort_4096x1024", [t](benchmark::State& s) { ditto_sort(s, t, false); },
+        [t](benchmark::State& s) { torch_sort(s, t, false); });
+    both(
+        "topk32_4096x1024", [t](benchmark::State& s) { ditto_sort(s, t, true); },
+        [t](benchmark::State& s) { torch_sort(s, t, true); });
+    both(
+        "bincount_16M_weights", [t](benchmark::State& s) { ditto_count(s, t, false); },
+        [t](benchmark::State& s) { torch_count(s, t, false); });
+    both(
+        "histc_16M", [t](benchmark::State& s) { ditto_count(s, t, true); },
+        [t](benchmark::State& s) { torch_count(s, t, true); });
     both(
         "mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); },
         [t](benchmark::State& s) { torch_mlp(s, t); });

@@ -516,6 +516,15 @@ std::vector<Entry> corpus() {
     r.grad("scatter_add dim 1",
            ditto::scatter_add(r.input({33, 17}, Layout::Strided), 1, randint(0, 17, {33, 40}), r.input({33, 40})));
   });
+  add("counting", {"histc", "bincount"}, [](Run& r) {
+    r.out("histc (1000003)", ditto::histc(r.input({1000003}), 1000, -2.0, 2.0));
+    r.out("histc (129,300)^T own range", ditto::histc(r.input({129, 300}, Layout::Transposed), 37));
+    const Tensor v = randint(0, 5000, {1000003});
+    r.out("bincount (1000003)", ditto::bincount(v));
+    r.out("bincount weights float32", ditto::bincount(v, r.input({1000003})));
+    r.out("bincount weights float64",
+          ditto::bincount(v, r.input({1000003}, Layout::Contiguous, Dist::Normal, kFloat64)));
+  });
   add("ordering", {"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian", "scatter_"},
       [](Run& r) {
         const Tensor ties = randint(0, 7, {129, 300}).to(kFloat32);  // values with many ties

@@ -106,6 +106,15 @@ std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim =
 Tensor median(const Tensor& x);
 Tensor nanmedian(const Tensor& x);
 
+// --- counting (Note [Counting order]): no gradients, as PyTorch's
+// A histogram of x's elements in bins equal bins over [min, max] (x's own range when min == max);
+// elements outside it (and NaNs) are not counted. Floating x; the counts in x's dtype.
+Tensor histc(const Tensor& x, int64_t bins = 100, const Scalar& min = 0, const Scalar& max = 0);
+// out[v] = the number of times v occurs in x (1-D, non-negative integers), or the sum of the
+// weights at those places in input order (float32 for float32 weights, float64 for others);
+// at least minlength bins.
+Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights = std::nullopt, int64_t minlength = 0);
+
 // --- linear algebra (Note [GEMM accumulation order])
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);

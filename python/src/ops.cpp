@@ -738,6 +738,16 @@ void bind_ops(py::module_& m) {
   cummax_like("cummax", true);
   cummax_like("cummin", false);
 
+  // ---------------------------------------------------------------- counting
+  def_op(
+      m, cls, "histc",
+      [](const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max) { return histc(x, bins, min, max); },
+      py::arg("bins") = 100, py::arg("min") = 0, py::arg("max") = 0, Release());
+  def_op(
+      m, cls, "bincount",
+      [](const Tensor& x, std::optional<Tensor> weights, int64_t minlength) { return bincount(x, weights, minlength); },
+      py::arg("weights") = py::none(), py::arg("minlength") = 0, Release());
+
   // ---------------------------------------------------------------- ordering
   def_op(
       m, cls, "sort",

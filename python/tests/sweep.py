@@ -135,6 +135,9 @@ SWEEP = [
     Entry("logcumsumexp", D("logcumsumexp"), CLOSE),
     Entry("cummax", D("cummax"), EXACT, grad=EXACT),
     Entry("cummin", D("cummin"), EXACT, grad=EXACT),
+    # counting: exact integer counts (Note [Counting order]); weighted bincount in input order
+    Entry("histc", D("histc"), EXACT),
+    Entry("bincount", D("bincount"), EXACT),
     # ordering: PyTorch's tie choices (Note [Ordering ties]), exact, forward and backward
     Entry("sort", D("sort"), EXACT, grad=EXACT),
     Entry("argsort", D("argsort"), EXACT),

@@ -95,6 +95,8 @@ CALLS = {
     "logcumsumexp": lambda: x.logcumsumexp(0),
     "cummax": lambda: ditto.cummax(x, 1),
     "cummin": lambda: x.cummin(0),
+    "histc": lambda: x.histc(4),
+    "bincount": lambda: ditto.bincount(ditto.tensor([0, 2, 2]), minlength=4),
     "sort": lambda: x.sort(),
     "topk": lambda: ditto.topk(x, 1),
     "kthvalue": lambda: x.kthvalue(1, 0),
@@ -160,7 +162,7 @@ def test_the_python_call_runs_the_rows_kernel(name):
 BOTH = ["neg", "abs", "sign", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "pow", "clamp", "add",
         "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "masked_fill", "sum", "mean", "prod", "amax", "amin",
         "max", "min", "argmax", "argmin", "var", "std", "softmax", "log_softmax", "cumsum", "cumprod",
-        "logcumsumexp", "cummax", "cummin", "sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "bmm", "mm", "matmul", "addmm",
+        "logcumsumexp", "cummax", "cummin", "histc", "bincount", "sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "bmm", "mm", "matmul", "addmm",
         "index_select", "gather", "index_add", "scatter", "scatter_add", "index_copy", "index_put", "put", "scatter_reduce",
         "lerp", "addcmul", "addcdiv", "transpose", "permute", "squeeze", "unsqueeze", "flatten", "reshape",
         "clone", "narrow", "select", "t", "equal"]  # fmt: skip

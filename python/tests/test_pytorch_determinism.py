@@ -218,6 +218,54 @@ def test_no_alert_cumsum():
     check_nondeterministic_alert(fn, "cumsum_cuda_kernel", should_alert=False)
 
 
+def test_no_alert_histc():
+    # test_nondeterministic_alert_histc: PyTorch alerts on CUDA only ("_histc_cuda_with_counts")
+    x = torch.tensor([1.0, 2.0, 2.5, 7.0])
+    check_nondeterministic_alert(lambda: torch.histc(x, 4), "_histc_cuda", should_alert=False)
+
+
+def test_no_alert_bincount():
+    # test_nondeterministic_alert_bincount: PyTorch alerts on CUDA when weights are given
+    x = torch.tensor([0, 1, 1, 3])
+    w = torch.tensor([0.5, 1.0, 2.0, 4.0])
+    check_nondeterministic_alert(lambda: torch.bincount(x, w), "_bincount_cuda", should_alert=False)
+
+
+def test_no_alert_median_kthvalue():
+    # test_nondeterministic_alert_{median,kthvalue}: CUDA-only alerts, forward and backward
+    x = torch.randn(6, 7, requires_grad=True)
+
+    def fn():
+        torch.median(x, 1).values.sum().backward()
+        torch.kthvalue(x, 3, 0).values.sum().backward()
+
+    check_nondeterministic_alert(fn, "median CUDA with indices output", should_alert=False)
+    check_nondeterministic_alert(fn, "kthvalue CUDA", should_alert=False)
+
+
+@pytest.mark.parametrize("op", ["histc", "bincount"])
+def test_counts_repeat_bit_for_bit_at_every_thread_count_and_match_pytorch(op):
+    real = pytest.importorskip("torch")
+    g = real.Generator().manual_seed(5)
+    x = real.randn(1 << 18, generator=g)
+    ints = real.randint(0, 1000, (1 << 18,), generator=g)
+    w = real.rand(1 << 18, generator=g)
+    saved = torch.get_num_threads()
+    results = []
+    for threads in (1, 2, 3):
+        torch.set_num_threads(threads)
+        with DeterministicGuard(True):
+            if op == "histc":
+                y = torch.histc(torch.from_numpy(x.numpy().copy()), 77, -2.5, 3.0)
+            else:
+                y = torch.bincount(torch.from_numpy(ints.numpy().copy()), torch.from_numpy(w.numpy().copy()))
+        results.append(y.numpy().tobytes())
+    torch.set_num_threads(saved)
+    assert all(r == results[0] for r in results)
+    want = real.histc(x, 77, -2.5, 3.0) if op == "histc" else real.bincount(ints, w)
+    assert results[0] == want.numpy().tobytes()
+
+
 @pytest.mark.parametrize("op", ["cumsum", "cumprod", "logcumsumexp", "cummax", "cummin"])
 def test_scans_repeat_bit_for_bit_at_every_thread_count_and_match_pytorch(op):
     real = pytest.importorskip("torch")  # Debian's python3-torch, installed by scripts/test.sh

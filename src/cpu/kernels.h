@@ -5,6 +5,7 @@
 // allocate outputs and then call a kernel chosen by the dispatcher from the op table
 // (ops/op_table.def); kernels see only validated arguments.
 #include "cpu/decl/conv.h"
+#include "cpu/decl/count.h"
 #include "cpu/decl/elementwise.h"
 #include "cpu/decl/embedding.h"
 #include "cpu/decl/gemm.h"

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -46,12 +47,44 @@ bool greater_nan_first(T a, T b) {
   return (is_nan(a) && !is_nan(b)) || a > b;
 }
 
-// f(row) for each row of the (M, n) input, whole rows per task.
-template <class F>
+// f(row, scratch) for each row of the (M, n) input, whole rows per task; a task's rows share one
+// Scratch (a buffer resized per row, so allocated once per task).
+template <class Scratch, class F>
 void for_rows(int64_t M, int64_t n, F f) {
   detail::parallel_for(M, std::max<int64_t>(n, 1) * 8, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) f(r);
+    Scratch scratch;
+    for (int64_t r = b; r < e; ++r) f(r, scratch);
   });
+}
+// A line as (value, index) pairs; the index is int32 when the line is short enough, which halves
+// the memory a float line moves and changes no comparison, so no result.
+template <class T, class I = int64_t>
+using Pairs = std::vector<std::pair<T, I>>;
+template <class F>
+void with_index_type(int64_t n, F f) {
+  if (n <= std::numeric_limits<int32_t>::max())
+    f.template operator()<int32_t>();
+  else
+    f.template operator()<int64_t>();
+}
+
+// run(before) with the (value, index) comparison "a before b": NaN first when Descending (the
+// largest), last otherwise. A line without NaN gets the plain > or <, which answers every
+// comparison the same way, so the algorithm takes the same steps: the same result, faster.
+template <bool Descending, class T, class I, class Run>
+void with_order(const Pairs<T, I>& line, Run run) {
+  const bool nan = std::any_of(line.begin(), line.end(), [](const auto& p) { return is_nan(p.first); });
+  if (nan) {
+    if constexpr (Descending)
+      run([](const auto& a, const auto& b) { return greater_nan_first(a.first, b.first); });
+    else
+      run([](const auto& a, const auto& b) { return less_nan_last(a.first, b.first); });
+  } else {
+    if constexpr (Descending)
+      run([](const auto& a, const auto& b) { return a.first > b.first; });
+    else
+      run([](const auto& a, const auto& b) { return a.first < b.first; });
+  }
 }
 
 // Sedgewick's quickselect (as PyTorch's kthvalue): afterwards v[k] is the element of rank k
@@ -95,19 +128,22 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool de
     const T* x = in.data_ptr<T>();
     T* v = values.data_ptr<T>();
     int64_t* ix = indices.data_ptr<int64_t>();
-    for_rows(M, n, [&](int64_t r) {
-      std::vector<std::pair<T, int64_t>> line(static_cast<std::size_t>(n));
-      for (int64_t k = 0; k < n; ++k) line[static_cast<std::size_t>(k)] = {x[r * n + k], k};
-      auto asc = [](const auto& a, const auto& b) { return less_nan_last(a.first, b.first); };
-      auto desc = [](const auto& a, const auto& b) { return greater_nan_first(a.first, b.first); };
-      if (stable)
-        descending ? std::stable_sort(line.begin(), line.end(), desc) : std::stable_sort(line.begin(), line.end(), asc);
-      else
-        descending ? std::sort(line.begin(), line.end(), desc) : std::sort(line.begin(), line.end(), asc);
-      for (int64_t k = 0; k < n; ++k) {
-        v[r * n + k] = line[static_cast<std::size_t>(k)].first;
-        ix[r * n + k] = line[static_cast<std::size_t>(k)].second;
-      }
+    with_index_type(n, [&]<class I>() {
+      for_rows<Pairs<T, I>>(M, n, [&](int64_t r, Pairs<T, I>& line) {
+        line.resize(static_cast<std::size_t>(n));
+        for (int64_t k = 0; k < n; ++k) line[static_cast<std::size_t>(k)] = {x[r * n + k], static_cast<I>(k)};
+        auto run = [&](auto before) {
+          if (stable)
+            std::stable_sort(line.begin(), line.end(), before);
+          else
+            std::sort(line.begin(), line.end(), before);
+        };
+        descending ? with_order<true>(line, run) : with_order<false>(line, run);
+        for (int64_t k = 0; k < n; ++k) {
+          v[r * n + k] = line[static_cast<std::size_t>(k)].first;
+          ix[r * n + k] = line[static_cast<std::size_t>(k)].second;
+        }
+      });
     });
   });
 }
@@ -119,25 +155,24 @@ void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
     const T* x = in.data_ptr<T>();
     T* v = values.data_ptr<T>();
     int64_t* ix = indices.data_ptr<int64_t>();
-    for_rows(M, n, [&](int64_t r) {
-      std::vector<std::pair<T, int64_t>> q(static_cast<std::size_t>(n));
-      for (int64_t j = 0; j < n; ++j) q[static_cast<std::size_t>(j)] = {x[r * n + j], j};
-      auto run = [&](auto before) {
-        if (k * 64 <= n) {
-          std::partial_sort(q.begin(), q.begin() + k, q.end(), before);
-        } else {
-          std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), before);
-          if (sorted) std::sort(q.begin(), q.begin() + (k - 1), before);
+    with_index_type(n, [&]<class I>() {
+      for_rows<Pairs<T, I>>(M, n, [&](int64_t r, Pairs<T, I>& q) {
+        q.resize(static_cast<std::size_t>(n));
+        for (int64_t j = 0; j < n; ++j) q[static_cast<std::size_t>(j)] = {x[r * n + j], static_cast<I>(j)};
+        auto run = [&](auto before) {
+          if (k * 64 <= n) {
+            std::partial_sort(q.begin(), q.begin() + k, q.end(), before);
+          } else {
+            std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), before);
+            if (sorted) std::sort(q.begin(), q.begin() + (k - 1), before);
+          }
+        };
+        largest ? with_order<true>(q, run) : with_order<false>(q, run);
+        for (int64_t j = 0; j < k; ++j) {
+          v[r * k + j] = q[static_cast<std::size_t>(j)].first;
+          ix[r * k + j] = q[static_cast<std::size_t>(j)].second;
         }
-      };
-      if (largest)
-        run([](const auto& a, const auto& b) { return greater_nan_first(a.first, b.first); });
-      else
-        run([](const auto& a, const auto& b) { return less_nan_last(a.first, b.first); });
-      for (int64_t j = 0; j < k; ++j) {
-        v[r * k + j] = q[static_cast<std::size_t>(j)].first;
-        ix[r * k + j] = q[static_cast<std::size_t>(j)].second;
-      }
+      });
     });
   });
 }
@@ -149,9 +184,15 @@ void kthvalue(const Tensor& values, const Tensor& indices, const Tensor& in, int
       const T* x = in.data_ptr<T>();
       T* v = values.data_ptr<T>();
       int64_t* ix = indices.data_ptr<int64_t>();
-      for_rows(M, n, [&](int64_t r) {
-        std::vector<T> line(x + r * n, x + (r + 1) * n);
-        std::vector<int64_t> pos(static_cast<std::size_t>(n));
+      struct Line {
+        std::vector<T> v;
+        std::vector<int64_t> pos;
+      };
+      for_rows<Line>(M, n, [&](int64_t r, Line& l) {
+        std::vector<T>& line = l.v;
+        std::vector<int64_t>& pos = l.pos;
+        line.assign(x + r * n, x + (r + 1) * n);
+        pos.resize(static_cast<std::size_t>(n));
         std::iota(pos.begin(), pos.end(), int64_t{0});
         quick_select(line.data(), pos.data(), n, k - 1, [](T a, T b) { return greater_nan_first(a, b); });
         v[r] = line[static_cast<std::size_t>(k - 1)];
@@ -170,7 +211,7 @@ void median_rows(const Tensor& values, const Tensor& indices, const Tensor& in) 
       const T* x = in.data_ptr<T>();
       T* v = values.data_ptr<T>();
       int64_t* ix = indices.data_ptr<int64_t>();
-      for_rows(M, n, [&](int64_t r) {
+      for_rows<std::vector<int64_t>>(M, n, [&](int64_t r, std::vector<int64_t>& idx) {
         const T* p = x + r * n;
         if constexpr (!IgnoreNan) {
           const T* nan = std::find_if(p, p + n, [](T a) { return is_nan(a); });
@@ -180,7 +221,7 @@ void median_rows(const Tensor& values, const Tensor& indices, const Tensor& in) 
             return;
           }
         }
-        std::vector<int64_t> idx(static_cast<std::size_t>(n));
+        idx.resize(static_cast<std::size_t>(n));
         std::iota(idx.begin(), idx.end(), int64_t{0});
         int64_t rank = (n - 1) / 2;
         if constexpr (IgnoreNan) {

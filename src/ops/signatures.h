@@ -43,6 +43,11 @@ using Sort = void(const Tensor& values, const Tensor& indices, const Tensor& in,
 using TopK = void(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool largest, bool sorted);
 using KthValue = void(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k);
 using Median = void(const Tensor& values, const Tensor& indices, const Tensor& in);
+// Counting (cpu/count.cpp, Note [Counting order]): in is contiguous 1-D. histc: floating in, hist
+// (bins) of in's dtype, lo < hi finite. bincount: integer in with values in [0, out.numel()), out
+// int64 without weights, else float32 or float64 with weights (same length, out's dtype).
+using Histc = void(const Tensor& hist, const Tensor& in, double lo, double hi);
+using Bincount = void(const Tensor& out, const Tensor& in, const Tensor& weights);
 // cumprod's gradient: grad_in, grad_out and in as Scan's tensors, floating.
 using ScanBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in);
 // out (B, M, N) = a (B, M, K) @ b (B, K, N), or all three 2-D (mm); addmm adds beta * self

@@ -267,6 +267,14 @@ std::vector<OpFuzzer> generators() {
     auto [v, i] = c.r.chance(0.5) ? cummax(x, d) : cummin(x, d);
     return std::vector<Tensor>{v, i};
   });
+  // counting
+  reg({"histc", "bincount"}, [](Ctx& c) {
+    Tensor x = c.any();
+    if (c.r.chance(0.5)) return one(histc(x, c.r.range(-1, 40), c.scalar(), c.scalar()));
+    std::optional<Tensor> w;
+    if (c.r.chance(0.5)) w = c.any();
+    return one(bincount(x, w, c.r.range(-1, 5)));
+  });
   // ordering (the backward formulas run scatter_ when the input requires grad)
   reg({"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian"}, [](Ctx& c) {
     Tensor x = c.any();

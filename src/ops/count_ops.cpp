@@ -1,0 +1,63 @@
+// Counting ops: histc and bincount (cpu/count.cpp, Note [Counting order]). Neither has a gradient
+// (PyTorch's have none either): their outputs never require grad.
+#include <cmath>
+#include <limits>
+
+#include "core/checked.h"
+#include "ops/common.h"
+
+namespace ditto {
+using detail::fail;
+using ops::OpId;
+
+Tensor histc(const Tensor& x, int64_t bins, const Scalar& min, const Scalar& max) {
+  detail::check_defined(x, "histc");
+  if (!is_floating(x.dtype()))
+    fail("histc", "\"histogram_cpu\" not implemented for '", ops::aten_type_name(x.dtype()), "'");
+  if (bins <= 0) fail("histc", "torch.histogram(): bins must be > 0, but got ", bins, " for dimension 0");
+  double lo = min.to_double(), hi = max.to_double();
+  const Tensor flat = x.detach().reshape({-1}).contiguous();
+  if (lo == hi && x.numel() > 0) {  // the data's own range, as PyTorch's aminmax
+    NoGradGuard no_grad;
+    lo = amin(flat).to(kFloat64).item<double>();
+    hi = amax(flat).to(kFloat64).item<double>();
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  if (!std::isfinite(lo) || !std::isfinite(hi))
+    fail("histc", "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  if (!(lo < hi)) fail("histc", "torch.histc: max must be larger than min");
+  Tensor hist = detail::new_tensor({bins}, x.dtype(), "histc");
+  ops::call<OpId::histc>(x.device(), hist, flat, lo, hi);
+  return hist;
+}
+
+Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t minlength) {
+  detail::check_defined(x, "bincount");
+  if (!is_integral(x.dtype(), false))
+    fail("bincount", "\"bincount_cpu\" not implemented for '", ops::aten_type_name(x.dtype()), "'");
+  if (minlength < 0) fail("bincount", "minlength should be >= 0");
+  if (x.dim() == 1 && x.numel() == 0) return zeros({minlength}, kInt64);
+  const Tensor in = x.detach().contiguous();
+  NoGradGuard no_grad;
+  if (x.dim() != 1 || amin(in).item<int64_t>() < 0)
+    fail("bincount", "bincount only supports 1-d non-negative integral inputs.");
+  const bool weighted = weights && weights->defined();
+  if (weighted && (weights->dim() != 1 || weights->size(0) != x.size(0)))
+    fail("bincount", "weights should be 1-d and have the same length as input");
+  const int64_t bins =
+      std::max(detail::checked_add(amax(in).item<int64_t>(), int64_t{1}, "bincount", "bins"), minlength);
+  Tensor w;
+  ScalarType out_type = kInt64;
+  if (weighted) {
+    out_type = weights->dtype() == kFloat32 ? kFloat32 : kFloat64;  // PyTorch: float stays float, all else double
+    w = weights->detach().to(out_type).contiguous();
+  }
+  Tensor out = detail::new_tensor({bins}, out_type, "bincount");
+  ops::call<OpId::bincount>(x.device(), out, in, w);
+  return out;
+}
+
+}  // namespace ditto
