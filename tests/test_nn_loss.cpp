@@ -1,4 +1,5 @@
-// Losses: L1Loss, NLLLoss, CrossEntropyLoss, BCEWithLogitsLoss. Known answers from PyTorch 1.13
+// Losses: L1Loss, NLLLoss, CrossEntropyLoss (class indices and probabilities), BCEWithLogitsLoss,
+// SmoothL1Loss, HuberLoss, BCELoss, KLDivLoss, MarginRankingLoss, CosineEmbeddingLoss. Known answers from PyTorch 1.13
 // (tests/data/pytorch-nn.json, tools/gen_golden_nn.py), semantics, and bad input.
 //
 // Bitwise where ditto does PyTorch's arithmetic in its order: L1 and NLL with reduction "none"
@@ -46,6 +47,20 @@ TEST(NNLossGolden, AllLosses) {
       out = F::cross_entropy(input, target, weight, ignore_index, red, smoothing);
     } else if (loss == "bce_with_logits") {
       out = F::binary_cross_entropy_with_logits(input, target, weight, red, pos_weight);
+    } else if (loss == "cross_entropy_probs") {
+      out = F::cross_entropy(input, target, weight, -100, red, smoothing);
+    } else if (loss == "smooth_l1") {
+      out = F::smooth_l1_loss(input, target, red, hex_double(c["number"]));
+    } else if (loss == "huber") {
+      out = F::huber_loss(input, target, red, hex_double(c["number"]));
+    } else if (loss == "bce") {
+      out = F::binary_cross_entropy(input, target, weight, red);
+    } else if (loss == "kl_div") {
+      out = F::kl_div(input, target, c["reduction"].get<std::string>(), c["log_target"].get<bool>());
+    } else if (loss == "margin_ranking") {
+      out = F::margin_ranking_loss(input, decode(c["input2"]), target, hex_double(c["number"]), red);
+    } else if (loss == "cosine_embedding") {
+      out = F::cosine_embedding_loss(input, decode(c["input2"]), target, hex_double(c["number"]), red);
     } else {
       ADD_FAILURE() << "unknown loss " << loss;
       continue;
@@ -63,7 +78,7 @@ TEST(NNLossGolden, AllLosses) {
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(nn_section("loss").size()));
-  EXPECT_GE(checked, 45);
+  EXPECT_GE(checked, 92);
 }
 
 TEST(NNLoss, ModulesMatchFunctions) {
@@ -77,6 +92,18 @@ TEST(NNLoss, ModulesMatchFunctions) {
   nn::L1Loss l1(nn::Reduction::None);
   Tensor y = randn({6, 4});
   EXPECT_TRUE(equal(l1(x, y), (x - y).abs()));
+  EXPECT_TRUE(equal(nn::SmoothL1Loss(nn::Reduction::Sum, 0.5)(x, y), F::smooth_l1_loss(x, y, nn::Reduction::Sum, 0.5)));
+  EXPECT_TRUE(equal(nn::HuberLoss(nn::Reduction::None, 2.0)(x, y), F::huber_loss(x, y, nn::Reduction::None, 2.0)));
+  const Tensor p = rand({6, 4}), q = rand({6, 4});
+  nn::BCELoss bcel(w);
+  EXPECT_TRUE(equal(bcel(p, q), F::binary_cross_entropy(p, q, w)));
+  EXPECT_EQ(bcel.named_buffers().size(), 1u);
+  EXPECT_TRUE(equal(nn::KLDivLoss("batchmean", true)(x, y), F::kl_div(x, y, "batchmean", true)));
+  const Tensor sign = tensor({1.0f, -1.0f, 1.0f, 1.0f, -1.0f, -1.0f});
+  EXPECT_TRUE(equal(nn::MarginRankingLoss(0.1)(x.select(1, 0), y.select(1, 0), sign),
+                    F::margin_ranking_loss(x.select(1, 0), y.select(1, 0), sign, 0.1)));
+  EXPECT_TRUE(equal(nn::CosineEmbeddingLoss(0.2, nn::Reduction::Sum)(x, y, sign),
+                    F::cosine_embedding_loss(x, y, sign, 0.2, nn::Reduction::Sum)));
   nn::BCEWithLogitsLoss bce(Tensor(), nn::Reduction::Mean, ones({4}) * 2);
   EXPECT_TRUE(equal(bce(x, rand({6, 4}) * 0 + 1), F::binary_cross_entropy_with_logits(
                                                       x, ones({6, 4}), Tensor(), nn::Reduction::Mean, ones({4}) * 2)));
@@ -132,8 +159,19 @@ TEST(NNLoss, SameBitsForAnyThreadCount) {
 
 TEST(NNLoss, BadInputNamesTheOp) {
   Tensor x = randn({4, 3});
-  EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0.0, 1.0, 2.0, 1.0})),
-                     "[cross_entropy] expected target of dtype int64", "float32");
+  // a floating target is class probabilities, of input's shape
+  EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0.0, 1.0, 2.0, 1.0})), "[cross_entropy]",
+                     "target shape to match input: (4, 3), target: (4,)");
+  EXPECT_DITTO_ERROR(F::cross_entropy(x, rand({4, 3}), Tensor(), 1), "[cross_entropy]",
+                     "ignore_index is not supported for floating point target");
+  EXPECT_DITTO_ERROR(F::smooth_l1_loss(x, randn({3, 4})), "[smooth_l1_loss]", "must have the same shape");
+  EXPECT_DITTO_ERROR(F::smooth_l1_loss(x, x, nn::Reduction::Mean, -1.0), "[smooth_l1_loss]",
+                     "negative values for beta");
+  EXPECT_DITTO_ERROR(F::huber_loss(x, x, nn::Reduction::Mean, 0.0), "[huber_loss]", "non-positive values for delta");
+  EXPECT_DITTO_ERROR(F::binary_cross_entropy(x, rand({4, 3})), "[binary_cross_entropy]", "between 0 and 1");
+  EXPECT_DITTO_ERROR(F::kl_div(x, x, "avg"), "[kl_div]", "avg is not a valid value for reduction");
+  EXPECT_DITTO_ERROR(F::margin_ranking_loss(x, x, ones({4})), "[margin_ranking_loss]", "same dimension");
+  EXPECT_DITTO_ERROR(F::cosine_embedding_loss(x, randn({4, 2}), ones({4})), "[cosine_embedding_loss]", "same shape");
   EXPECT_DITTO_ERROR(nn::CrossEntropyLoss()(x, tensor({0, 1, 2, 1}).to(kInt32)), "[cross_entropy]", "int64");
   EXPECT_DITTO_ERROR(F::cross_entropy(x, tensor({0, 1, 5, 1})), "[nll_loss] target 5 is out of bounds for 3 classes");
   EXPECT_DITTO_ERROR(F::nll_loss(x, tensor({0, -1, 2, 1})), "[nll_loss] target -1 is out of bounds for 3 classes");

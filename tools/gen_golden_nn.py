@@ -33,7 +33,10 @@ Sections and their cases (every case has a unique "name"):
               track_running_stats, training, x, weight, bias, running_mean, running_var (state
               before), grad_out -> out, grad_x, grad_weight, grad_bias, running_mean_after,
               running_var_after, num_batches_tracked_after
-  loss        loss ("l1"|"nll"|"cross_entropy"|"bce_with_logits"), reduction, input, target,
+  loss        loss ("l1"|"nll"|"cross_entropy"|"bce_with_logits"|"cross_entropy_probs"|"smooth_l1"|
+              "huber"|"bce"|"kl_div"|"margin_ranking"|"cosine_embedding"), reduction, input, target,
+              input2 (the second input of margin_ranking and cosine_embedding, whose grad_input is
+              input's), number (beta, delta or margin), log_target (kl_div),
               weight|null, pos_weight|null, ignore_index, label_smoothing, grad_out -> out, grad_input
   optim_steps optimizer ("sgd"|"adam"|"adamw"), options, param, grads (one per step) ->
               params (after each step, PyTorch 1.13's torch.optim), and for Adam/AdamW
@@ -229,7 +232,8 @@ def loss_cases():
   out = []
   k = 0
 
-  def add(loss, reduction, inp, target, fn, weight=None, pos_weight=None, ignore_index=-100, label_smoothing=0.0):
+  def add(loss, reduction, inp, target, fn, weight=None, pos_weight=None, ignore_index=-100, label_smoothing=0.0,
+          input2=None, number=0.0, log_target=False):
     nonlocal k
     k += 1
     xi = inp.clone().requires_grad_()
@@ -239,6 +243,7 @@ def loss_cases():
     out.append({'name': '%s_%s_%d' % (loss, reduction, k), 'loss': loss, 'reduction': reduction, 'input': enc(inp),
                 'target': enc(target), 'weight': enc(weight), 'pos_weight': enc(pos_weight),
                 'ignore_index': ignore_index, 'label_smoothing': hexd(label_smoothing), 'grad_out': enc(go),
+                'input2': enc(input2), 'number': hexd(number), 'log_target': log_target,
                 'out': enc(y), 'grad_input': enc(xi.grad)})
 
   for red in ('none', 'mean', 'sum'):
@@ -291,6 +296,46 @@ def loss_cases():
     add('bce_with_logits', red, z, t,
         lambda v: F.binary_cross_entropy_with_logits(v, t, weight=bw, pos_weight=pw, reduction=red),
         weight=bw, pos_weight=pw)
+
+  # class probabilities as cross_entropy's target
+  probs = randn((N, C), 1030).softmax(1)
+  probs4 = randn((2, C, 3, 4), 1031).softmax(1)
+  for red in ('none', 'mean', 'sum'):
+    add('cross_entropy_probs', red, logits, probs, lambda v: F.cross_entropy(v, probs, reduction=red))
+    add('cross_entropy_probs', red, logits, probs,
+        lambda v: F.cross_entropy(v, probs, weight=weight, reduction=red, label_smoothing=0.2), weight=weight,
+        label_smoothing=0.2)
+    add('cross_entropy_probs', red, logits4, probs4, lambda v: F.cross_entropy(v, probs4, reduction=red))
+
+  # the elementwise losses; differences near beta / delta on both sides
+  a, b = randn((5, 6), 1040, scale=1.5), randn((5, 6), 1041)
+  a64, b64 = randn((4, 3), 1042, torch.float64), randn((4, 3), 1043, torch.float64)
+  p_in = torch.rand((5, 6), generator=gen(1044)) * 0.98 + 0.01
+  p_in.view(-1)[:2] = torch.tensor([0.0, 1.0])  # log clamps at -100
+  p_t = torch.rand((5, 6), generator=gen(1045))
+  p_w = torch.rand((6,), generator=gen(1046)) + 0.5
+  logq, logp_t = randn((4, 7), 1047).log_softmax(1), randn((4, 7), 1048).log_softmax(1)
+  for red in ('none', 'mean', 'sum'):
+    for beta in (1.0, 0.5, 0.0):
+      add('smooth_l1', red, a, b, lambda v: F.smooth_l1_loss(v, b, reduction=red, beta=beta), number=beta)
+    add('smooth_l1', red, a64, b64, lambda v: F.smooth_l1_loss(v, b64, reduction=red), number=1.0)
+    for delta in (1.0, 2.0):
+      add('huber', red, a, b, lambda v: F.huber_loss(v, b, reduction=red, delta=delta), number=delta)
+    add('bce', red, p_in, p_t, lambda v: F.binary_cross_entropy(v, p_t, reduction=red))
+    add('bce', red, p_in, p_t, lambda v: F.binary_cross_entropy(v, p_t, weight=p_w, reduction=red), weight=p_w)
+  for red in ('none', 'mean', 'sum', 'batchmean'):
+    add('kl_div', red, logq, logp_t.exp(), lambda v: F.kl_div(v, logp_t.exp(), reduction=red))
+    add('kl_div', red, logq, logp_t, lambda v: F.kl_div(v, logp_t, reduction=red, log_target=True), log_target=True)
+  x1, x2 = randn((8,), 1050), randn((8,), 1051)
+  y = torch.tensor([1.0, -1.0, 1.0, 1.0, -1.0, -1.0, 1.0, -1.0])
+  c1, c2 = randn((6, 5), 1052), randn((6, 5), 1053)
+  c2[0] = c1[0] * 2.0  # cos = 1
+  cy = torch.tensor([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+  for red in ('none', 'mean', 'sum'):
+    add('margin_ranking', red, x1, y, lambda v: F.margin_ranking_loss(v, x2, y, margin=0.3, reduction=red),
+        input2=x2, number=0.3)
+    add('cosine_embedding', red, c1, cy, lambda v: F.cosine_embedding_loss(v, c2, cy, margin=0.2, reduction=red),
+        input2=c2, number=0.2)
   return out
 
 

@@ -75,6 +75,43 @@ void bind_nn(py::module_& m) {
   };
   loss2("mse_loss", [](const Tensor& a, const Tensor& b, Reduction r) { return functional::mse_loss(a, b, r); });
   loss2("l1_loss", [](const Tensor& a, const Tensor& b, Reduction r) { return functional::l1_loss(a, b, r); });
+  auto loss2_number = [&](const char* name, auto fn) {  // a loss with one number: beta, delta, log_target
+    f.def(name, [fn](const Tensor& input, const Tensor& target, const std::string& reduction, double number) {
+      const Reduction r = reduction_arg(reduction);
+      py::gil_scoped_release nogil;
+      return fn(input, target, r, number);
+    });
+  };
+  loss2_number("smooth_l1_loss", [](const Tensor& a, const Tensor& b, Reduction r, double beta) {
+    return functional::smooth_l1_loss(a, b, r, beta);
+  });
+  loss2_number("huber_loss", [](const Tensor& a, const Tensor& b, Reduction r, double delta) {
+    return functional::huber_loss(a, b, r, delta);
+  });
+  f.def("binary_cross_entropy",
+        [](const Tensor& input, const Tensor& target, py::handle weight, const std::string& reduction) {
+          const Tensor w = opt(weight);
+          const Reduction r = reduction_arg(reduction);
+          py::gil_scoped_release nogil;
+          return functional::binary_cross_entropy(input, target, w, r);
+        });
+  f.def("kl_div", [](const Tensor& input, const Tensor& target, const std::string& reduction, bool log_target) {
+    py::gil_scoped_release nogil;
+    return functional::kl_div(input, target, reduction, log_target);
+  });
+  auto loss3 = [&](const char* name, auto fn) {  // (input1, input2, target, margin, reduction)
+    f.def(name, [fn](const Tensor& a, const Tensor& b, const Tensor& t, double margin, const std::string& reduction) {
+      const Reduction r = reduction_arg(reduction);
+      py::gil_scoped_release nogil;
+      return fn(a, b, t, margin, r);
+    });
+  };
+  loss3("margin_ranking_loss", [](const Tensor& a, const Tensor& b, const Tensor& t, double m, Reduction r) {
+    return functional::margin_ranking_loss(a, b, t, m, r);
+  });
+  loss3("cosine_embedding_loss", [](const Tensor& a, const Tensor& b, const Tensor& t, double m, Reduction r) {
+    return functional::cosine_embedding_loss(a, b, t, m, r);
+  });
   f.def("nll_loss", [](const Tensor& input, const Tensor& target, py::handle weight, int64_t ignore_index,
                        const std::string& reduction) {
     const Tensor w = opt(weight);

@@ -207,6 +207,12 @@ SWEEP = [
     Entry("nn.functional.nll_loss", F("nll_loss"), CLOSE),
     Entry("nn.functional.cross_entropy", F("cross_entropy"), CLOSE),
     Entry("nn.functional.binary_cross_entropy_with_logits", F("binary_cross_entropy_with_logits"), CLOSE),
+    Entry("nn.functional.smooth_l1_loss", F("smooth_l1_loss"), CLOSE),
+    Entry("nn.functional.huber_loss", F("huber_loss"), CLOSE),
+    Entry("nn.functional.binary_cross_entropy", F("binary_cross_entropy"), CLOSE),
+    Entry("nn.functional.kl_div", F("kl_div"), CLOSE),
+    Entry("nn.functional.margin_ranking_loss", F("margin_ranking_loss"), CLOSE),
+    Entry("nn.functional.cosine_embedding_loss", F("cosine_embedding_loss"), CLOSE),
 ]
 
 BY_NAME = {e.opinfo: e for e in SWEEP}

@@ -2,6 +2,8 @@
 // the arithmetic order of PyTorch's CPU implementations.
 #include "ditto/nn/loss.h"
 
+#include <limits>
+
 #include "core/tensor_impl.h"
 #include "ditto/autograd.h"
 #include "ditto/factory.h"
@@ -77,9 +79,138 @@ Tensor nll_impl(const Tensor& input_in, const Tensor& target_in, const Tensor& w
   }
   return loss.sum() / w.sum();
 }
+// Checks an elementwise loss's operands: defined, floating input, target of input's shape.
+void check_pair(const Tensor& input, const Tensor& target, const char* op) {
+  DITTO_CHECK(input.defined() && target.defined(), op, "expected defined input and target");
+  DITTO_CHECK(is_floating(input.dtype()), op, "input must be floating point, got ", dtype_name(input.dtype()));
+  DITTO_CHECK(input.sizes() == target.sizes(), op, "input of shape ", detail::shape_str(input.sizes()),
+              " and target of shape ", detail::shape_str(target.sizes()), " must have the same shape");
+}
+
+// aten cross_entropy_loss_prob_target (1.13): class probabilities as the target.
+Tensor cross_entropy_probs(const Tensor& input, const Tensor& target_in, const Tensor& weight, int64_t ignore_index,
+                           Reduction reduction, double label_smoothing) {
+  const char* op = "cross_entropy";
+  DITTO_CHECK(input.defined() && is_floating(input.dtype()), op, "expected a defined floating point input");
+  DITTO_CHECK(input.dim() >= 1, op, "expected an input with 1 or more dimensions, got 0");
+  DITTO_CHECK(input.sizes() == target_in.sizes(), op,
+              "Expected input batch_size and target shape to match input: ", detail::shape_str(input.sizes()),
+              ", target: ", detail::shape_str(target_in.sizes()));
+  DITTO_CHECK(ignore_index < 0, op, "ignore_index is not supported for floating point target");
+  const int64_t class_dim = input.dim() == 1 ? 0 : 1, C = input.size(class_dim);
+  DITTO_CHECK(!weight.defined() || (weight.dim() == 1 && weight.size(0) == C), op,
+              "weight tensor should be defined either for all ", C,
+              " classes or no classes but got weight tensor of shape: ", detail::shape_str(weight.sizes()));
+  Tensor target = target_in.to(input.dtype());
+  if (label_smoothing > 0) target = target * (1 - label_smoothing) + label_smoothing / static_cast<double>(C);
+  Tensor terms = input.log_softmax(class_dim) * target;
+  if (weight.defined()) {
+    Shape ws(static_cast<std::size_t>(input.dim()), 1);
+    ws[static_cast<std::size_t>(class_dim)] = C;
+    terms = terms * weight.to(input.dtype()).view(ws);
+  }
+  switch (reduction) {
+    case Reduction::None: return -terms.sum({class_dim});
+    case Reduction::Sum: return -terms.sum();
+    case Reduction::Mean: break;
+  }
+  if (input.numel() == 0) return full({}, std::numeric_limits<double>::quiet_NaN(), input.dtype());
+  return -terms.sum() / static_cast<double>(input.numel() / C);
+}
+
+// PyTorch's xlogy: x log y, 0 where x is 0 (unless y is NaN).
+Tensor xlogy(const Tensor& x, const Tensor& y) {
+  return where(where(x.eq(0.0), y.eq(y), false), zeros_like(x), x * y.log());
+}
 }  // namespace
 
 namespace functional {
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  check_pair(input, target, "smooth_l1_loss");
+  DITTO_CHECK(beta >= 0, "smooth_l1_loss", "smooth_l1_loss does not support negative values for beta.");
+  if (beta == 0) return l1_loss(input, target, reduction);
+  const Tensor z = (input - target).abs();
+  return apply_reduction(where(z.lt(beta), z * 0.5 * z / beta, z - 0.5 * beta), reduction);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  check_pair(input, target, "huber_loss");
+  DITTO_CHECK(delta > 0, "huber_loss", "huber_loss does not support non-positive values for delta.");
+  const Tensor z = (input - target).abs();
+  return apply_reduction(where(z.lt(delta), z * 0.5 * z, (z - 0.5 * delta) * delta), reduction);
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction) {
+  check_pair(input, target, "binary_cross_entropy");
+  {
+    NoGradGuard no_grad;
+    const Tensor in_range = where(input.ge(0.0), input.le(1.0), false);  // false for NaN too
+    DITTO_CHECK(in_range.sum().item<int64_t>() == input.numel(), "binary_cross_entropy",
+                "all elements of input should be between 0 and 1");
+  }
+  // The value from input's values; input's gradient is PyTorch's own formula,
+  // g w (x - t) / max((1 - x) x, 1e-12), which stays finite where x is 0 or 1 (the clamped logs'
+  // derivatives do not): x c - (x c), with c that factor detached, is 0 in value and c in
+  // gradient. target's gradient comes through the logs, as PyTorch's (their difference).
+  const Tensor t = target.to(input.dtype());
+  const Tensor x = input.detach();
+  Tensor loss = (t - 1.0) * clamp((1.0 - x).log(), -100.0, std::nullopt) - t * clamp(x.log(), -100.0, std::nullopt);
+  if (input.requires_grad() && is_grad_enabled()) {
+    Tensor c;
+    {
+      NoGradGuard no_grad;
+      c = (x - t) / clamp((1.0 - x) * x, 1e-12, std::nullopt);
+    }
+    const Tensor xc = input * c;
+    loss = loss + (xc - xc.detach());
+  }
+  if (weight.defined()) loss = loss * weight.to(input.dtype());
+  return apply_reduction(loss, reduction);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction, bool log_target) {
+  check_pair(input, target, "kl_div");
+  const Tensor t = target.to(input.dtype());
+  const Tensor loss = log_target ? t.exp() * (t - input) : xlogy(t, t) - t * input;
+  if (reduction == "none") return loss;
+  if (reduction == "sum") return loss.sum();
+  if (reduction == "mean") return loss.mean();
+  if (reduction == "batchmean") return input.dim() == 0 ? loss.sum() : loss.sum() / static_cast<double>(input.size(0));
+  detail::fail("kl_div", reduction, " is not a valid value for reduction");
+}
+
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                           Reduction reduction) {
+  DITTO_CHECK(input1.defined() && input2.defined() && target.defined(), "margin_ranking_loss",
+              "expected defined inputs and target");
+  DITTO_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(), "margin_ranking_loss",
+              "All input tensors should have same dimension but got sizes: input1: ", detail::shape_str(input1.sizes()),
+              ", input2: ", detail::shape_str(input2.sizes()), ", target: ", detail::shape_str(target.sizes()));
+  return apply_reduction(clamp(-target * (input1 - input2) + margin, 0.0, std::nullopt), reduction);
+}
+
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+                             Reduction reduction) {
+  const char* op = "cosine_embedding_loss";
+  DITTO_CHECK(input1.defined() && input2.defined() && target.defined(), op, "expected defined inputs and target");
+  DITTO_CHECK(input1.sizes() == input2.sizes(), op, "input1 and input2 must have the same shape, got ",
+              detail::shape_str(input1.sizes()), " and ", detail::shape_str(input2.sizes()));
+  DITTO_CHECK(input1.dim() == 1 || input1.dim() == 2, op,
+              "1D target tensor expects 2D input tensors, but found inputs with sizes ",
+              detail::shape_str(input1.sizes()), " and ", detail::shape_str(input2.sizes()), ".");
+  DITTO_CHECK(target.dim() == input1.dim() - 1, op, "expected a target of ", input1.dim() - 1, " dims, got ",
+              target.dim());
+  const int64_t d = input1.dim() - 1;
+  constexpr double kEps = 1e-12;  // PyTorch's EPSILON
+  const Tensor prod = (input1 * input2).sum({d});
+  const Tensor mag1 = (input1 * input1).sum({d}) + kEps, mag2 = (input2 * input2).sum({d}) + kEps;
+  const Tensor cos = prod / (mag1 * mag2).sqrt();
+  const Tensor zero = zeros_like(cos);
+  const Tensor pos = where(target.eq(1), 1.0 - cos, zero);
+  const Tensor neg = where(target.eq(-1), clamp(cos - margin, 0.0, std::nullopt), zero);
+  return apply_reduction(pos + neg, reduction);
+}
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   DITTO_CHECK(input.defined() && target.defined(), "l1_loss", "expected defined input and target");
@@ -98,9 +229,11 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 // torch.nn.functional.cross_entropy with class-index targets (aten cross_entropy_loss).
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
                      Reduction reduction, double label_smoothing) {
-  check_nll_args(input, target, weight, ignore_index, "cross_entropy");
   DITTO_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "cross_entropy",
               "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
+  if (target.defined() && is_floating(target.dtype()))
+    return cross_entropy_probs(input, target, weight, ignore_index, reduction, label_smoothing);
+  check_nll_args(input, target, weight, ignore_index, "cross_entropy");
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const Tensor logp = input.log_softmax(class_dim);
   const Tensor nll = nll_impl(logp, target, weight, ignore_index, reduction);

@@ -50,6 +50,27 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 // log_softmax over dim 1, then nll_loss; label_smoothing mixes in the uniform distribution.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                      int64_t ignore_index = -100, Reduction reduction = Reduction::Mean, double label_smoothing = 0.0);
+// cross_entropy also takes class probabilities: a floating target of input's shape (PyTorch's
+// second form), -sum_c weight_c target_c log_softmax(input)_c; the mean divides by the number of
+// samples (input.numel() / C); ignore_index must then be negative.
+// Elementwise losses of input against a target of the same shape (PyTorch's CPU formulas):
+// smooth_l1_loss: |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta (beta 0: l1_loss);
+// huber_loss: |d| < delta ? 0.5 d^2 : delta (|d| - 0.5 delta);
+// binary_cross_entropy: -w (t max(log x, -100) + (1 - t) max(log(1 - x), -100)), x in [0, 1];
+// kl_div: t (log t - x), or exp(t) (t - x) with log_target; reduction "none", "sum", "mean" (over
+// every element) or "batchmean" (the sum over input.size(0)).
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
+                      double beta = 1.0);
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean, double delta = 1.0);
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                            Reduction reduction = Reduction::Mean);
+Tensor kl_div(const Tensor& input, const Tensor& target, std::string_view reduction = "mean", bool log_target = false);
+// max(0, -y (x1 - x2) + margin), broadcast; y is 1 or -1.
+Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
+                           Reduction reduction = Reduction::Mean);
+// 1 - cos(x1, x2) where y == 1, max(0, cos(x1, x2) - margin) where y == -1; rows of (N, D) or one (D).
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
+                             Reduction reduction = Reduction::Mean);
 // The numerically stable form; pos_weight weighs the positive term, broadcast over the last dim.
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                                         Reduction reduction = Reduction::Mean, const Tensor& pos_weight = Tensor());

@@ -1,6 +1,7 @@
 #pragma once
-// Loss modules (torch.nn): L1Loss, NLLLoss, CrossEntropyLoss, BCEWithLogitsLoss. Each is called
-// as loss(input, target) and has PyTorch's reduction (mean by default).
+// Loss modules (torch.nn): L1Loss, NLLLoss, CrossEntropyLoss, BCEWithLogitsLoss, SmoothL1Loss,
+// HuberLoss, BCELoss, KLDivLoss (loss(input, target)), MarginRankingLoss and
+// CosineEmbeddingLoss (loss(input1, input2, target)); PyTorch's reductions (mean by default).
 #include "ditto/nn/functional.h"
 #include "ditto/nn/module.h"
 
@@ -61,6 +62,94 @@ class BCEWithLogitsLoss : public Module {
 
  private:
   Tensor weight_, pos_weight_;
+  Reduction reduction_;
+};
+
+// The losses with one number besides the reduction (beta, delta).
+class SmoothL1Loss : public Module {
+ public:
+  explicit SmoothL1Loss(Reduction reduction = Reduction::Mean, double beta = 1.0)
+      : reduction_(reduction), beta_(beta) {}
+  Tensor operator()(const Tensor& input, const Tensor& target) const {
+    return functional::smooth_l1_loss(input, target, reduction_, beta_);
+  }
+  std::string name() const override { return "SmoothL1Loss"; }
+
+ private:
+  Reduction reduction_;
+  double beta_;
+};
+
+class HuberLoss : public Module {
+ public:
+  explicit HuberLoss(Reduction reduction = Reduction::Mean, double delta = 1.0)
+      : reduction_(reduction), delta_(delta) {}
+  Tensor operator()(const Tensor& input, const Tensor& target) const {
+    return functional::huber_loss(input, target, reduction_, delta_);
+  }
+  std::string name() const override { return "HuberLoss"; }
+
+ private:
+  Reduction reduction_;
+  double delta_;
+};
+
+class BCELoss : public Module {
+ public:
+  explicit BCELoss(const Tensor& weight = Tensor(), Reduction reduction = Reduction::Mean)
+      : weight_(weight), reduction_(reduction) {
+    if (weight_.defined()) register_buffer("weight", weight_);
+  }
+  Tensor operator()(const Tensor& input, const Tensor& target) const {
+    return functional::binary_cross_entropy(input, target, weight_, reduction_);
+  }
+  std::string name() const override { return "BCELoss"; }
+
+ private:
+  Tensor weight_;
+  Reduction reduction_;
+};
+
+// reduction "none", "sum", "mean" or "batchmean" (PyTorch's advice for the KL divergence).
+class KLDivLoss : public Module {
+ public:
+  explicit KLDivLoss(std::string reduction = "mean", bool log_target = false)
+      : reduction_(std::move(reduction)), log_target_(log_target) {}
+  Tensor operator()(const Tensor& input, const Tensor& target) const {
+    return functional::kl_div(input, target, reduction_, log_target_);
+  }
+  std::string name() const override { return "KLDivLoss"; }
+
+ private:
+  std::string reduction_;
+  bool log_target_;
+};
+
+class MarginRankingLoss : public Module {
+ public:
+  explicit MarginRankingLoss(double margin = 0.0, Reduction reduction = Reduction::Mean)
+      : margin_(margin), reduction_(reduction) {}
+  Tensor operator()(const Tensor& input1, const Tensor& input2, const Tensor& target) const {
+    return functional::margin_ranking_loss(input1, input2, target, margin_, reduction_);
+  }
+  std::string name() const override { return "MarginRankingLoss"; }
+
+ private:
+  double margin_;
+  Reduction reduction_;
+};
+
+class CosineEmbeddingLoss : public Module {
+ public:
+  explicit CosineEmbeddingLoss(double margin = 0.0, Reduction reduction = Reduction::Mean)
+      : margin_(margin), reduction_(reduction) {}
+  Tensor operator()(const Tensor& input1, const Tensor& input2, const Tensor& target) const {
+    return functional::cosine_embedding_loss(input1, input2, target, margin_, reduction_);
+  }
+  std::string name() const override { return "CosineEmbeddingLoss"; }
+
+ private:
+  double margin_;
   Reduction reduction_;
 };
 

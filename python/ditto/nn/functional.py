@@ -82,26 +82,35 @@ def cross_entropy(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
 ):
     reduction = _reduction(size_average, reduce, reduction)
-    if target.is_floating_point():
-        # class probabilities (PyTorch's second form): -sum_c w_c * p_c * log_softmax(input)_c
-        dim = 1 if input.dim() > 1 else 0
-        classes = input.shape[dim]
-        if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / classes
-        terms = _C.log_softmax(input, dim) * target
-        if weight is not None:
-            shape = [1] * input.dim()
-            shape[dim] = classes
-            terms = terms * weight.reshape(shape)
-        loss = -terms.sum(dim)
-        if reduction == "none":
-            return loss
-        if reduction == "sum":
-            return loss.sum()
-        return loss.sum() / (input.numel() // classes) if input.dim() > 1 else loss
     return _nn.cross_entropy(
         input, target, weight, ignore_index, reduction, label_smoothing
     )
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    return _nn.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    return _nn.huber_loss(input, target, reduction, delta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    return _nn.binary_cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction))
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    return _nn.kl_div(input, target, reduction, log_target)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    return _nn.margin_ranking_loss(input1, input2, target, margin, _reduction(size_average, reduce, reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    return _nn.cosine_embedding_loss(input1, input2, target, margin, _reduction(size_average, reduce, reduction))
 
 
 def binary_cross_entropy_with_logits(
