@@ -516,6 +516,13 @@ std::vector<Entry> corpus() {
     r.grad("scatter_add dim 1",
            ditto::scatter_add(r.input({33, 17}, Layout::Strided), 1, randint(0, 17, {33, 40}), r.input({33, 40})));
   });
+  add("embedding_bag", {"embedding", "index_add_", "scatter_reduce", "gather"}, [](Run& r) {
+    const Tensor idx = randint(0, 3000, {20000}), offs = arange(0, 20000, 37);
+    for (const char* mode : {"sum", "mean", "max"})
+      r.grad(std::string("embedding_bag ") + mode,
+             F::embedding_bag(idx, r.input({3000, 64}), offs, mode, Tensor(), false, 5));
+    r.grad("embedding_bag sum weighted", F::embedding_bag(idx, r.input({3000, 64}), offs, "sum", r.input({20000})));
+  });
   add("counting", {"histc", "bincount"}, [](Run& r) {
     r.out("histc (1000003)", ditto::histc(r.input({1000003}), 1000, -2.0, 2.0));
     r.out("histc (129,300)^T own range", ditto::histc(r.input({129, 300}, Layout::Transposed), 37));
@@ -1103,6 +1110,15 @@ TEST(BatchInvariance, Pooling) {
   expect_batch_invariant("adaptive_avg_pool2d", {3, 13, 11}, with_input_grad([](const Tensor& x) {
                            return F::adaptive_avg_pool2d(x, {5, 7});
                          }));
+}
+
+TEST(BatchInvariance, EmbeddingBag) {
+  const Tensor weight = param({50, 16}, 11);
+  for (const char* mode : {"sum", "mean", "max"})
+    expect_batch_invariant(std::string("embedding_bag ") + mode, {7}, [&](const Tensor& x, const Tensor&) {
+      const Tensor idx = (ditto::abs(x) * 10.0).to(kInt64).clamp(0, 49);  // (batch, 7): a bag per sample
+      return std::vector<Tensor>{F::embedding_bag(idx, weight, Tensor(), mode)};
+    });
 }
 
 TEST(BatchInvariance, Embedding) {

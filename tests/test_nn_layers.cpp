@@ -275,6 +275,68 @@ TEST(NNLayers, EmbeddingBackwardIsDeterministic) {
                     tensor({{0.0, 0.0}, {2.0, 2.0}, {0.0, 0.0}})));
 }
 
+// PyTorch 1.13's outputs for these bags, by hand (F.embedding_bag of arange(12).view(6, 2)).
+TEST(NNLayers, EmbeddingBagModesOffsetsAndPadding) {
+  const Tensor w = arange(12.0).to(kFloat32).view({6, 2});
+  const Tensor i = tensor({1, 2, 4, 5, 4, 3, 2, 0}), o = tensor({0, 3, 3, 5});
+  EXPECT_TRUE(
+      equal(F::embedding_bag(i, w, o, "sum"), tensor({{14.0f, 17.0f}, {0.0f, 0.0f}, {18.0f, 20.0f}, {10.0f, 13.0f}})));
+  EXPECT_TRUE(
+      equal(F::embedding_bag(i, w, o, "max"), tensor({{8.0f, 9.0f}, {0.0f, 0.0f}, {10.0f, 11.0f}, {6.0f, 7.0f}})));
+  const Tensor mean = F::embedding_bag(i, w, o, "mean");
+  EXPECT_EQ(mean[0][0].item<float>(), 14.0f * (1.0f / 3.0f));
+  EXPECT_EQ(mean[1][1].item<float>(), 0.0f);  // an empty bag
+  // padding_idx 2 leaves its entries out of the bags and out of the mean's count
+  EXPECT_TRUE(equal(F::embedding_bag(i, w, o, "mean", Tensor(), false, 2),
+                    tensor({{5.0f, 6.0f}, {0.0f, 0.0f}, {9.0f, 10.0f}, {3.0f, 4.0f}})));
+  EXPECT_TRUE(
+      equal(F::embedding_bag(i, w, tensor({0, 3, 3, 5, 8}), "sum", Tensor(), true), F::embedding_bag(i, w, o, "sum")));
+  EXPECT_TRUE(equal(F::embedding_bag(i.view({2, 4}), w, Tensor(), "max"), tensor({{10.0f, 11.0f}, {8.0f, 9.0f}})));
+  // per_sample_weights scale the rows; their gradient is the row against the bag's gradient
+  const Tensor psw = tensor({1.0f, 0.5f, 2.0f, 1.0f, 1.0f, 1.0f, -1.0f, 3.0f}).requires_grad_();
+  const Tensor ws = F::embedding_bag(i, w, o, "sum", psw);
+  EXPECT_EQ(ws[0][0].item<float>(), 2.0f * 1.0f + 4.0f * 0.5f + 8.0f * 2.0f);
+  ws.sum().backward();
+  EXPECT_EQ(psw.grad()[2].item<float>(), 8.0f + 9.0f);
+}
+
+TEST(NNLayers, EmbeddingBagGradientsGoWherePyTorchSendsThem) {
+  // max: each column's gradient to the first row that reaches the bag's maximum (ties: the first)
+  const Tensor w = tensor({{1.0, 5.0}, {3.0, 5.0}, {3.0, 0.0}}).requires_grad_();
+  F::embedding_bag(tensor({0, 1, 2}), w, tensor({0}), "max").backward(tensor({{10.0, 20.0}}));
+  EXPECT_TRUE(equal(w.grad(), tensor({{0.0, 20.0}, {10.0, 0.0}, {0.0, 0.0}})));
+  // sum over repeated rows: the gradient summed in index order; padding rows get none
+  const Tensor v = tensor({{1.0, 1.0}, {2.0, 2.0}, {3.0, 3.0}}).requires_grad_();
+  F::embedding_bag(tensor({1, 1, 2, 0}), v, tensor({0, 2}), "mean", Tensor(), false, 0)
+      .backward(tensor({{2.0, 4.0}, {6.0, 8.0}}));
+  EXPECT_TRUE(equal(v.grad(), tensor({{0.0, 0.0}, {2.0, 4.0}, {6.0, 8.0}})));  // bag 1's mean is of row 2 alone
+  // the module starts from normal weights with the padding row zero
+  manual_seed(2);
+  nn::EmbeddingBag bag(10, 4, "sum", false, 3);
+  EXPECT_TRUE(equal(bag.weight()[3], zeros({4})));
+  EXPECT_EQ(bag(tensor({{3, 4}}), Tensor()).sizes(), (Shape{1, 4}));
+  // every bag empty: zeros, and still a graph to the weight
+  const Tensor z = F::embedding_bag(tensor({0}), v, tensor({0}), "max", Tensor(), false, 0);
+  EXPECT_TRUE(equal(z, zeros({1, 2}, v.dtype())));
+  EXPECT_TRUE(z.requires_grad());
+}
+
+TEST(NNLayers, EmbeddingBagBadInputNamesTheOp) {
+  const Tensor w = randn({6, 2});
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1, 2}), w, tensor({1})), "[embedding_bag]", "offsets[0] has to be 0");
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1, 2}), w, tensor({0, 3})), "[embedding_bag]",
+                     "can not be greater than input's length 2");
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1, 2, 3}), w, tensor({0, 2, 1})), "[embedding_bag]", "non-decreasing");
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({7}), w, tensor({0})), "[embedding_bag]", "index 7 is out of range");
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1}), w, tensor({0}), "max", ones({1})), "[embedding_bag]",
+                     "only supported for mode='sum'");
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({{1}}), w, tensor({0})), "[embedding_bag]", "offsets has to be None");
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1}), w, tensor({0}), "avg"), "[embedding_bag]",
+                     "one of sum, mean or max");
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1.0f}), w, tensor({0})), "[embedding_bag]", "int64 or int32");
+  EXPECT_DITTO_ERROR(nn::EmbeddingBag(3, 2, "mean", false, 5), "[EmbeddingBag]", "padding_idx must be within");
+}
+
 TEST(NNLayers, LayerNormModule) {
   nn::LayerNorm ln({2, 3});
   const auto np = ln.named_parameters();

@@ -146,6 +146,13 @@ void bind_nn(py::module_& m) {
         return functional::embedding(indices, weight, padding_idx);
       },
       Release());
+  f.def("embedding_bag",
+        [](const Tensor& input, const Tensor& weight, py::handle offsets, const std::string& mode,
+           py::handle per_sample_weights, bool include_last_offset, std::optional<int64_t> padding_idx) {
+          const Tensor o = opt(offsets), w = opt(per_sample_weights);
+          py::gil_scoped_release nogil;
+          return functional::embedding_bag(input, weight, o, mode, w, include_last_offset, padding_idx);
+        });
   f.def("layer_norm", [](const Tensor& x, py::handle shape, py::handle weight, py::handle bias, double eps) {
     const Shape s =
         PyIndex_Check(shape.ptr()) ? Shape{py::cast<int64_t>(shape)} : shape_from_sequence(shape, "layer_norm");

@@ -207,6 +207,8 @@ SWEEP = [
     Entry("nn.functional.nll_loss", F("nll_loss"), CLOSE),
     Entry("nn.functional.cross_entropy", F("cross_entropy"), CLOSE),
     Entry("nn.functional.binary_cross_entropy_with_logits", F("binary_cross_entropy_with_logits"), CLOSE),
+    # sums in index order; PyTorch (fbgemm) fuses per_sample_weights and sorts indices in the backward
+    Entry("nn.functional.embedding_bag", lambda weight, idx, **k: F("embedding_bag")(idx, weight, **k), CLOSE),
     Entry("nn.functional.smooth_l1_loss", F("smooth_l1_loss"), CLOSE),
     Entry("nn.functional.huber_loss", F("huber_loss"), CLOSE),
     Entry("nn.functional.binary_cross_entropy", F("binary_cross_entropy"), CLOSE),

@@ -267,6 +267,18 @@ std::vector<OpFuzzer> generators() {
     auto [v, i] = c.r.chance(0.5) ? cummax(x, d) : cummin(x, d);
     return std::vector<Tensor>{v, i};
   });
+  // embedding_bag (composite: embedding, index_add_, scatter_reduce, gather)
+  reg({"embedding", "index_add_", "scatter_reduce", "gather"}, [](Ctx& c) {
+    const Tensor w = c.any(2);
+    const int64_t rows = w.dim() >= 1 ? w.size(0) : 1;
+    const Tensor idx = c.index(shape_arg(c.r, 2), rows);
+    Tensor offs;
+    if (idx.dim() != 2 || c.r.chance(0.1)) offs = c.index({c.r.range(0, 4)}, idx.numel() + 1);
+    const std::string mode = c.r.pick(std::vector<std::string>{"sum", "mean", "max", "avg"});
+    const Tensor psw = c.r.chance(0.3) ? c.tensor(idx.sizes(), w.dtype()) : Tensor();
+    const std::optional<int64_t> pad = c.r.chance(0.3) ? std::optional<int64_t>(c.r.range(-3, 3)) : std::nullopt;
+    return one(F::embedding_bag(idx, w, offs, mode, psw, c.r.chance(0.3), pad));
+  });
   // counting
   reg({"histc", "bincount"}, [](Ctx& c) {
     Tensor x = c.any();

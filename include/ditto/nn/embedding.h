@@ -1,6 +1,7 @@
 #pragma once
 // Embedding (torch.nn.Embedding): a lookup table of num_embeddings rows of embedding_dim.
 #include <optional>
+#include <string>
 
 #include "ditto/nn/functional.h"
 #include "ditto/nn/module.h"
@@ -24,6 +25,27 @@ class Embedding : public UnaryModule {
 
  private:
   int64_t num_, dim_;
+  std::optional<int64_t> padding_idx_;
+};
+
+// PyTorch's EmbeddingBag: forward(input, offsets, per_sample_weights) sums, averages or takes
+// the maximum of each bag's rows (functional::embedding_bag). padding_idx's row starts at zero
+// and its entries are left out of their bags.
+class EmbeddingBag : public Module {
+ public:
+  EmbeddingBag(int64_t num_embeddings, int64_t embedding_dim, std::string mode = "mean",
+               bool include_last_offset = false, std::optional<int64_t> padding_idx = std::nullopt,
+               ScalarType dtype = kFloat32);
+  Tensor operator()(const Tensor& input, const Tensor& offsets = Tensor(), const Tensor& per_sample_weights = Tensor());
+  void reset_parameters();
+  Tensor& weight() { return param(0); }
+  const std::string& mode() const { return mode_; }
+  std::string name() const override { return "EmbeddingBag"; }
+
+ private:
+  int64_t num_, dim_;
+  std::string mode_;
+  bool include_last_offset_;
   std::optional<int64_t> padding_idx_;
 };
 

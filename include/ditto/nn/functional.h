@@ -34,6 +34,14 @@ Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator*
 // Rows of weight picked by indices (int64 or int32): shape indices.shape + (dim,). Rows equal
 // to padding_idx get no gradient.
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
+// Bags of embeddings (PyTorch's embedding_bag): a 2-D input is one bag per row; a 1-D input with
+// offsets has bag b from offsets[b] to the next offset (offsets[0] == 0, non-decreasing; with
+// include_last_offset the last offset ends the last bag). mode "sum" (per_sample_weights scale
+// the rows), "mean" or "max"; entries equal to padding_idx are left out; empty bags are zeros.
+// Rows are combined in index order (deterministic, forward and backward).
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& offsets = Tensor(),
+                     std::string_view mode = "mean", const Tensor& per_sample_weights = Tensor(),
+                     bool include_last_offset = false, std::optional<int64_t> padding_idx = std::nullopt);
 // Normalises over the trailing dims given by normalized_shape (biased variance).
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);

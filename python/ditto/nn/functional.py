@@ -58,6 +58,26 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return _nn.embedding(input, weight, padding_idx)
 
 
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):  # fmt: skip
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise RuntimeError("[embedding_bag] max_norm, scale_grad_by_freq and sparse are not supported yet")
+    # PyTorch's Python-level argument errors, as F.embedding_bag raises them
+    if input.dim() == 2 and offsets is not None:
+        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
+                         f"length sequences. However, found offsets of type {type(offsets)}")  # fmt: skip
+    if input.dim() == 1 and (offsets is None or offsets.dim() != 1):
+        raise ValueError("offsets has to be a 1D Tensor but got None" if offsets is None else
+                         "offsets has to be a 1D Tensor")  # fmt: skip
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "the Pytorch GitHub.")  # fmt: skip
+    return _nn.embedding_bag(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _nn.layer_norm(input, normalized_shape, weight, bias, eps)
 

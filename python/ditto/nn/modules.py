@@ -12,7 +12,7 @@ from ditto.nn.parameter import Parameter
 __all__ = [
     "Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv1d", "Conv2d",
     "MaxPool1d", "MaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool2d", "AdaptiveAvgPool2d",
-    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "GELU", "ReLU", "Sigmoid", "Tanh",
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "EmbeddingBag", "Dropout", "GELU", "ReLU", "Sigmoid", "Tanh",
     "Softmax", "LogSoftmax", "Flatten", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss",
     "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
 ]  # fmt: skip
@@ -752,6 +752,47 @@ class Embedding(Module):
             s += f", padding_idx={self.padding_idx}"
         return s
 
+
+
+class EmbeddingBag(Module):
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 mode="mean", sparse=False, _weight=None, include_last_offset=False, padding_idx=None, device=None,
+                 dtype=None):  # fmt: skip
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        if padding_idx is not None:
+            if padding_idx > 0:
+                assert padding_idx < num_embeddings, "padding_idx must be within num_embeddings"
+            elif padding_idx < 0:
+                assert padding_idx >= -num_embeddings, "padding_idx must be within num_embeddings"
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise ValueError("EmbeddingBag: max_norm, scale_grad_by_freq and sparse are not supported yet")
+        self.mode = mode
+        self.include_last_offset = include_last_offset
+        if _weight is None:
+            self.weight = Parameter(_empty((num_embeddings, embedding_dim), dtype))
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, mode=self.mode, per_sample_weights=per_sample_weights,
+                               include_last_offset=self.include_last_offset, padding_idx=self.padding_idx)  # fmt: skip
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s
 
 class Dropout(Module):
     def __init__(self, p=0.5, inplace=False):
