@@ -242,6 +242,35 @@ void torch_count(benchmark::State& state, int threads, bool hist) {
   rate(state, "Melem/s", 1e-6 * kScanN);
 }
 
+// embedding_bag of 1M indices into a (100000, 64) table, bags of 100, forward and backward (the
+// weight's gradient from ones).
+constexpr int64_t kBagIdx = 1000000, kBagRows = 100000, kBagDim = 64, kBagLen = 100;
+void ditto_bag(benchmark::State& state, int threads, const char* mode) {
+  Setup s(threads, false);
+  ditto::Tensor w = ditto::randn({kBagRows, kBagDim}).requires_grad_();
+  const ditto::Tensor idx = ditto::randint(0, kBagRows, {kBagIdx}), offs = ditto::arange(0, kBagIdx, kBagLen);
+  for (auto _ : state) {
+    w.mutable_grad() = ditto::Tensor();
+    ditto::Tensor y = dnn::functional::embedding_bag(idx, w, offs, mode);
+    y.backward(ditto::ones(y.sizes()));
+    benchmark::DoNotOptimize(w.grad());
+  }
+  rate(state, "Midx/s", 1e-6 * kBagIdx);
+}
+void torch_bag(benchmark::State& state, int threads, const char* mode) {
+  Setup s(threads, false);
+  torch::Tensor w = torch::randn({kBagRows, kBagDim}).requires_grad_();
+  const torch::Tensor idx = torch::randint(0, kBagRows, {kBagIdx}), offs = torch::arange(0, kBagIdx, kBagLen);
+  const int64_t m = std::string(mode) == "sum" ? 0 : std::string(mode) == "mean" ? 1 : 2;
+  for (auto _ : state) {
+    w.mutable_grad().reset();
+    torch::Tensor y = std::get<0>(torch::embedding_bag(w, idx, offs, false, m));
+    y.backward(torch::ones(y.sizes()));
+    benchmark::DoNotOptimize(w.grad());
+  }
+  rate(state, "Midx/s", 1e-6 * kBagIdx);
+}
+
 // ===== training steps: zero_grad (to none), forward, loss, backward, SGD step =====================
 // MLP 784-512-512-10 with ReLU, batch 128, MSE loss, SGD lr 0.01.
 void ditto_mlp(benchmark::State& state, int threads, bool det) {
@@ -430,6 +459,12 @@ void register_all() {
     both(
         "histc_16M", [t](benchmark::State& s) { ditto_count(s, t, true); },
         [t](benchmark::State& s) { torch_count(s, t, true); });
+    both(
+        "embedding_bag_sum_fwd_bwd", [t](benchmark::State& s) { ditto_bag(s, t, "sum"); },
+        [t](benchmark::State& s) { torch_bag(s, t, "sum"); });
+    both(
+        "embedding_bag_max_fwd_bwd", [t](benchmark::State& s) { ditto_bag(s, t, "max"); },
+        [t](benchmark::State& s) { torch_bag(s, t, "max"); });
     both(
         "mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); },
         [t](benchmark::State& s) { torch_mlp(s, t); });
