@@ -532,7 +532,8 @@ std::vector<Entry> corpus() {
     r.out("bincount weights float64",
           ditto::bincount(v, r.input({1000003}, Layout::Contiguous, Dist::Normal, kFloat64)));
   });
-  add("ordering", {"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian", "scatter_"},
+  add("ordering",
+      {"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian", "searchsorted", "scatter_"},
       [](Run& r) {
         const Tensor ties = randint(0, 7, {129, 300}).to(kFloat32);  // values with many ties
         r.grad("sort (129,300) dim 1", ditto::sort(r.input({129, 300}), 1).first);
@@ -548,6 +549,8 @@ std::vector<Entry> corpus() {
         r.grad("nanmedian (129,300) dim 0", ditto::nanmedian(r.input({129, 300}), 0).first);
         r.grad("median all (100003)", ditto::median(r.input({100003})));
         r.grad("nanmedian all (129,300)", ditto::nanmedian(r.input({129, 300})));
+        r.out("searchsorted (300000) in (129,3000) rows",
+              ditto::searchsorted(ditto::sort(r.input({129, 3000})).first, r.input({129, 2326}), false, true));
         r.grad("scatter (300,129) dim 0",
                ditto::scatter(r.input({300, 129}), 0, randint(0, 300, {1000, 129}), r.input({1000, 129})));
       });

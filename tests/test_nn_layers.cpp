@@ -327,6 +327,8 @@ TEST(NNLayers, EmbeddingBagBadInputNamesTheOp) {
   EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1, 2}), w, tensor({0, 3})), "[embedding_bag]",
                      "can not be greater than input's length 2");
   EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1, 2, 3}), w, tensor({0, 2, 1})), "[embedding_bag]", "non-decreasing");
+  // a bag past the input's end, with a last offset inside it (found by the fuzzer under ASan)
+  EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1, 2, 3}), w, tensor({0, 10, 2})), "[embedding_bag]", "non-decreasing");
   EXPECT_DITTO_ERROR(F::embedding_bag(tensor({7}), w, tensor({0})), "[embedding_bag]", "index 7 is out of range");
   EXPECT_DITTO_ERROR(F::embedding_bag(tensor({1}), w, tensor({0}), "max", ones({1})), "[embedding_bag]",
                      "only supported for mode='sum'");

@@ -1,8 +1,8 @@
-// Ordering ops (sort, argsort, topk, kthvalue, median, nanmedian) and scatter: what each returns
-// by definition (sorted values, a permutation, ranks, NaN placement), the tie rules that need no
-// PyTorch to state (stable order; the median's index), gradients (float64 gradcheck), 0-dim and
-// empty inputs, bad input. PyTorch's own tie choices for the unstable sort, topk and kthvalue are
-// compared against PyTorch itself in python/tests/test_ordering.py and the OpInfo sweep.
+// Ordering ops (sort, argsort, topk, kthvalue, median, nanmedian, searchsorted, bucketize) and scatter: what each
+// returns by definition (sorted values, a permutation, ranks, NaN placement), the tie rules that need no PyTorch to
+// state (stable order; the median's index), gradients (float64 gradcheck), 0-dim and empty inputs, bad input. PyTorch's
+// own tie choices for the unstable sort, topk and kthvalue are compared against PyTorch itself in
+// python/tests/test_ordering.py and the OpInfo sweep.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,7 +161,63 @@ TEST(Sort, ScatterWritesAndTheLastRepeatWins) {
   expect_error([] { scatter(zeros({3}), 0, tensor({3}), 1.0); }, "[scatter_]", "");
 }
 
+TEST(Sort, SearchsortedIsLowerOrUpperBoundPerRow) {
+  const float nan = std::nanf("");
+  const Tensor s = tensor({1.0f, 3.0f, 5.0f, 7.0f, 9.0f});
+  const Tensor v = tensor({{3.0f, 6.0f, 9.0f}, {3.0f, 6.0f, nan}});
+  // PyTorch 1.13's outputs: a NaN value goes after every boundary
+  EXPECT_TRUE(equal(searchsorted(s, v), tensor({{1, 3, 4}, {1, 3, 5}})));
+  EXPECT_TRUE(equal(searchsorted(s, v, false, true), tensor({{2, 3, 5}, {2, 3, 5}})));
+  EXPECT_TRUE(equal(searchsorted(s, v, false, false, "right"), searchsorted(s, v, false, true)));
+  EXPECT_EQ(searchsorted(s, 5.0).item<int64_t>(), 2);
+  EXPECT_EQ(searchsorted(s, 5.0).dim(), 0);
+  EXPECT_TRUE(equal(bucketize(v, s), searchsorted(s, v)));
+  EXPECT_EQ(bucketize(4.0, s).item<int64_t>(), 2);
+  // one row of boundaries per row of values; int32 output
+  const Tensor S = tensor({{1.0f, 3.0f, 5.0f}, {2.0f, 4.0f, 6.0f}}), V = tensor({{3.0f, 4.0f}, {3.0f, 4.0f}});
+  EXPECT_TRUE(equal(searchsorted(S, V), tensor({{1, 2}, {1, 1}})));
+  EXPECT_EQ(searchsorted(S, V, true).dtype(), kInt32);
+  // the dtypes are promoted together; sorter sorts an unsorted sequence
+  EXPECT_TRUE(equal(searchsorted(s, tensor({1, 2})), tensor({0, 1})));
+  EXPECT_TRUE(
+      equal(searchsorted(tensor({3.0f, 1.0f, 2.0f}), tensor({2.0f}), false, false, std::nullopt, tensor({1, 2, 0})),
+            tensor({1})));
+  // against std::lower_bound / upper_bound on random data, a strided input included
+  manual_seed(8);
+  const Tensor b = sort(randn({5000})).first, q = randn({300, 7}).t();
+  const Tensor lo = searchsorted(b, q), hi = searchsorted(b, q, false, true);
+  const std::vector<float> bv = [&] {
+    std::vector<float> r(5000);
+    for (int64_t i = 0; i < 5000; ++i) r[static_cast<std::size_t>(i)] = b[i].item<float>();
+    return r;
+  }();
+  for (int64_t i = 0; i < 7; ++i)
+    for (int64_t j = 0; j < 300; j += 13) {
+      const float x = q[i][j].item<float>();
+      EXPECT_EQ(lo[i][j].item<int64_t>(), std::lower_bound(bv.begin(), bv.end(), x) - bv.begin());
+      EXPECT_EQ(hi[i][j].item<int64_t>(), std::upper_bound(bv.begin(), bv.end(), x) - bv.begin());
+    }
+  EXPECT_EQ(searchsorted(zeros({0}), ones({3})).sizes(), (Shape{3}));
+}
+
 TEST(Sort, BadInputRaises) {
+  expect_error([] { searchsorted(scalar_tensor(1.0), ones({2})); }, "[searchsorted]", "positive dimension");
+  expect_error([] { searchsorted(ones({2, 3}), ones({2})); }, "[searchsorted]", "first N-1 dimensions");
+  expect_error([] { searchsorted(ones({3}), ones({2}), false, true, "left"); }, "[searchsorted]", "opposites");
+  expect_error([] { searchsorted(ones({3}), ones({2}), false, false, "middle"); }, "[searchsorted]",
+               "'left' or 'right'");
+  expect_error(
+      [] {
+        searchsorted(ones({3}), ones({2}), false, false, std::nullopt, tensor({0, 1, 3}));
+      },
+      "[searchsorted]", "sorter index out of range");
+  expect_error(
+      [] {
+        searchsorted(ones({3}), ones({2}), false, false, std::nullopt, tensor({0, 1}));
+      },
+      "[searchsorted]", "must have the same size");
+  expect_error([] { searchsorted(tensor({true}), tensor({true})); }, "[searchsorted]", "not implemented for 'Bool'");
+  expect_error([] { bucketize(ones({2}), ones({2, 2})); }, "[bucketize]", "must be 1 dimension");
   expect_error([] { topk(ones({3}), 4); }, "[topk]", "selected index k out of range");
   expect_error([] { topk(ones({3}), -1); }, "[topk]", "selected index k out of range");
   expect_error([] { topk(tensor({true}), 1); }, "[topk]", "not implemented for 'Bool'");

@@ -101,6 +101,16 @@ std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, boo
 std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1, bool keepdim = false);
 // The lower median along dim and its index (ties: the index a stable sort puts there); median
 // returns a line's first NaN, nanmedian leaves NaNs out. Without dim: over every element.
+// Where each value would go in sorted_sequence's last dim (1-D, or one row per row of values):
+// the first index whose boundary is >= the value (> with right, or side "right"); sorter, when
+// given, sorts an unsorted sequence. int64 indices (int32 with out_int32). bucketize(values,
+// boundaries) is searchsorted(boundaries, values) with 1-D boundaries. No gradient.
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt, const Tensor& sorter = Tensor());
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool out_int32 = false, bool right = false,
+                    std::optional<std::string_view> side = std::nullopt, const Tensor& sorter = Tensor());
+Tensor bucketize(const Tensor& values, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+Tensor bucketize(const Scalar& value, const Tensor& boundaries, bool out_int32 = false, bool right = false);
 std::pair<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false);
 std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor median(const Tensor& x);

@@ -738,6 +738,40 @@ void bind_ops(py::module_& m) {
   cummax_like("cummax", true);
   cummax_like("cummin", false);
 
+  // searchsorted(sorted_sequence, input) and bucketize(input, boundaries): input a tensor or a number
+  m.def(
+      "searchsorted",
+      [](const Tensor& seq, py::handle input, bool out_int32, bool right, std::optional<std::string> side,
+         py::handle sorter) {
+        const Tensor so = sorter.is_none() ? Tensor() : sorter.cast<Tensor>();
+        const std::optional<std::string_view> sd = side ? std::optional<std::string_view>(*side) : std::nullopt;
+        if (is_tensor(input)) {
+          const Tensor v = input.cast<Tensor>();
+          py::gil_scoped_release nogil;
+          return searchsorted(seq, v, out_int32, right, sd, so);
+        }
+        Scalar s;
+        if (!scalar_from_python(input, s)) throw py::type_error("searchsorted(): input must be a Tensor or a number");
+        py::gil_scoped_release nogil;
+        return searchsorted(seq, s, out_int32, right, sd, so);
+      },
+      py::arg("sorted_sequence"), py::arg("input"), py::kw_only(), py::arg("out_int32") = false,
+      py::arg("right") = false, py::arg("side") = py::none(), py::arg("sorter") = py::none());
+  m.def(
+      "bucketize",
+      [](py::handle input, const Tensor& boundaries, bool out_int32, bool right) {
+        if (is_tensor(input)) {
+          const Tensor v = input.cast<Tensor>();
+          py::gil_scoped_release nogil;
+          return bucketize(v, boundaries, out_int32, right);
+        }
+        Scalar s;
+        if (!scalar_from_python(input, s)) throw py::type_error("bucketize(): input must be a Tensor or a number");
+        py::gil_scoped_release nogil;
+        return bucketize(s, boundaries, out_int32, right);
+      },
+      py::arg("input"), py::arg("boundaries"), py::kw_only(), py::arg("out_int32") = false, py::arg("right") = false);
+
   // ---------------------------------------------------------------- counting
   def_op(
       m, cls, "histc",

@@ -139,6 +139,7 @@ SWEEP = [
     Entry("histc", D("histc"), EXACT),
     Entry("bincount", D("bincount"), EXACT),
     # ordering: PyTorch's tie choices (Note [Ordering ties]), exact, forward and backward
+    Entry("searchsorted", D("searchsorted"), EXACT),
     Entry("sort", D("sort"), EXACT, grad=EXACT),
     Entry("argsort", D("argsort"), EXACT),
     Entry("msort", lambda input: ditto.sort(input, 0).values, EXACT, grad=EXACT),

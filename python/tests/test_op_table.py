@@ -97,6 +97,7 @@ CALLS = {
     "cummin": lambda: x.cummin(0),
     "histc": lambda: x.histc(4),
     "bincount": lambda: ditto.bincount(ditto.tensor([0, 2, 2]), minlength=4),
+    "searchsorted": lambda: ditto.searchsorted(ditto.tensor([1.0, 2.0]), ditto.tensor([1.5])),
     "sort": lambda: x.sort(),
     "topk": lambda: ditto.topk(x, 1),
     "kthvalue": lambda: x.kthvalue(1, 0),

@@ -67,3 +67,26 @@ def test_a_line_of_nans_gives_pytorchs_nanmedian_index():
     x = real.full((100,), float("nan"))
     want, got = real.nanmedian(x, 0), ditto.nanmedian(from_torch(x), 0)
     assert got.indices.item() == want.indices.item()  # std::nth_element's pick, not 0
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_searchsorted_and_bucketize_are_pytorchs(right):
+    g = real.Generator().manual_seed(11)
+    for trial in range(30):
+        dtype = [real.float32, real.float64, real.int64][trial % 3]
+        seq = real.randint(0, 20, (3, int(real.randint(0, 50, (1,), generator=g))), generator=g).to(dtype)
+        seq = real.sort(seq).values
+        vals = real.randint(-2, 22, (3, 17), generator=g).to(dtype)
+        if dtype.is_floating_point:
+            vals[0, 0] = float("nan")
+        for s, v in ((seq, vals), (seq[0], vals), (seq[1], vals[1, 3])):
+            want = real.searchsorted(s, v, right=right)
+            got = ditto.searchsorted(from_torch(s), from_torch(v), right=right)
+            assert same(got, want), (s.shape, v.shape)
+        want = real.bucketize(vals, seq[2], right=right, out_int32=True)
+        assert same(ditto.bucketize(from_torch(vals), from_torch(seq[2]), right=right, out_int32=True), want)
+        perm = real.randperm(seq.shape[1], generator=g)
+        shuffled, sorter = seq[:, perm], real.argsort(perm).expand(3, -1).contiguous()
+        want = real.searchsorted(shuffled, vals, sorter=sorter, right=right)
+        got = ditto.searchsorted(from_torch(shuffled), from_torch(vals), sorter=from_torch(sorter), right=right)
+        assert same(got, want)

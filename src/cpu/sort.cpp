@@ -240,6 +240,38 @@ void median_rows(const Tensor& values, const Tensor& indices, const Tensor& in) 
 }  // namespace
 
 void median(const Tensor& values, const Tensor& indices, const Tensor& in) { median_rows<false>(values, indices, in); }
+
+// PyTorch's cus_lower_bound / cus_upper_bound: a binary search whose comparisons are
+// !(b >= v) (left) and !(b > v) (right), so a NaN value lands after every boundary.
+void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right) {
+  core::dispatch_dtype(values.dtype(), [&]<class T>() {
+    if constexpr (!std::is_same_v<T, bool>) {  // the op refuses bool
+      const int64_t B = values.size(0), m = values.size(1), n = boundaries.size(1);
+      const T* bd = boundaries.data_ptr<T>();
+      const T* v = values.data_ptr<T>();
+      const int64_t* so = sorter.defined() ? sorter.data_ptr<int64_t>() : nullptr;
+      int64_t* o = out.data_ptr<int64_t>();
+      detail::parallel_for(B * m, 32, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t row = boundaries.size(0) == 1 ? 0 : t / m;
+          const T* r = bd + row * n;
+          const int64_t* sr = so ? so + row * n : nullptr;
+          const T val = v[t];
+          int64_t lo = 0, hi = n;
+          while (lo < hi) {
+            const int64_t mid = lo + ((hi - lo) >> 1);
+            const T x = sr ? r[sr[mid]] : r[mid];
+            if (right ? !(x > val) : !(x >= val))
+              lo = mid + 1;
+            else
+              hi = mid;
+          }
+          o[t] = lo;
+        }
+      });
+    }
+  });
+}
 void nanmedian(const Tensor& values, const Tensor& indices, const Tensor& in) {
   median_rows<true>(values, indices, in);
 }

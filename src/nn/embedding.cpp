@@ -117,10 +117,13 @@ Tensor embedding_bag_impl(const Tensor& input, const Tensor& weight, const Tenso
       DITTO_CHECK(o[n - 1] <= L, op, "offsets[-1] can not be greater than input's length ", L,
                   " but got offsets[-1] of ", o[n - 1]);
     }
+    // all of them checked before any is used: with offsets[0] == 0 and offsets[-1] <= L, a
+    // non-decreasing sequence keeps every bag inside the input
+    for (int64_t b = 1; b < n; ++b)
+      DITTO_CHECK(o[b - 1] <= o[b], op, "offsets must be non-decreasing, got offsets[", b, "] = ", o[b], " after ",
+                  o[b - 1]);
     for (int64_t b = 0; b < B; ++b) {
       const int64_t begin = o[b], end = b + 1 < n ? o[b + 1] : L;
-      DITTO_CHECK(begin <= end, op, "offsets must be non-decreasing, got offsets[", b + 1, "] = ", end, " after ",
-                  begin);
       for (int64_t p = begin; p < end; ++p) bag_of[static_cast<std::size_t>(p)] = b;
     }
   }

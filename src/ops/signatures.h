@@ -43,6 +43,11 @@ using Sort = void(const Tensor& values, const Tensor& indices, const Tensor& in,
 using TopK = void(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool largest, bool sorted);
 using KthValue = void(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k);
 using Median = void(const Tensor& values, const Tensor& indices, const Tensor& in);
+// out (B, m) int64: for each value of row b of values (B, m), where it would go in row b of
+// boundaries (B, n) (row 0 when boundaries has one row), sorted ascending directly or through
+// sorter (B, n) int64 in [0, n) when defined; right: after equal boundaries. One dtype, contiguous.
+using SearchSorted = void(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
+                          bool right);
 // Counting (cpu/count.cpp, Note [Counting order]): in is contiguous 1-D. histc: floating in, hist
 // (bins) of in's dtype, lo < hi finite. bincount: integer in with values in [0, out.numel()), out
 // int64 without weights, else float32 or float64 with weights (same length, out's dtype).

@@ -156,6 +156,88 @@ std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim) 
 Tensor median(const Tensor& x) { return median_all<OpId::median>(x); }
 Tensor nanmedian(const Tensor& x) { return median_all<OpId::nanmedian>(x); }
 
+namespace {
+std::string dims_str(const Tensor& t) {
+  std::string s = "[";
+  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
+  return s + "]";
+}
+}  // namespace
+
+Tensor searchsorted(const Tensor& seq, const Tensor& values, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const Tensor& sorter) {
+  const char* op = "searchsorted";
+  detail::check_defined(seq, op, "sorted_sequence");
+  detail::check_defined(values, op, "input");
+  if (side && *side != "left" && *side != "right")
+    fail(op, "torch.searchsorted(): side can only be 'left' or 'right' but got ", *side);
+  if (side && *side == "left" && right)
+    fail(op, "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True");
+  const bool is_right = side ? *side == "right" : right;
+  if (seq.dim() == 0)
+    fail(op, "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension");
+  bool rows_match = seq.dim() == 1;
+  if (!rows_match && values.dim() == seq.dim()) {
+    rows_match = true;
+    for (int64_t i = 0; i + 1 < seq.dim(); ++i) rows_match = rows_match && seq.size(i) == values.size(i);
+  }
+  if (!rows_match)
+    fail(op,
+         "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+         "tensor and input value tensor must match, but we got boundaries tensor ",
+         dims_str(seq), " and input value tensor ", dims_str(values));
+  if (sorter.defined()) {
+    if (sorter.dtype() != kInt64)
+      fail(op, "torch.searchsorted(): sorter must be a tensor of long dtype but got ",
+           ops::aten_type_name(sorter.dtype()));
+    if (sorter.sizes() != seq.sizes())
+      fail(op, "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor ",
+           dims_str(seq), " and got sorter tensor ", dims_str(sorter));
+  }
+  const ScalarType t = result_type(seq, values);
+  if (t == kBool) fail(op, "\"searchsorted_out_cpu\" not implemented for 'Bool'");
+  const int64_t n = seq.size(-1);
+  const Tensor bd = seq.detach().to(t).contiguous().reshape({n == 0 ? 0 : seq.numel() / n, n});
+  const int64_t rows = seq.dim() == 1 ? 1 : bd.size(0);
+  const int64_t m = seq.dim() == 1 ? values.numel() : (values.dim() == 0 ? 1 : values.size(-1));
+  const Tensor v = values.detach().to(t).contiguous().reshape({rows, m});
+  Tensor so;
+  if (sorter.defined()) {
+    so = sorter.contiguous().reshape(bd.sizes());
+    NoGradGuard no_grad;
+    if (so.numel() > 0 && (amin(so).item<int64_t>() < 0 || amax(so).item<int64_t>() >= n))
+      detail::fail_index(op, "torch.searchsorted(): sorter index out of range for a sequence of ", n, " elements");
+  }
+  Tensor out = detail::new_tensor({rows, m}, kInt64, op);
+  if (out.numel() > 0) ops::call<OpId::searchsorted>(seq.device(), out, bd, v, so, is_right);
+  out = out.view(values.sizes());
+  return out_int32 ? out.to(kInt32) : out;
+}
+
+Tensor searchsorted(const Tensor& seq, const Scalar& value, bool out_int32, bool right,
+                    std::optional<std::string_view> side, const Tensor& sorter) {
+  detail::check_defined(seq, "searchsorted", "sorted_sequence");
+  if (seq.dim() != 1)
+    fail("searchsorted",
+         "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, "
+         "but we got boundaries tensor dim(",
+         seq.dim(), ") and input value's dim(0) numel(1)");
+  return searchsorted(seq, scalar_tensor(value, result_type(seq, value)), out_int32, right, side, sorter);
+}
+
+Tensor bucketize(const Tensor& values, const Tensor& boundaries, bool out_int32, bool right) {
+  detail::check_defined(boundaries, "bucketize", "boundaries");
+  if (boundaries.dim() != 1)
+    fail("bucketize", "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
+  return searchsorted(boundaries, values, out_int32, right);
+}
+Tensor bucketize(const Scalar& value, const Tensor& boundaries, bool out_int32, bool right) {
+  detail::check_defined(boundaries, "bucketize", "boundaries");
+  if (boundaries.dim() != 1)
+    fail("bucketize", "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
+  return searchsorted(boundaries, value, out_int32, right);
+}
+
 namespace autograd::formulas {
 // PyTorch's value_selecting_reduction_backward: zeros, with each gradient at its value's index.
 DITTO_FORMULA(select_values, MaxDimSaved) {

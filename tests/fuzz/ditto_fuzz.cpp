@@ -288,6 +288,15 @@ std::vector<OpFuzzer> generators() {
     return one(bincount(x, w, c.r.range(-1, 5)));
   });
   // ordering (the backward formulas run scatter_ when the input requires grad)
+  reg({"searchsorted"}, [](Ctx& c) {
+    const Tensor seq = c.any(3), v = c.r.chance(0.7) ? c.any(3) : c.tensor(seq.sizes(), seq.dtype());
+    Tensor sorter;
+    if (c.r.chance(0.2)) sorter = c.index(seq.sizes(), seq.dim() > 0 ? seq.size(-1) : 1);
+    const bool right = c.r.chance(0.5);
+    if (c.r.chance(0.2)) return one(bucketize(v, seq, c.r.chance(0.5), right));
+    if (c.r.chance(0.2)) return one(searchsorted(seq, c.scalar(), false, right));
+    return one(searchsorted(seq, v, c.r.chance(0.5), right, std::nullopt, sorter));
+  });
   reg({"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian"}, [](Ctx& c) {
     Tensor x = c.any();
     const int64_t d = dim_arg(c.r, x.dim());

@@ -9,4 +9,5 @@ void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
 void kthvalue(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k);
 void median(const Tensor& values, const Tensor& indices, const Tensor& in);
 void nanmedian(const Tensor& values, const Tensor& indices, const Tensor& in);
+void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right);
 }  // namespace ditto::cpu
