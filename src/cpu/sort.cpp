@@ -122,7 +122,13 @@ void quick_select(T* v, int64_t* ix, int64_t n, int64_t k, Gt gt) {
 }
 }  // namespace
 
-void sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, bool stable) {
+namespace {
+// The line kernels of sort and topk: each row of in as (value, index) pairs, select(line, before)
+// reorders it with before, the order with_order gives (Descending: largest first), and its first
+// m pairs are written to row r of values and indices (M, m).
+template <class Select>
+void select_rows(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t m, bool descending,
+                 Select select) {
   core::dispatch_dtype(in.dtype(), [&]<class T>() {
     const int64_t M = in.size(0), n = in.size(1);
     const T* x = in.data_ptr<T>();
@@ -132,48 +138,37 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool de
       for_rows<Pairs<T, I>>(M, n, [&](int64_t r, Pairs<T, I>& line) {
         line.resize(static_cast<std::size_t>(n));
         for (int64_t k = 0; k < n; ++k) line[static_cast<std::size_t>(k)] = {x[r * n + k], static_cast<I>(k)};
-        auto run = [&](auto before) {
-          if (stable)
-            std::stable_sort(line.begin(), line.end(), before);
-          else
-            std::sort(line.begin(), line.end(), before);
-        };
+        auto run = [&](auto before) { select(line, before); };
         descending ? with_order<true>(line, run) : with_order<false>(line, run);
-        for (int64_t k = 0; k < n; ++k) {
-          v[r * n + k] = line[static_cast<std::size_t>(k)].first;
-          ix[r * n + k] = line[static_cast<std::size_t>(k)].second;
+        for (int64_t k = 0; k < m; ++k) {
+          v[r * m + k] = line[static_cast<std::size_t>(k)].first;
+          ix[r * m + k] = line[static_cast<std::size_t>(k)].second;
         }
       });
     });
   });
 }
+}  // namespace
+
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, bool stable) {
+  select_rows(values, indices, in, in.size(1), descending, [&](auto& line, auto before) {
+    if (stable)
+      std::stable_sort(line.begin(), line.end(), before);
+    else
+      std::sort(line.begin(), line.end(), before);
+  });
+}
 
 void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool largest, bool sorted) {
   if (k == 0) return;
-  core::dispatch_dtype(in.dtype(), [&]<class T>() {
-    const int64_t M = in.size(0), n = in.size(1);
-    const T* x = in.data_ptr<T>();
-    T* v = values.data_ptr<T>();
-    int64_t* ix = indices.data_ptr<int64_t>();
-    with_index_type(n, [&]<class I>() {
-      for_rows<Pairs<T, I>>(M, n, [&](int64_t r, Pairs<T, I>& q) {
-        q.resize(static_cast<std::size_t>(n));
-        for (int64_t j = 0; j < n; ++j) q[static_cast<std::size_t>(j)] = {x[r * n + j], static_cast<I>(j)};
-        auto run = [&](auto before) {
-          if (k * 64 <= n) {
-            std::partial_sort(q.begin(), q.begin() + k, q.end(), before);
-          } else {
-            std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), before);
-            if (sorted) std::sort(q.begin(), q.begin() + (k - 1), before);
-          }
-        };
-        largest ? with_order<true>(q, run) : with_order<false>(q, run);
-        for (int64_t j = 0; j < k; ++j) {
-          v[r * k + j] = q[static_cast<std::size_t>(j)].first;
-          ix[r * k + j] = q[static_cast<std::size_t>(j)].second;
-        }
-      });
-    });
+  const int64_t n = in.size(1);
+  select_rows(values, indices, in, k, largest, [&](auto& q, auto before) {
+    if (k * 64 <= n) {
+      std::partial_sort(q.begin(), q.begin() + k, q.end(), before);
+    } else {
+      std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), before);
+      if (sorted) std::sort(q.begin(), q.begin() + (k - 1), before);
+    }
   });
 }
 

@@ -22,6 +22,15 @@ std::optional<int64_t> wrap_padding(std::optional<int64_t> padding_idx, int64_t 
   return p < 0 ? p + num : p;
 }
 
+// PyTorch's init for Embedding and EmbeddingBag: normal weights, the padding row zero.
+void reset_embedding(Tensor& weight, std::optional<int64_t> padding_idx) {
+  init::normal_(weight);
+  if (padding_idx) {
+    NoGradGuard no_grad;
+    weight.select(0, *padding_idx).fill_(0);
+  }
+}
+
 Tensor embedding_impl(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx, const char* op) {
   DITTO_CHECK(indices.defined() && weight.defined(), op, "expected defined indices and weight");
   DITTO_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, op,
@@ -48,13 +57,7 @@ Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_id
   reset_parameters();
 }
 
-void Embedding::reset_parameters() {
-  init::normal_(weight());
-  if (padding_idx_) {
-    NoGradGuard no_grad;
-    weight().select(0, *padding_idx_).fill_(0);
-  }
-}
+void Embedding::reset_parameters() { reset_embedding(weight(), padding_idx_); }
 
 Tensor Embedding::forward(const Tensor& indices) {
   return embedding_impl(indices, weight(), padding_idx_, "Embedding");
@@ -185,13 +188,7 @@ EmbeddingBag::EmbeddingBag(int64_t num, int64_t dim, std::string mode, bool incl
   reset_parameters();
 }
 
-void EmbeddingBag::reset_parameters() {
-  init::normal_(weight());
-  if (padding_idx_) {
-    NoGradGuard no_grad;
-    weight().select(0, *padding_idx_).fill_(0);
-  }
-}
+void EmbeddingBag::reset_parameters() { reset_embedding(weight(), padding_idx_); }
 
 Tensor EmbeddingBag::operator()(const Tensor& input, const Tensor& offsets, const Tensor& per_sample_weights) {
   return embedding_bag_impl(input, weight(), offsets, mode_, per_sample_weights, include_last_offset_, padding_idx_,

@@ -23,11 +23,13 @@ Tensor lines(const Tensor& x, int64_t d) {
   return x.view({outer, x.size(d), inner});
 }
 
-// g's scan along dim from its end (cumsum's gradient: PyTorch's flip, cumsum, flip, in one pass).
-Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
+// g's scan along dim from its end: PyTorch's flip, scan, flip in one pass (the gradients of
+// cumsum and logcumsumexp).
+template <OpId id>
+Tensor reverse_scan(const Tensor& g, int64_t dim) {
   const Tensor gc = g.contiguous();
-  Tensor out = detail::new_tensor(g.sizes(), g.dtype(), "cumsum");
-  if (g.numel() != 0) ops::call<OpId::cumsum>(g.device(), lines(out, dim), lines(gc, dim), true);
+  Tensor out = detail::new_tensor(g.sizes(), g.dtype(), ops::op_entry(id).name);
+  if (g.numel() != 0) ops::call<id>(g.device(), lines(out, dim), lines(gc, dim), true);
   return out;
 }
 
@@ -43,14 +45,6 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   if (x.numel() != 0) ops::call<id>(x.device(), lines(out, d), lines(xc, d), false);
   if (is_floating(t) && autograd::any_needs_grad(x))
     ops::record<id>({x}, {out}, autograd::formulas::ScanSaved{id == OpId::cumprod ? xc : Tensor(), d});
-  return out;
-}
-
-// g's logcumsumexp along dim from its end (PyTorch's flip, logcumsumexp, flip, in one pass).
-Tensor reverse_logcumsumexp(const Tensor& g, int64_t dim) {
-  const Tensor gc = g.contiguous();
-  Tensor out = detail::new_tensor(g.sizes(), g.dtype(), "logcumsumexp");
-  if (g.numel() != 0) ops::call<OpId::logcumsumexp>(g.device(), lines(out, dim), lines(gc, dim), true);
   return out;
 }
 
@@ -91,7 +85,7 @@ std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) { return extremum
 std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) { return extremum<OpId::cummin>(x, dim); }
 
 namespace autograd::formulas {
-DITTO_FORMULA(cumsum, ScanSaved) { return {reverse_cumsum(g[0], s.dim)}; }
+DITTO_FORMULA(cumsum, ScanSaved) { return {reverse_scan<OpId::cumsum>(g[0], s.dim)}; }
 
 DITTO_FORMULA(cumprod, ScanSaved) {
   const Tensor& x = *s.x;
@@ -113,8 +107,8 @@ DITTO_FORMULA(logcumsumexp, LogcumsumexpSaved) {
   const Tensor log_abs = log(abs(gd));
   const Tensor log_pos = where(gd.gt(0), log_abs, lowest);
   const Tensor log_neg = where(gd.lt(0), log_abs, lowest);
-  const Tensor pos = exp(reverse_logcumsumexp(log_pos - out, s.dim) + x);
-  const Tensor neg = exp(reverse_logcumsumexp(log_neg - out, s.dim) + x);
+  const Tensor pos = exp(reverse_scan<OpId::logcumsumexp>(log_pos - out, s.dim) + x);
+  const Tensor neg = exp(reverse_scan<OpId::logcumsumexp>(log_neg - out, s.dim) + x);
   return {pos - neg};
 }
 

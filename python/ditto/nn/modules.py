@@ -716,19 +716,31 @@ class LayerNorm(Module):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
+def _wrap_padding_idx(padding_idx, num_embeddings, name):
+    # PyTorch's check and wrap for Embedding and EmbeddingBag (each names it its own way)
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < num_embeddings, f"{name} must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -num_embeddings, f"{name} must be within num_embeddings"
+            padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
+def _reset_embedding(weight, padding_idx):
+    init.normal_(weight)
+    if padding_idx is not None:
+        with no_grad():
+            weight[padding_idx].fill_(0)
+
+
 class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, device=None, dtype=None):  # fmt: skip
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "Padding_idx")
         if max_norm is not None or scale_grad_by_freq or sparse:
             raise ValueError("Embedding: max_norm, scale_grad_by_freq and sparse are not supported yet")
         if _weight is None:
@@ -738,10 +750,7 @@ class Embedding(Module):
             self.weight = Parameter(_weight)
 
     def reset_parameters(self):
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        _reset_embedding(self.weight, self.padding_idx)
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx)
@@ -761,13 +770,7 @@ class EmbeddingBag(Module):
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
-        if padding_idx is not None:
-            if padding_idx > 0:
-                assert padding_idx < num_embeddings, "padding_idx must be within num_embeddings"
-            elif padding_idx < 0:
-                assert padding_idx >= -num_embeddings, "padding_idx must be within num_embeddings"
-                padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
+        self.padding_idx = _wrap_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if max_norm is not None or scale_grad_by_freq or sparse:
             raise ValueError("EmbeddingBag: max_norm, scale_grad_by_freq and sparse are not supported yet")
         self.mode = mode
@@ -779,10 +782,7 @@ class EmbeddingBag(Module):
             self.weight = Parameter(_weight)
 
     def reset_parameters(self):
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        _reset_embedding(self.weight, self.padding_idx)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, mode=self.mode, per_sample_weights=per_sample_weights,
