@@ -271,6 +271,34 @@ void torch_bag(benchmark::State& state, int threads, const char* mode) {
   rate(state, "Midx/s", 1e-6 * kBagIdx);
 }
 
+// ctc_loss of a speech-sized batch: T 200, N 16, C 30 (characters), targets of 50, log_softmax
+// included, forward and backward (the gradient of the mean from one).
+constexpr int64_t kCtcT = 200, kCtcN = 16, kCtcC = 30, kCtcS = 50;
+void ditto_ctc(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  ditto::Tensor x = ditto::randn({kCtcT, kCtcN, kCtcC}).requires_grad_();
+  const ditto::Tensor targets = ditto::randint(1, kCtcC, {kCtcN, kCtcS});
+  const ditto::Shape il(kCtcN, kCtcT), tl(kCtcN, kCtcS);
+  for (auto _ : state) {
+    x.mutable_grad() = ditto::Tensor();
+    dnn::functional::ctc_loss(x.log_softmax(2), targets, il, tl).backward();
+    benchmark::DoNotOptimize(x.grad());
+  }
+  rate(state, "items/s", kCtcN);
+}
+void torch_ctc(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  torch::Tensor x = torch::randn({kCtcT, kCtcN, kCtcC}).requires_grad_();
+  const torch::Tensor targets = torch::randint(1, kCtcC, {kCtcN, kCtcS});
+  const std::vector<int64_t> il(kCtcN, kCtcT), tl(kCtcN, kCtcS);
+  for (auto _ : state) {
+    x.mutable_grad().reset();
+    torch::ctc_loss(x.log_softmax(2), targets, il, tl).backward();
+    benchmark::DoNotOptimize(x.grad());
+  }
+  rate(state, "items/s", kCtcN);
+}
+
 // ===== training steps: zero_grad (to none), forward, loss, backward, SGD step =====================
 // MLP 784-512-512-10 with ReLU, batch 128, MSE loss, SGD lr 0.01.
 void ditto_mlp(benchmark::State& state, int threads, bool det) {
@@ -465,6 +493,9 @@ void register_all() {
     both(
         "embedding_bag_max_fwd_bwd", [t](benchmark::State& s) { ditto_bag(s, t, "max"); },
         [t](benchmark::State& s) { torch_bag(s, t, "max"); });
+    both(
+        "ctc_loss_fwd_bwd", [t](benchmark::State& s) { ditto_ctc(s, t); },
+        [t](benchmark::State& s) { torch_ctc(s, t); });
     both(
         "mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); },
         [t](benchmark::State& s) { torch_mlp(s, t); });

@@ -523,6 +523,16 @@ std::vector<Entry> corpus() {
              F::embedding_bag(idx, r.input({3000, 64}), offs, mode, Tensor(), false, 5));
     r.grad("embedding_bag sum weighted", F::embedding_bag(idx, r.input({3000, 64}), offs, "sum", r.input({20000})));
   });
+  add("ctc_loss", {"_ctc_loss", "_ctc_loss_backward"}, [](Run& r) {
+    // 7 items (more than the threads), ragged lengths, padded and concatenated targets
+    const Tensor targets = randint(1, 20, {7, 30});
+    const Shape il{200, 150, 200, 37, 120, 200, 3}, tl{30, 20, 0, 12, 30, 25, 2};
+    r.grad("ctc_loss (200,7,20) none",
+           F::ctc_loss(r.input({200, 7, 20}).log_softmax(2), targets, il, tl, 0, nn::Reduction::None));
+    r.grad("ctc_loss (200,7,20)^T concatenated, mean, zero_infinity, float64",
+           F::ctc_loss(r.input({200, 7, 20}, Layout::Transposed, Dist::Normal, kFloat64).log_softmax(2),
+                       targets.slice(1, 0, 5).reshape({-1}), il, Shape(7, 5), 3, nn::Reduction::Mean, true));
+  });
   add("counting", {"histc", "bincount"}, [](Run& r) {
     r.out("histc (1000003)", ditto::histc(r.input({1000003}), 1000, -2.0, 2.0));
     r.out("histc (129,300)^T own range", ditto::histc(r.input({129, 300}, Layout::Transposed), 37));

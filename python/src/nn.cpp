@@ -126,6 +126,17 @@ void bind_nn(py::module_& m) {
     py::gil_scoped_release nogil;
     return functional::cross_entropy(input, target, w, ignore_index, r, label_smoothing);
   });
+  auto ctc = [&]<class Lengths>() {  // lengths as tensors or as sequences of ints
+    f.def("ctc_loss",
+          [](const Tensor& log_probs, const Tensor& targets, const Lengths& input_lengths,
+             const Lengths& target_lengths, int64_t blank, const std::string& reduction, bool zero_infinity) {
+            const Reduction r = reduction_arg(reduction);
+            py::gil_scoped_release nogil;
+            return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, r, zero_infinity);
+          });
+  };
+  ctc.operator()<Tensor>();
+  ctc.operator()<Shape>();
   f.def("binary_cross_entropy_with_logits", [](const Tensor& input, const Tensor& target, py::handle weight,
                                                const std::string& reduction, py::handle pos_weight) {
     const Tensor w = opt(weight), pw = opt(pos_weight);

@@ -243,6 +243,27 @@ def test_no_alert_median_kthvalue():
     check_nondeterministic_alert(fn, "kthvalue CUDA", should_alert=False)
 
 
+def test_no_alert_CTCLoss():  # noqa: N802
+    # test_nondeterministic_alert_CTCLoss: PyTorch alerts for the CUDA backward only
+    # ("ctc_loss_backward_gpu"); ditto's backward is one task per item, forward and backward
+    x = torch.randn(50, 3, 15).log_softmax(2).detach().requires_grad_()
+    targets = torch.randint(1, 15, (3, 30))
+    loss = nn.CTCLoss(reduction="none")(x, targets, torch.tensor([50, 50, 40]), torch.tensor([30, 25, 20]))
+    grad = torch.ones_like(loss)
+    check_nondeterministic_alert(lambda: loss.backward(grad, retain_graph=True), "ctc_loss_backward_gpu",
+                                 should_alert=False)
+
+
+def test_no_alert_EmbeddingBag_max():  # noqa: N802
+    # test_nondeterministic_alert_EmbeddingBag_max: CUDA only ("embedding_bag_backward_cuda_max");
+    # ditto's max bags gather each bag's first maximum and sum the rows in index order
+    module = nn.EmbeddingBag(4, 3, None, 2.0, False, "max", _weight=torch.randn(4, 3, requires_grad=True))
+    res = module(torch.randint(0, 4, (3, 3)))
+    grad = torch.randn_like(res)
+    check_nondeterministic_alert(lambda: res.backward(grad, retain_graph=True), "embedding_bag_backward_cuda_max",
+                                 should_alert=False)
+
+
 @pytest.mark.parametrize("op", ["histc", "bincount"])
 def test_counts_repeat_bit_for_bit_at_every_thread_count_and_match_pytorch(op):
     real = pytest.importorskip("torch")

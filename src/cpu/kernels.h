@@ -10,6 +10,7 @@
 #include "cpu/decl/embedding.h"
 #include "cpu/decl/gemm.h"
 #include "cpu/decl/index.h"
+#include "cpu/decl/loss.h"
 #include "cpu/decl/pointwise.h"
 #include "cpu/decl/pool.h"
 #include "cpu/decl/reduce.h"

@@ -171,6 +171,11 @@ struct ScanSaved {  // cumsum (x unset) and cumprod
 struct EvenlySaved {  // median() and nanmedian() of every element
   SavedTensor x, out;
 };
+struct CtcSaved {  // ctc_loss: the kernel's inputs and both of its outputs (ops/loss_ops.cpp)
+  SavedTensor log_probs, targets, spans, nll, log_alpha;
+  int64_t blank;
+  bool zero_infinity;
+};
 struct LogcumsumexpSaved {
   SavedTensor x, out;
   int64_t dim;
@@ -187,6 +192,7 @@ DITTO_FORMULA(logcumsumexp, LogcumsumexpSaved);
 DITTO_FORMULA(select_values, MaxDimSaved);  // ops/sort_ops.cpp
 DITTO_FORMULA(evenly, EvenlySaved);
 DITTO_FORMULA(cummax, CummaxSaved);
+DITTO_FORMULA(ctc_loss, CtcSaved);  // ops/loss_ops.cpp
 DITTO_FORMULA(view, InputShape);
 DITTO_FORMULA(transpose, TransposeSaved);
 DITTO_FORMULA(permute, PermuteSaved);

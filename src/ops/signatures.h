@@ -53,6 +53,16 @@ using SearchSorted = void(const Tensor& out, const Tensor& boundaries, const Ten
 // int64 without weights, else float32 or float64 with weights (same length, out's dtype).
 using Histc = void(const Tensor& hist, const Tensor& in, double lo, double hi);
 using Bincount = void(const Tensor& out, const Tensor& in, const Tensor& weights);
+// CTC loss (cpu/ctc.cpp, Note [CTC order]): log_probs contiguous (T, N, C) floating; targets
+// contiguous 1-D int64 with labels in [0, C); spans contiguous (N, 3) int64: per item its input
+// length (<= T), target length and the offset of its labels in targets; blank in [0, C). nll (N)
+// and log_alpha (N, T, 2 max_target_length + 1), log_probs' dtype. The backward writes grad
+// (T, N, C) from grad_out (N) and the forward's nll and log_alpha.
+using CtcLoss = void(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs, const Tensor& targets,
+                     const Tensor& spans, int64_t blank);
+using CtcLossBackward = void(const Tensor& grad, const Tensor& grad_out, const Tensor& log_probs, const Tensor& targets,
+                             const Tensor& spans, const Tensor& nll, const Tensor& log_alpha, int64_t blank,
+                             bool zero_infinity);
 // cumprod's gradient: grad_in, grad_out and in as Scan's tensors, floating.
 using ScanBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in);
 // out (B, M, N) = a (B, M, K) @ b (B, K, N), or all three 2-D (mm); addmm adds beta * self

@@ -279,6 +279,20 @@ std::vector<OpFuzzer> generators() {
     const std::optional<int64_t> pad = c.r.chance(0.3) ? std::optional<int64_t>(c.r.range(-3, 3)) : std::nullopt;
     return one(F::embedding_bag(idx, w, offs, mode, psw, c.r.chance(0.3), pad));
   });
+  // ctc_loss: shapes, lengths and labels mostly consistent, sometimes not
+  reg({"_ctc_loss", "_ctc_loss_backward"}, [](Ctx& c) {
+    const Tensor lp = c.r.chance(0.9) ? c.floating({c.r.range(0, 6), c.r.range(0, 4), c.r.range(0, 5)}) : c.any();
+    const int64_t T = lp.dim() >= 1 ? lp.size(0) : 1, N = lp.dim() == 3 ? lp.size(1) : 1,
+                  C = lp.dim() >= 2 ? lp.size(-1) : 1;
+    Shape il, tl;
+    for (int64_t b = 0; b < N + (c.r.chance(0.05) ? 1 : 0); ++b) {
+      il.push_back(c.r.chance(0.95) ? c.r.range(0, T) : c.r.range(-1, T + 1));
+      tl.push_back(c.r.range(c.r.chance(0.05) ? -1 : 0, 3));
+    }
+    const Tensor targets = c.r.chance(0.5) ? c.index({N, c.r.range(0, 4)}, C) : c.index({c.r.range(0, 8)}, C);
+    const auto red = c.r.pick(std::vector<nn::Reduction>{nn::Reduction::None, nn::Reduction::Mean, nn::Reduction::Sum});
+    return one(F::ctc_loss(lp, targets, il, tl, c.r.range(-1, 3), red, c.r.chance(0.5)));
+  });
   // counting
   reg({"histc", "bincount"}, [](Ctx& c) {
     Tensor x = c.any();

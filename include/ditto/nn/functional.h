@@ -79,6 +79,17 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
 // 1 - cos(x1, x2) where y == 1, max(0, cos(x1, x2) - margin) where y == -1; rows of (N, D) or one (D).
 Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin = 0.0,
                              Reduction reduction = Reduction::Mean);
+// Connectionist Temporal Classification (src/ops/loss_ops.cpp): log_probs (T, N, C) log-softmaxed
+// over C, or (T, C) unbatched; targets (N, S) padded or 1-D concatenated (sum(target_lengths)),
+// int32 or int64 labels in [0, C); one input and one target length per batch item. The loss is
+// -log p(target | input) per item; "mean" divides each by its target length (at least 1), then
+// averages; zero_infinity turns the infinite losses of impossible alignments, and their
+// gradients, into zeros. Deterministic forward and backward (Note [CTC order] in src/cpu/ctc.cpp).
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                const Tensor& target_lengths, int64_t blank = 0, Reduction reduction = Reduction::Mean,
+                bool zero_infinity = false);
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Shape& input_lengths, const Shape& target_lengths,
+                int64_t blank = 0, Reduction reduction = Reduction::Mean, bool zero_infinity = false);
 // The numerically stable form; pos_weight weighs the positive term, broadcast over the last dim.
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                                         Reduction reduction = Reduction::Mean, const Tensor& pos_weight = Tensor());

@@ -1,7 +1,8 @@
 #pragma once
 // Loss modules (torch.nn): L1Loss, NLLLoss, CrossEntropyLoss, BCEWithLogitsLoss, SmoothL1Loss,
 // HuberLoss, BCELoss, KLDivLoss (loss(input, target)), MarginRankingLoss and
-// CosineEmbeddingLoss (loss(input1, input2, target)); PyTorch's reductions (mean by default).
+// CosineEmbeddingLoss (loss(input1, input2, target)), CTCLoss (loss(log_probs, targets,
+// input_lengths, target_lengths)); PyTorch's reductions (mean by default).
 #include "ditto/nn/functional.h"
 #include "ditto/nn/module.h"
 
@@ -137,6 +138,26 @@ class MarginRankingLoss : public Module {
  private:
   double margin_;
   Reduction reduction_;
+};
+
+class CTCLoss : public Module {
+ public:
+  explicit CTCLoss(int64_t blank = 0, Reduction reduction = Reduction::Mean, bool zero_infinity = false)
+      : blank_(blank), reduction_(reduction), zero_infinity_(zero_infinity) {}
+  Tensor operator()(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                    const Tensor& target_lengths) const {
+    return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank_, reduction_, zero_infinity_);
+  }
+  Tensor operator()(const Tensor& log_probs, const Tensor& targets, const Shape& input_lengths,
+                    const Shape& target_lengths) const {
+    return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, blank_, reduction_, zero_infinity_);
+  }
+  std::string name() const override { return "CTCLoss"; }
+
+ private:
+  int64_t blank_;
+  Reduction reduction_;
+  bool zero_infinity_;
 };
 
 class CosineEmbeddingLoss : public Module {

@@ -94,6 +94,10 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _nn.l1_loss(input, target, _reduction(size_average, reduce, reduction))
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    return _nn.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     return _nn.nll_loss(input, target, weight, ignore_index, _reduction(size_average, reduce, reduction))
 
