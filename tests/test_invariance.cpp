@@ -543,7 +543,8 @@ std::vector<Entry> corpus() {
           ditto::bincount(v, r.input({1000003}, Layout::Contiguous, Dist::Normal, kFloat64)));
   });
   add("ordering",
-      {"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian", "searchsorted", "scatter_"},
+      {"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian", "searchsorted", "scatter_",
+       "mode", "_unique2", "unique_dim", "unique_consecutive"},
       [](Run& r) {
         const Tensor ties = randint(0, 7, {129, 300}).to(kFloat32);  // values with many ties
         r.grad("sort (129,300) dim 1", ditto::sort(r.input({129, 300}), 1).first);
@@ -563,6 +564,18 @@ std::vector<Entry> corpus() {
               ditto::searchsorted(ditto::sort(r.input({129, 3000})).first, r.input({129, 2326}), false, true));
         r.grad("scatter (300,129) dim 0",
                ditto::scatter(r.input({300, 129}), 0, randint(0, 300, {1000, 129}), r.input({1000, 129})));
+        r.grad("mode (129,300) ties dim 1", ditto::mode(r.input({129, 300}, Layout::Contiguous, Dist::Ties), 1).first);
+        r.out("mode ties indices", ditto::mode(ties, 0).second);
+        for (const bool sorted : {true, false}) {
+          const auto [u, inverse, counts] = ditto::unique(ties.reshape({-1}), sorted, true, true);
+          r.out(std::string("unique ties sorted=") + (sorted ? "true" : "false"), u);
+          r.out("unique inverse", inverse);
+          r.out("unique counts", counts);
+        }
+        const auto [rows, inverse, counts] = ditto::unique(ties.slice(1, 0, 3), true, true, true, 0);
+        r.out("unique rows", rows);
+        r.out("unique rows inverse", inverse);
+        r.out("unique_consecutive", std::get<0>(ditto::unique_consecutive(ties)));
       });
   add("index_copy_index_put", {"index_copy_", "index_put_", "index_put_.accumulate", "put_.accumulate"}, [](Run& r) {
     r.grad("index_copy duplicates",

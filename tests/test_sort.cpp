@@ -25,6 +25,7 @@ DITTO_GRADCHECK("median.dim", ({gc_rand({5, 8})}), return median(v[0], 1).first 
 DITTO_GRADCHECK("nanmedian.dim", ({gc_rand({5, 8})}), return nanmedian(v[0], 1).first;)
 DITTO_GRADCHECK("median", ({gc_rand({5, 7})}), return median(v[0]) * 3.0;)
 DITTO_GRADCHECK("nanmedian", ({gc_rand({4, 6})}), return nanmedian(v[0]);)
+DITTO_GRADCHECK("mode", ({gc_rand({4, 6})}), return mode(v[0], 1).first + mode(v[0], 0, true).first.sum();)
 DITTO_GRADCHECK("scatter_", ({gc_rand({3, 5}), gc_rand({3, 2})}),
                 return scatter(v[0], 1, tensor({{0, 4}, {2, 1}, {1, 3}}),
                                v[1]);)  // no repeats: PyTorch's gradient assumes none
@@ -198,6 +199,89 @@ TEST(Sort, SearchsortedIsLowerOrUpperBoundPerRow) {
       EXPECT_EQ(hi[i][j].item<int64_t>(), std::upper_bound(bv.begin(), bv.end(), x) - bv.begin());
     }
   EXPECT_EQ(searchsorted(zeros({0}), ones({3})).sizes(), (Shape{3}));
+}
+
+// Known answers from PyTorch 1.13 (torch.mode, torch.unique, torch.unique_consecutive), and
+// ditto's rule where PyTorch sorts NaNs with a plain < (no ordering): NaNs last, each distinct.
+TEST(Sort, ModeIsTheSmallestMostFrequentValueAtTheEndOfItsRun) {
+  const auto [v, i] = mode(tensor({{1, 2, 2, 3, 3}, {5, 5, 1, 1, 0}}), 1);
+  EXPECT_TRUE(equal(v, tensor({2, 1})));
+  EXPECT_TRUE(equal(i, tensor({2, 3})));
+  EXPECT_EQ(mode(tensor({2.0, 1.0, 2.0, 1.0, 1.0, 2.0})).second.item<int64_t>(), 4);  // PyTorch's sort leaves it last
+  EXPECT_TRUE(mode(tensor({true, false, true})).first.item<bool>());
+  const auto [nv, ni] = mode(tensor({NAN, 1.0f, NAN, 1.0f}));
+  EXPECT_EQ(nv.item<float>(), 1.0f);  // NaNs never repeat (PyTorch 1.13 gives NaN here)
+  EXPECT_EQ(ni.item<int64_t>(), 3);
+  const auto [kv, ki] = mode(tensor({{4, 4}, {7, 8}}), 0, true);
+  EXPECT_EQ(kv.sizes(), (Shape{1, 2}));
+  EXPECT_TRUE(equal(kv, tensor({{4, 4}})));
+  EXPECT_TRUE(equal(mode(scalar_tensor(3.5)).first, scalar_tensor(3.5)));
+  EXPECT_EQ(mode(zeros({0, 3}), 1).first.sizes(), (Shape{0}));
+  ditto::testing::expect_error(
+      [] {
+        (void)mode(zeros({2, 0}), 1);
+      },
+      "[mode]", "mode(): Expected reduction dim 1 to have non-zero size.");
+  Tensor x = tensor({{1.0, 2.0, 2.0}}).requires_grad_();
+  mode(x, 1).first.sum().backward();
+  EXPECT_TRUE(equal(x.grad(), tensor({{0.0, 0.0, 1.0}})));
+}
+
+TEST(Sort, UniqueGroupsEqualElementsWithInverseAndCounts) {
+  {  // sorted = false: PyTorch 1.13's hash-set order
+    const auto [u, inv, cnt] = unique(tensor({3, 1, 2, 3, 1}), false, true, true);
+    EXPECT_TRUE(equal(u, tensor({2, 1, 3})));
+    EXPECT_TRUE(equal(inv, tensor({2, 1, 0, 2, 1})));
+    EXPECT_TRUE(equal(cnt, tensor({1, 2, 2})));
+    EXPECT_TRUE(
+        equal(std::get<0>(unique(tensor({3, 1, 2, 3, 1, 7, 5, 5, 9, 0}), false)), tensor({0, 9, 5, 7, 2, 1, 3})));
+  }
+  {  // sorted, NaNs last and each its own; inverse keeps the input's shape
+    const auto [u, inv, cnt] = unique(tensor({{3.0, 1.0, 2.0}, {NAN, NAN, 1.0}}), true, true, true);
+    EXPECT_EQ(u.numel(), 5);
+    EXPECT_TRUE(equal(u.slice(0, 0, 3), tensor({1.0, 2.0, 3.0})));
+    const Tensor tail = u.slice(0, 3, 5);
+    EXPECT_EQ(tail.ne(tail).sum().item<int64_t>(), 2);  // both NaN
+    EXPECT_TRUE(equal(inv, tensor({{2, 0, 1}, {3, 4, 0}})));
+    EXPECT_TRUE(equal(cnt, tensor({2, 1, 1, 1, 1})));
+    const auto [u2, inv2, cnt2] = unique(tensor({3.0, 1.0}));
+    EXPECT_EQ(inv2.numel(), 0);  // not asked for
+    EXPECT_EQ(cnt2.numel(), 0);
+  }
+  // -0.0 and 0.0 are one element, represented by the first one met, as PyTorch's set
+  EXPECT_TRUE(std::signbit(std::get<0>(unique(tensor({-0.0, 1.0, 0.0})))[0].item<double>()));
+  EXPECT_FALSE(std::signbit(std::get<0>(unique(tensor({0.0, 1.0, -0.0})))[0].item<double>()));
+  {  // along a dim: distinct rows, sorted lexicographically
+    const auto [u, inv, cnt] = unique(tensor({{1, 2}, {1, 2}, {0, 5}}), false, true, true, 0);
+    EXPECT_TRUE(equal(u, tensor({{0, 5}, {1, 2}})));
+    EXPECT_TRUE(equal(inv, tensor({1, 1, 0})));
+    EXPECT_TRUE(equal(cnt, tensor({1, 2})));
+    EXPECT_TRUE(
+        equal(std::get<0>(unique(tensor({{2, 1, 2}, {5, 0, 5}}), true, false, false, 1)), tensor({{1, 2}, {0, 5}})));
+  }
+  {
+    const auto [u, inv, cnt] = unique_consecutive(tensor({1, 1, 2, 2, 3, 1, 1, 2}), true, true);
+    EXPECT_TRUE(equal(u, tensor({1, 2, 3, 1, 2})));
+    EXPECT_TRUE(equal(inv, tensor({0, 0, 1, 1, 2, 3, 3, 4})));
+    EXPECT_TRUE(equal(cnt, tensor({2, 2, 1, 2, 1})));
+    EXPECT_TRUE(equal(std::get<0>(unique_consecutive(tensor({{1, 1}, {1, 1}, {2, 0}}), false, false, 0)),
+                      tensor({{1, 1}, {2, 0}})));
+  }
+  EXPECT_EQ(std::get<0>(unique(zeros({0, 3}), true, false, false, 0)).sizes(), (Shape{0, 3}));
+  EXPECT_EQ(std::get<1>(unique(scalar_tensor(5.0), true, true)).dim(), 0);
+  ditto::testing::expect_error(
+      [] {
+        (void)unique(zeros({0, 3}), true, false, false, 1);
+      },
+      "[unique_dim]", "aren't selected");
+  ditto::testing::expect_error([] { (void)unique(zeros({0, 0}), true, false, false, 0); }, "[", "more than one");
+  ditto::testing::expect_error([] { (void)unique(scalar_tensor(5.0), true, false, false, 0); }, "[",
+                               "tensor has no dimensions");
+  ditto::testing::expect_error(
+      [] {
+        (void)unique_consecutive(zeros({2, 3}), false, false, 2);
+      },
+      "[unique_consecutive]", "out of range");
 }
 
 TEST(Sort, BadInputRaises) {

@@ -3,6 +3,7 @@
 // (src/ops/op_table.def) with its kernels and their determinism class.
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "ditto/tensor.h"
@@ -99,8 +100,6 @@ Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false, bool 
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
 // The k-th smallest value along dim (k from 1) and its index.
 std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim = -1, bool keepdim = false);
-// The lower median along dim and its index (ties: the index a stable sort puts there); median
-// returns a line's first NaN, nanmedian leaves NaNs out. Without dim: over every element.
 // Where each value would go in sorted_sequence's last dim (1-D, or one row per row of values):
 // the first index whose boundary is >= the value (> with right, or side "right"); sorter, when
 // given, sorts an unsorted sequence. int64 indices (int32 with out_int32). bucketize(values,
@@ -111,10 +110,24 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool out
                     std::optional<std::string_view> side = std::nullopt, const Tensor& sorter = Tensor());
 Tensor bucketize(const Tensor& values, const Tensor& boundaries, bool out_int32 = false, bool right = false);
 Tensor bucketize(const Scalar& value, const Tensor& boundaries, bool out_int32 = false, bool right = false);
+// The lower median along dim and its index (ties: the index a stable sort puts there); median
+// returns a line's first NaN, nanmedian leaves NaNs out. Without dim: over every element.
 std::pair<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false);
 std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor median(const Tensor& x);
 Tensor nanmedian(const Tensor& x);
+// The most frequent value along dim (the smallest of equally frequent ones) and the index of one
+// of its occurrences, PyTorch's: the last in the order its sort leaves the ties. NaNs never repeat.
+std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim = false);
+// The distinct elements (sorted, NaNs last and each distinct; sorted = false gives PyTorch 1.13's
+// CPU order, its hash set's, except for bool), with inverse (where each element of x went, x's shape) and counts
+// when asked (else empty). With dim: the distinct slices along dim, always sorted.
+// unique_consecutive: only runs of equal neighbours collapse, in order. No gradients.
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool sorted = true, bool return_inverse = false,
+                                          bool return_counts = false, std::optional<int64_t> dim = std::nullopt);
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse = false,
+                                                      bool return_counts = false,
+                                                      std::optional<int64_t> dim = std::nullopt);
 
 // --- counting (Note [Counting order]): no gradients, as PyTorch's
 // A histogram of x's elements in bins equal bins over [min, max] (x's own range when min == max);
@@ -156,7 +169,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 // broadcasts to the indexed shape. Without accumulate, duplicates behave as in index_copy.
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
 // self seen as 1-D: self[index[i]] = source[i] (or += with accumulate); index int64, any shape.
-// Without accumulate there is no deterministic kernel: deterministic mode refuses it.
+// With duplicate indices the last one wins (adds in index order with accumulate).
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
 // self with src reduced into it along dim at index ("sum", "mean", "amax" or "amin"), as
 // torch.scatter_reduce (sum, prod, mean, amax, amin); include_self=false leaves self's values out

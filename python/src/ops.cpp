@@ -135,6 +135,16 @@ using Release = py::call_guard<py::gil_scoped_release>;
 py::object return_types(const char* name, const std::pair<Tensor, Tensor>& r) {
   return py::module_::import("ditto.return_types").attr(name)(r.first, r.second);
 }
+// fn() (a values-and-indices op) run without the GIL, as torch.return_types.<name>.
+template <class Fn>
+py::object values_indices(const char* name, Fn fn) {
+  std::pair<Tensor, Tensor> r;
+  {
+    py::gil_scoped_release nogil;
+    r = fn();
+  }
+  return return_types(name, r);
+}
 
 }  // namespace
 
@@ -627,12 +637,7 @@ void bind_ops(py::module_& m) {
             throw Error(std::string("[") + name + "] the elementwise form " + name +
                         "(input, other) is not supported yet");
           const int64_t d = py::cast<int64_t>(dim);
-          std::pair<Tensor, Tensor> r;
-          {
-            py::gil_scoped_release nogil;
-            r = is_max ? max(x, d, keepdim) : min(x, d, keepdim);
-          }
-          return return_types(name, r);
+          return values_indices(name, [&] { return is_max ? max(x, d, keepdim) : min(x, d, keepdim); });
         },
         py::arg("dim") = py::none(), py::arg("keepdim") = false);
   };
@@ -726,12 +731,7 @@ void bind_ops(py::module_& m) {
     def_op(
         m, cls, name,
         [name, is_max](const Tensor& x, int64_t dim) {
-          std::pair<Tensor, Tensor> r;
-          {
-            py::gil_scoped_release nogil;
-            r = is_max ? cummax(x, dim) : cummin(x, dim);
-          }
-          return return_types(name, r);
+          return values_indices(name, [&] { return is_max ? cummax(x, dim) : cummin(x, dim); });
         },
         py::arg("dim"));
   };
@@ -786,12 +786,7 @@ void bind_ops(py::module_& m) {
   def_op(
       m, cls, "sort",
       [](const Tensor& x, int64_t dim, bool descending, bool stable) {
-        std::pair<Tensor, Tensor> r;
-        {
-          py::gil_scoped_release nogil;
-          r = sort(x, dim, descending, stable);
-        }
-        return return_types("sort", r);
+        return values_indices("sort", [&] { return sort(x, dim, descending, stable); });
       },
       py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
   def_op(
@@ -801,23 +796,13 @@ void bind_ops(py::module_& m) {
   def_op(
       m, cls, "topk",
       [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
-        std::pair<Tensor, Tensor> r;
-        {
-          py::gil_scoped_release nogil;
-          r = topk(x, k, dim, largest, sorted);
-        }
-        return return_types("topk", r);
+        return values_indices("topk", [&] { return topk(x, k, dim, largest, sorted); });
       },
       py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true);
   def_op(
       m, cls, "kthvalue",
       [](const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
-        std::pair<Tensor, Tensor> r;
-        {
-          py::gil_scoped_release nogil;
-          r = kthvalue(x, k, dim, keepdim);
-        }
-        return return_types("kthvalue", r);
+        return values_indices("kthvalue", [&] { return kthvalue(x, k, dim, keepdim); });
       },
       py::arg("k"), py::arg("dim") = -1, py::arg("keepdim") = false);
   auto median_like = [&](const char* name, bool ignore_nan) {
@@ -833,17 +818,50 @@ void bind_ops(py::module_& m) {
             return py::cast(std::move(r));
           }
           const int64_t d = py::cast<int64_t>(dim);
-          std::pair<Tensor, Tensor> r;
-          {
-            py::gil_scoped_release nogil;
-            r = ignore_nan ? nanmedian(x, d, keepdim) : median(x, d, keepdim);
-          }
-          return return_types(name, r);
+          return values_indices(name, [&] { return ignore_nan ? nanmedian(x, d, keepdim) : median(x, d, keepdim); });
         },
         py::arg("dim") = py::none(), py::arg("keepdim") = false);
   };
   median_like("median", false);
   median_like("nanmedian", true);
+  def_op(
+      m, cls, "mode",
+      [](const Tensor& x, int64_t dim, bool keepdim) {
+        return values_indices("mode", [&] { return mode(x, dim, keepdim); });
+      },
+      py::arg("dim") = -1, py::arg("keepdim") = false);
+  // unique: the output, then inverse and counts where asked (a tuple then, as torch.unique)
+  auto unique_tuple = [](const std::tuple<Tensor, Tensor, Tensor>& r, bool inverse, bool counts) -> py::object {
+    if (!inverse && !counts) return py::cast(std::get<0>(r));
+    py::list out;
+    out.append(std::get<0>(r));
+    if (inverse) out.append(std::get<1>(r));
+    if (counts) out.append(std::get<2>(r));
+    return py::tuple(out);
+  };
+  def_op(
+      m, cls, "unique",
+      [unique_tuple](const Tensor& x, bool sorted, bool inverse, bool counts, std::optional<int64_t> dim) {
+        std::tuple<Tensor, Tensor, Tensor> r;
+        {
+          py::gil_scoped_release nogil;
+          r = unique(x, sorted, inverse, counts, dim);
+        }
+        return unique_tuple(r, inverse, counts);
+      },
+      py::arg("sorted") = true, py::arg("return_inverse") = false, py::arg("return_counts") = false,
+      py::arg("dim") = py::none());
+  def_op(
+      m, cls, "unique_consecutive",
+      [unique_tuple](const Tensor& x, bool inverse, bool counts, std::optional<int64_t> dim) {
+        std::tuple<Tensor, Tensor, Tensor> r;
+        {
+          py::gil_scoped_release nogil;
+          r = unique_consecutive(x, inverse, counts, dim);
+        }
+        return unique_tuple(r, inverse, counts);
+      },
+      py::arg("return_inverse") = false, py::arg("return_counts") = false, py::arg("dim") = py::none());
 
   // ---------------------------------------------------------------- linear algebra
   def_op(

@@ -150,6 +150,9 @@ SWEEP = [
     Entry("topk", D("topk"), EXACT, grad=EXACT),
     Entry("kthvalue", D("kthvalue"), EXACT, grad=EXACT),
     Entry("median", D("median"), EXACT, grad=EXACT),
+    Entry("mode", D("mode"), EXACT, grad=EXACT),
+    Entry("unique", D("unique"), EXACT),
+    Entry("unique_consecutive", D("unique_consecutive"), EXACT),
     Entry("nanmedian", D("nanmedian"), EXACT, grad=EXACT),
     Entry("scatter", D("scatter"), EXACT, grad=EXACT),
     # linear algebra: each element one fma chain over k; PyTorch's BLAS blocks k its own way

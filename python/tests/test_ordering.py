@@ -90,3 +90,34 @@ def test_searchsorted_and_bucketize_are_pytorchs(right):
         want = real.searchsorted(shuffled, vals, sorter=sorter, right=right)
         got = ditto.searchsorted(from_torch(shuffled), from_torch(vals), sorter=from_torch(sorter), right=right)
         assert same(got, want)
+
+
+def test_mode_and_unique_are_pytorchs():
+    # mode: PyTorch's sort of (value, index) pairs, so its index among ties; unique: sorted, PyTorch
+    # 1.13's hash-set order (sorted=False), along a dim, consecutive; every output bit for bit
+    g = real.Generator().manual_seed(3)
+    for trial in range(150):
+        n = int(real.randint(1, 60, (1,), generator=g))
+        distinct = int(real.randint(1, 8, (1,), generator=g))
+        dtype = [real.float32, real.float64, real.int64, real.int32, real.bool][trial % 5]
+        x = real.randint(0, distinct, (3, n), generator=g).to(dtype)
+        if trial % 2:
+            x = x.t().contiguous()
+        dx = from_torch(x)
+        for dim in (0, 1):
+            want, got = real.mode(x, dim), ditto.mode(dx, dim)
+            assert same(got.values, want.values) and same(got.indices, want.indices), (x.shape, dim)
+        for sorted_ in (True, False):
+            want = real.unique(x, sorted=sorted_, return_inverse=True, return_counts=True)
+            got = ditto.unique(dx, sorted=sorted_, return_inverse=True, return_counts=True)
+            assert all(same(a, b) for a, b in zip(got, want)), (x, sorted_)
+        for dim in (None, 0, 1):
+            want = real.unique_consecutive(x, return_inverse=True, return_counts=True, dim=dim)
+            got = ditto.unique_consecutive(dx, return_inverse=True, return_counts=True, dim=dim)
+            assert all(same(a, b) for a, b in zip(got, want)), (x, dim)
+            if dim is not None:
+                want = real.unique(x, return_inverse=True, return_counts=True, dim=dim)
+                got = ditto.unique(dx, return_inverse=True, return_counts=True, dim=dim)
+                assert all(same(a, b) for a, b in zip(got, want)), (x, dim)
+    assert isinstance(ditto.unique(ditto.tensor([2, 1, 2])), ditto.Tensor)
+    assert len(ditto.unique(ditto.tensor([2, 1, 2]), return_counts=True)) == 2

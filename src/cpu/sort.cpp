@@ -1,4 +1,4 @@
-// Ordering kernels: sort, topk, kthvalue, median and nanmedian, one line (a row of a contiguous
+// Ordering kernels: sort, topk, kthvalue, median, nanmedian and mode, one line (a row of a contiguous
 // (M, n) tensor) at a time; threads take whole rows, so nothing depends on the thread count, and
 // there is no vector kernel, so nothing on the level.
 //
@@ -13,6 +13,7 @@
 // - median / nanmedian along a dim: the element of rank (n - 1) / 2 (of the non-NaN ones) with ties
 //   broken by index, so any selection algorithm gives it; median reports the first NaN of a line
 //   with one; nanmedian of a line of NaNs takes std::nth_element's pick, as PyTorch's.
+// - mode: PyTorch's std::sort of (value, index) pairs, then the end of the first longest run.
 // The std:: algorithms are libstdc++'s templates, compiled into ditto: one build gives one answer
 // on every machine, and it is the answer of PyTorch built with the same library (Debian's 1.13).
 #include "cpu/decl/sort.h"
@@ -21,6 +22,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -235,6 +238,134 @@ void median_rows(const Tensor& values, const Tensor& indices, const Tensor& in) 
 }  // namespace
 
 void median(const Tensor& values, const Tensor& indices, const Tensor& in) { median_rows<false>(values, indices, in); }
+// PyTorch's mode: std::sort of the line's (value, index) pairs by value, then the first of the
+// longest runs of equal values (the smallest value among equally frequent ones) and the index at
+// the end of that run. NaNs sort last and never equal each other, so each is a run of one (PyTorch
+// sorts NaNs with a plain <, which is no ordering: libstdc++'s introsort may then read outside
+// the line; a line without NaN takes the same steps under both comparisons).
+void mode(const Tensor& values, const Tensor& indices, const Tensor& in) {
+  core::dispatch_dtype(in.dtype(), [&]<class T>() {
+    const int64_t M = in.size(0), n = in.size(1);
+    const T* x = in.data_ptr<T>();
+    T* v = values.data_ptr<T>();
+    int64_t* ix = indices.data_ptr<int64_t>();
+    with_index_type(n, [&]<class I>() {
+      for_rows<Pairs<T, I>>(M, n, [&](int64_t r, Pairs<T, I>& line) {
+        line.resize(static_cast<std::size_t>(n));
+        for (int64_t i = 0; i < n; ++i) line[i] = {x[r * n + i], static_cast<I>(i)};
+        with_order<false>(line, [&](auto before) { std::sort(line.begin(), line.end(), before); });
+        int64_t best = 0, run = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          ++run;
+          if (i == n - 1 || line[i].first != line[i + 1].first) {
+            if (run > best) {
+              v[r] = line[i].first;
+              ix[r] = line[i].second;
+              best = run;
+            }
+            run = 0;
+          }
+        }
+      });
+    });
+  });
+}
+
+namespace {
+// Elements of unique: rows of K values, compared lexicographically (NaN last) and equal only when
+// every value is equal (so never with a NaN).
+template <class T>
+struct RowsOf {
+  const T* p;
+  int64_t K;
+  bool less(int64_t a, int64_t b) const {
+    for (int64_t i = 0; i < K; ++i) {
+      const T l = p[a * K + i], r = p[b * K + i];
+      if (less_nan_last(l, r)) return true;
+      if (less_nan_last(r, l)) return false;
+    }
+    return false;
+  }
+  bool equal(int64_t a, int64_t b) const {
+    for (int64_t i = 0; i < K; ++i)
+      if (!(p[a * K + i] == p[b * K + i])) return false;
+    return true;
+  }
+};
+
+// Writes group g's row (element first of in) and the groups of order[0 .. M) (equal neighbours
+// share one) to out, inverse and counts; returns the number of groups.
+template <class T>
+int64_t write_groups(const RowsOf<T>& rows, const std::vector<int64_t>& order, T* out, int64_t* inverse,
+                     int64_t* counts) {
+  int64_t groups = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const int64_t e = order[i];
+    if (i == 0 || !rows.equal(order[i - 1], e)) {
+      std::copy(rows.p + e * rows.K, rows.p + (e + 1) * rows.K, out + groups * rows.K);
+      counts[groups++] = 0;
+    }
+    inverse[e] = groups - 1;
+    ++counts[groups - 1];
+  }
+  return groups;
+}
+
+// PyTorch 1.13's unsorted unique: the order of a std::unordered_set built from the elements, and
+// each element's place looked up in a map of it. NaNs are each their own element (NaN != NaN, as
+// in the set); the k-th NaN of the input goes to the k-th NaN of the output.
+template <class T>
+int64_t hash_order(const T* p, int64_t M, T* out, int64_t* inverse, int64_t* counts) {
+  const std::unordered_set<T> set(p, p + M);
+  std::copy(set.begin(), set.end(), out);
+  const auto U = static_cast<int64_t>(set.size());
+  std::unordered_map<T, int64_t> place;
+  place.reserve(set.size());
+  std::vector<int64_t> nan_places;
+  for (int64_t g = 0; g < U; ++g) {
+    counts[g] = 0;
+    if (is_nan(out[g]))
+      nan_places.push_back(g);
+    else
+      place[out[g]] = g;
+  }
+  std::size_t nans = 0;
+  for (int64_t i = 0; i < M; ++i) {
+    const int64_t g = is_nan(p[i]) ? nan_places[nans++] : place[p[i]];
+    inverse[i] = g;
+    ++counts[g];
+  }
+  return U;
+}
+}  // namespace
+
+// unique, unique along a dim and unique_consecutive. Sorted: a std::sort of the element indices,
+// by value and then by index (so the first of equal elements represents them, as PyTorch's set
+// keeps the first it meets; for rows, PyTorch's lexicographic std::sort by value alone, which keeps
+// the first of its run). NaNs sort last, each distinct.
+int64_t unique(const Tensor& out, const Tensor& inverse, const Tensor& counts, const Tensor& in, bool sorted,
+               bool consecutive) {
+  return core::dispatch_dtype(in.dtype(), [&]<class T>() -> int64_t {
+    const int64_t M = in.size(0), K = in.size(1);
+    const RowsOf<T> rows{in.data_ptr<T>(), K};
+    T* o = out.data_ptr<T>();
+    int64_t *inv = inverse.data_ptr<int64_t>(), *cnt = counts.data_ptr<int64_t>();
+    if (M == 0) return 0;
+    // bool has no hash-set path in PyTorch: its unique is always sorted
+    if (!sorted && !consecutive && K == 1 && !std::is_same_v<T, bool>) return hash_order(rows.p, M, o, inv, cnt);
+    std::vector<int64_t> order(static_cast<std::size_t>(M));
+    std::iota(order.begin(), order.end(), int64_t{0});
+    if (!consecutive) {
+      if (K == 1)
+        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          return less_nan_last(rows.p[a], rows.p[b]) || (!less_nan_last(rows.p[b], rows.p[a]) && a < b);
+        });
+      else
+        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return rows.less(a, b); });
+    }
+    return write_groups(rows, order, o, inv, cnt);
+  });
+}
 
 // PyTorch's cus_lower_bound / cus_upper_bound: a binary search whose comparisons are
 // !(b >= v) (left) and !(b > v) (right), so a NaN value lands after every boundary.

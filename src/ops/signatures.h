@@ -48,6 +48,12 @@ using Median = void(const Tensor& values, const Tensor& indices, const Tensor& i
 // sorter (B, n) int64 in [0, n) when defined; right: after equal boundaries. One dtype, contiguous.
 using SearchSorted = void(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter,
                           bool right);
+// unique (cpu/sort.cpp): in contiguous (M, K), M elements of K values each; out (M, K) of in's
+// dtype, inverse (M) and counts (M) int64, of which the kernel fills the first U rows (returned):
+// the distinct elements, sorted (lexicographically), or in PyTorch's hash-set order (!sorted,
+// K == 1), or runs of equal neighbours (consecutive); inverse[e] = the group of element e.
+using Unique = int64_t(const Tensor& out, const Tensor& inverse, const Tensor& counts, const Tensor& in, bool sorted,
+                       bool consecutive);
 // Counting (cpu/count.cpp, Note [Counting order]): in is contiguous 1-D. histc: floating in, hist
 // (bins) of in's dtype, lo < hi finite. bincount: integer in with values in [0, out.numel()), out
 // int64 without weights, else float32 or float64 with weights (same length, out's dtype).

@@ -1,4 +1,4 @@
-// Ordering ops: sort, argsort, topk, kthvalue, median and nanmedian, forward and backward. The
+// Ordering ops: sort, argsort, topk, kthvalue, median, nanmedian and mode, forward and backward. The
 // kernels (cpu/sort.cpp) see the input with the op's dim moved last, as a contiguous (M, n)
 // tensor, and break ties as PyTorch's CPU kernels do (Note [Ordering ties]). Every gradient goes
 // to the elements the op selected (PyTorch's value_selecting_reduction_backward, a scatter into
@@ -53,14 +53,16 @@ void record_selection(const Tensor& x, const Tensor& values, const Tensor& indic
     ops::record<id>({x}, {values, indices}, autograd::formulas::MaxDimSaved{x.sizes(), d, keepdim, indices}, node_name);
 }
 
+// median, nanmedian and mode along dim: one value and its index per line.
 template <OpId id>
 std::pair<Tensor, Tensor> median_dim(const Tensor& x, int64_t dim, bool keepdim) {
   const char* op = ops::op_entry(id).name;
+  const bool mode = id == OpId::mode;
   detail::check_defined(x, op);
   const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), op);
-  no_bool(x, op, "median_out");
+  if (!mode) no_bool(x, op, "median_out");
   if (x.dim() > 0 && x.size(d) == 0)
-    detail::fail_index(op, "median(): Expected reduction dim ", d, " to have non-zero size.");
+    detail::fail_index(op, mode ? "mode" : "median", "(): Expected reduction dim ", d, " to have non-zero size.");
   const Rows r = rows(x, d);
   Tensor v = detail::new_tensor({r.in.size(0)}, x.dtype(), op), i = detail::new_tensor({r.in.size(0)}, kInt64, op);
   if (r.in.numel() != 0) ops::call<id>(x.device(), v, i, r.in);
@@ -153,10 +155,61 @@ std::pair<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {
 std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim) {
   return median_dim<OpId::nanmedian_dim>(x, dim, keepdim);
 }
+std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
+  return median_dim<OpId::mode>(x, dim, keepdim);
+}
 Tensor median(const Tensor& x) { return median_all<OpId::median>(x); }
+
 Tensor nanmedian(const Tensor& x) { return median_all<OpId::nanmedian>(x); }
 
 namespace {
+// x's elements (no dim) or its slices along dim as a contiguous (M, K) tensor, and the unique kernel
+// of id on it; out's rows back in x's layout.
+template <OpId id>
+std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& x, bool sorted, bool consecutive, bool return_inverse,
+                                               bool return_counts, std::optional<int64_t> dim) {
+  const char* op = ops::op_entry(id).name;
+  detail::check_defined(x, op);
+  Tensor in;
+  Shape perm;
+  if (!dim) {
+    in = x.detach().reshape({x.numel(), 1}).contiguous();
+  } else {
+    if (x.dim() == 0) detail::fail_index(op, "Dimension specified as ", *dim, " but tensor has no dimensions");
+    const int64_t d = detail::wrap_dim(*dim, x.dim(), op);
+    int64_t zero_dims = 0;
+    for (int64_t s : x.sizes()) zero_dims += s == 0;
+    if (zero_dims > 1) fail(op, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    if (zero_dims == 1 && x.size(d) != 0)
+      fail(op, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+    perm.push_back(d);
+    for (int64_t i = 0; i < x.dim(); ++i)
+      if (i != d) perm.push_back(i);
+    const Tensor moved = x.detach().permute(perm).contiguous();
+    const int64_t M = x.size(d);
+    in = moved.view({M, M == 0 ? 0 : moved.numel() / M});
+  }
+  const int64_t M = in.size(0);
+  Tensor out = detail::new_tensor(in.sizes(), x.dtype(), op), inverse = detail::new_tensor({M}, kInt64, op),
+         counts = detail::new_tensor({M}, kInt64, op);
+  const int64_t U = ops::call<id>(x.device(), out, inverse, counts, in, sorted, consecutive);
+  out = out.slice(0, 0, U);
+  counts = counts.slice(0, 0, U);
+  if (!dim) {
+    out = out.reshape({U});
+    inverse = inverse.view(x.sizes());
+  } else {
+    Shape s = x.permute(perm).sizes();
+    s[0] = U;
+    Shape back(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) back[static_cast<std::size_t>(perm[i])] = static_cast<int64_t>(i);
+    out = out.view(s).permute(back).contiguous();
+  }
+  if (!return_inverse) inverse = detail::new_tensor({0}, kInt64, op);
+  if (!return_counts) counts = detail::new_tensor({0}, kInt64, op);
+  return {out, inverse, counts};
+}
+
 std::string dims_str(const Tensor& t) {
   std::string s = "[";
   for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
@@ -236,6 +289,16 @@ Tensor bucketize(const Scalar& value, const Tensor& boundaries, bool out_int32, 
   if (boundaries.dim() != 1)
     fail("bucketize", "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
   return searchsorted(boundaries, value, out_int32, right);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x, bool sorted, bool return_inverse, bool return_counts,
+                                          std::optional<int64_t> dim) {
+  if (dim) return unique_impl<OpId::unique_dim>(x, true, false, return_inverse, return_counts, dim);
+  return unique_impl<OpId::unique>(x, sorted, false, return_inverse, return_counts, dim);
+}
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x, bool return_inverse, bool return_counts,
+                                                      std::optional<int64_t> dim) {
+  return unique_impl<OpId::unique_consecutive>(x, true, true, return_inverse, return_counts, dim);
 }
 
 namespace autograd::formulas {

@@ -311,6 +311,21 @@ std::vector<OpFuzzer> generators() {
     if (c.r.chance(0.2)) return one(searchsorted(seq, c.scalar(), false, right));
     return one(searchsorted(seq, v, c.r.chance(0.5), right, std::nullopt, sorter));
   });
+  reg({"mode", "_unique2", "unique_dim", "unique_consecutive"}, [](Ctx& c) {
+    Tensor x = c.any();
+    const bool flag = c.r.chance(0.5), flag2 = c.r.chance(0.5);
+    const std::optional<int64_t> d = c.r.chance(0.5) ? std::optional<int64_t>(dim_arg(c.r, x.dim())) : std::nullopt;
+    std::tuple<Tensor, Tensor, Tensor> r;
+    switch (c.r.range(0, 2)) {
+      case 0: {
+        const auto [v, i] = mode(x, d.value_or(-1), flag);
+        return std::vector<Tensor>{v, i};
+      }
+      case 1: r = unique(x, c.r.chance(0.5), flag, flag2, d); break;
+      default: r = unique_consecutive(x, flag, flag2, d); break;
+    }
+    return std::vector<Tensor>{std::get<0>(r), std::get<1>(r), std::get<2>(r)};
+  });
   reg({"sort", "topk", "kthvalue", "median.dim", "nanmedian.dim", "median", "nanmedian"}, [](Ctx& c) {
     Tensor x = c.any();
     const int64_t d = dim_arg(c.r, x.dim());

@@ -9,5 +9,8 @@ void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
 void kthvalue(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k);
 void median(const Tensor& values, const Tensor& indices, const Tensor& in);
 void nanmedian(const Tensor& values, const Tensor& indices, const Tensor& in);
+void mode(const Tensor& values, const Tensor& indices, const Tensor& in);
+int64_t unique(const Tensor& out, const Tensor& inverse, const Tensor& counts, const Tensor& in, bool sorted,
+               bool consecutive);
 void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right);
 }  // namespace ditto::cpu
