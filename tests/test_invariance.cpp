@@ -533,6 +533,16 @@ std::vector<Entry> corpus() {
            F::ctc_loss(r.input({200, 7, 20}, Layout::Transposed, Dist::Normal, kFloat64).log_softmax(2),
                        targets.slice(1, 0, 5).reshape({-1}), il, Shape(7, 5), 3, nn::Reduction::Mean, true));
   });
+  add("selection", {"nonzero", "index_select", "gather", "index_copy_"}, [](Run& r) {
+    const Tensor mask = r.data({1000, 300}) > 0.3;
+    r.out("nonzero (1000,300)", ditto::nonzero(mask));
+    r.grad("masked_select", ditto::masked_select(r.input({1000, 300}), mask));
+    r.grad("masked_scatter", ditto::masked_scatter(r.input({1000, 300}), mask, r.input({300000})));
+    r.grad("take", ditto::take(r.input({1000, 300}), randint(-300000, 300000, {100000})));
+    r.grad("repeat_interleave", ditto::repeat_interleave(r.input({1000, 30}), randint(0, 5, {1000}), 0));
+    r.grad("index_fill", ditto::index_fill(r.input({1000, 300}), 1, randint(0, 300, {40}), 2.0));
+    r.grad("take_along_dim", ditto::take_along_dim(r.input({1000, 300}), randint(0, 300, {1, 50}), 1));
+  });
   add("counting", {"histc", "bincount"}, [](Run& r) {
     r.out("histc (1000003)", ditto::histc(r.input({1000003}), 1000, -2.0, 2.0));
     r.out("histc (129,300)^T own range", ditto::histc(r.input({129, 300}, Layout::Transposed), 37));

@@ -168,6 +168,34 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
 // into dim 0 (negatives count from the end) or a bool mask over the leading dims. values
 // broadcasts to the indexed shape. Without accumulate, duplicates behave as in index_copy.
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
+// --- selection by data (src/ops/select_ops.cpp): gradients through index_select, gather and
+// index_copy, summed in index order
+// The (count, x.dim()) int64 coordinates of x's nonzero elements (NaN is nonzero, -0.0 is not), in
+// row-major order; nonzero_as_tuple and where(condition) give one coordinate tensor per dim.
+Tensor nonzero(const Tensor& x);
+std::vector<Tensor> nonzero_as_tuple(const Tensor& x);
+Tensor argwhere(const Tensor& x);
+std::vector<Tensor> where(const Tensor& condition);
+// x's elements where mask (bool, broadcast with x) is true, in row-major order, as a 1-D tensor.
+Tensor masked_select(const Tensor& x, const Tensor& mask);
+// x with the places where mask is true filled, in row-major order, by source's first elements.
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source);
+// x seen as 1-D, at index (int64, any shape, negatives from the end): a tensor of index's shape.
+Tensor take(const Tensor& x, const Tensor& index);
+// gather along dim with x and indices broadcast in the other dims; without dim, take on the
+// flattened x (indices in range, no negatives).
+Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int64_t> dim = std::nullopt);
+// Each slice of x along dim (of the flattened x without dim) repeated repeats[i] times (one
+// repeats value for all of them as an int or a one-element tensor). repeat_interleave(repeats)
+// alone: each i repeated repeats[i] times.
+Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                         std::optional<int64_t> output_size = std::nullopt);
+Tensor repeat_interleave(const Tensor& x, int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                         std::optional<int64_t> output_size = std::nullopt);
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size = std::nullopt);
+// x with the slices at index (int64, 0-D or 1-D, negatives from the end) along dim set to value.
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& value);  // value 0-D
 // self seen as 1-D: self[index[i]] = source[i] (or += with accumulate); index int64, any shape.
 // With duplicate indices the last one wins (adds in index order with accumulate).
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);

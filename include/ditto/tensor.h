@@ -212,6 +212,16 @@ class Tensor {
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
   // Scatter-style ops (see ops.h): deterministic mode switches them to their deterministic
   // kernels; put_ without accumulate has none and is refused.
+  // Selection by data (ops.h)
+  Tensor nonzero() const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor masked_scatter(const Tensor& mask, const Tensor& source) const;
+  Tensor& masked_scatter_(const Tensor& mask, const Tensor& source);
+  Tensor take(const Tensor& index) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
   Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
   Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);

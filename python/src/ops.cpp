@@ -131,6 +131,22 @@ void def_op(py::module_& m, py::class_<Tensor>& cls, const char* name, F&& f, co
 
 using Release = py::call_guard<py::gil_scoped_release>;
 
+// An in-place method: fn(self, args...) run without the GIL, returning self (the same Python object).
+template <class... Args>
+struct InPlace {
+  template <class Fn>
+  static auto wrap(Fn fn) {
+    return [fn](py::object self, Args... args) {
+      Tensor& t = self.cast<Tensor&>();
+      {
+        py::gil_scoped_release nogil;
+        fn(t, args...);
+      }
+      return self;
+    };
+  }
+};
+
 // ditto.return_types.<name>(values, indices), defined in ditto/return_types.py.
 py::object return_types(const char* name, const std::pair<Tensor, Tensor>& r) {
   return py::module_::import("ditto.return_types").attr(name)(r.first, r.second);
@@ -503,14 +519,15 @@ void bind_ops(py::module_& m) {
   def_op(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   m.def(
       "where",
-      [](const Tensor& cond, py::handle a, py::handle b) {
-        if (is_tensor(a) && is_tensor(b)) return where(cond, a.cast<Tensor>(), b.cast<Tensor>());
-        if (is_tensor(a)) return where(cond, a.cast<Tensor>(), as_scalar(b, "where", "other"));
-        if (is_tensor(b)) return where(cond, as_scalar(a, "where", "input"), b.cast<Tensor>());
+      [](const Tensor& cond, py::handle a, py::handle b) -> py::object {
+        if (a.is_none() && b.is_none()) return py::tuple(py::cast(where(cond)));  // where(condition)
+        if (is_tensor(a) && is_tensor(b)) return py::cast(where(cond, a.cast<Tensor>(), b.cast<Tensor>()));
+        if (is_tensor(a)) return py::cast(where(cond, a.cast<Tensor>(), as_scalar(b, "where", "other")));
+        if (is_tensor(b)) return py::cast(where(cond, as_scalar(a, "where", "input"), b.cast<Tensor>()));
         const Scalar sa = as_scalar(a, "where", "input"), sb = as_scalar(b, "where", "other");
-        return where(cond, scalar_tensor(sa), sb);
+        return py::cast(where(cond, scalar_tensor(sa), sb));
       },
-      py::arg("condition"), py::arg("input"), py::arg("other"));
+      py::arg("condition"), py::arg("input") = py::none(), py::arg("other") = py::none());
   cls.def(
       "where",
       [](const Tensor& self, const Tensor& cond, py::handle other) {
@@ -964,6 +981,60 @@ void bind_ops(py::module_& m) {
         return put(x, index, source, accumulate);
       },
       py::arg("index"), py::arg("source"), py::arg("accumulate") = false, Release());
+  // selection by data
+  def_op(
+      m, cls, "nonzero",
+      [](const Tensor& x, bool as_tuple) -> py::object {
+        if (!as_tuple) return py::cast(nonzero(x));
+        std::vector<Tensor> r;
+        {
+          py::gil_scoped_release nogil;
+          r = nonzero_as_tuple(x);
+        }
+        return py::tuple(py::cast(r));
+      },
+      py::kw_only(), py::arg("as_tuple") = false);
+  def_op(
+      m, cls, "argwhere", [](const Tensor& x) { return argwhere(x); }, Release());
+  def_op(
+      m, cls, "masked_select", [](const Tensor& x, const Tensor& mask) { return masked_select(x, mask); },
+      py::arg("mask"), Release());
+  def_op(
+      m, cls, "masked_scatter",
+      [](const Tensor& x, const Tensor& mask, const Tensor& source) { return masked_scatter(x, mask, source); },
+      py::arg("mask"), py::arg("source"), Release());
+  def_op(
+      m, cls, "take", [](const Tensor& x, const Tensor& index) { return take(x, index); }, py::arg("index"), Release());
+  def_op(
+      m, cls, "take_along_dim",
+      [](const Tensor& x, const Tensor& indices, std::optional<int64_t> dim) {
+        return take_along_dim(x, indices, dim);
+      },
+      py::arg("indices"), py::arg("dim") = py::none(), Release());
+  // repeat_interleave(input, repeats, dim, *, output_size) and repeat_interleave(repeats)
+  m.def(
+      "repeat_interleave",
+      [](const Tensor& x, py::handle repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+        if (repeats.is_none()) return repeat_interleave(x, output_size);
+        if (is_tensor(repeats)) return repeat_interleave(x, repeats.cast<Tensor>(), dim, output_size);
+        return repeat_interleave(x, py::cast<int64_t>(repeats), dim, output_size);
+      },
+      py::arg("input"), py::arg("repeats") = py::none(), py::arg("dim") = py::none(), py::kw_only(),
+      py::arg("output_size") = py::none());
+  cls.def(
+      "repeat_interleave",
+      [](const Tensor& x, py::handle repeats, std::optional<int64_t> dim, std::optional<int64_t> output_size) {
+        if (is_tensor(repeats)) return repeat_interleave(x, repeats.cast<Tensor>(), dim, output_size);
+        return repeat_interleave(x, py::cast<int64_t>(repeats), dim, output_size);
+      },
+      py::arg("repeats"), py::arg("dim") = py::none(), py::kw_only(), py::arg("output_size") = py::none());
+  def_op(
+      m, cls, "index_fill",
+      [](const Tensor& x, int64_t dim, const Tensor& index, py::handle value) {
+        if (is_tensor(value)) return index_fill(x, dim, index, value.cast<Tensor>());
+        return index_fill(x, dim, index, as_scalar(value, "index_fill", "value"));
+      },
+      py::arg("dim"), py::arg("index"), py::arg("value"));
   def_op(
       m, cls, "scatter_reduce",
       [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce,
@@ -971,61 +1042,48 @@ void bind_ops(py::module_& m) {
       py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
       py::arg("include_self") = true, Release());
   // in place: each returns self (the same Python object)
-  cls.def(
-      "index_add_",
-      [](py::object self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-        Tensor& t = self.cast<Tensor&>();
-        {
-          py::gil_scoped_release nogil;
-          t.index_add_(dim, index, source, alpha);
-        }
-        return self;
-      },
-      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1);
-  cls.def(
-      "scatter_add_",
-      [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
-        Tensor& t = self.cast<Tensor&>();
-        {
-          py::gil_scoped_release nogil;
-          t.scatter_add_(dim, index, src);
-        }
-        return self;
-      },
-      py::arg("dim"), py::arg("index"), py::arg("src"));
+  cls.def("index_add_",
+          InPlace<int64_t, const Tensor&, const Tensor&, const Scalar&>::wrap(
+              [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+                t.index_add_(dim, index, source, alpha);
+              }),
+          py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1);
+  cls.def("scatter_add_",
+          InPlace<int64_t, const Tensor&, const Tensor&>::wrap(
+              [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) { t.scatter_add_(dim, index, src); }),
+          py::arg("dim"), py::arg("index"), py::arg("src"));
   cls.def(
       "index_copy_",
-      [](py::object self, int64_t dim, const Tensor& index, const Tensor& source) {
-        Tensor& t = self.cast<Tensor&>();
-        {
-          py::gil_scoped_release nogil;
-          t.index_copy_(dim, index, source);
-        }
-        return self;
-      },
+      InPlace<int64_t, const Tensor&, const Tensor&>::wrap(
+          [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) { t.index_copy_(dim, index, source); }),
       py::arg("dim"), py::arg("index"), py::arg("source"));
+  cls.def("index_put_",
+          InPlace<const std::vector<Tensor>&, const Tensor&, bool>::wrap(
+              [](Tensor& t, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+                t.index_put_(indices, values, accumulate);
+              }),
+          py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
+  cls.def("put_",
+          InPlace<const Tensor&, const Tensor&, bool>::wrap([](Tensor& t, const Tensor& index, const Tensor& source,
+                                                               bool accumulate) { t.put_(index, source, accumulate); }),
+          py::arg("index"), py::arg("source"), py::arg("accumulate") = false);
+
+  cls.def("masked_scatter_",
+          InPlace<const Tensor&, const Tensor&>::wrap(
+              [](Tensor& t, const Tensor& mask, const Tensor& source) { t.masked_scatter_(mask, source); }),
+          py::arg("mask"), py::arg("source"));
   cls.def(
-      "index_put_",
-      [](py::object self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+      "index_fill_",
+      [](py::object self, int64_t dim, const Tensor& index, py::handle value) {
+        const Scalar v = is_tensor(value) ? value.cast<Tensor>().item() : as_scalar(value, "index_fill_", "value");
         Tensor& t = self.cast<Tensor&>();
         {
           py::gil_scoped_release nogil;
-          t.index_put_(indices, values, accumulate);
+          t.index_fill_(dim, index, v);
         }
         return self;
       },
-      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
-  cls.def(
-      "put_",
-      [](py::object self, const Tensor& index, const Tensor& source, bool accumulate) {
-        Tensor& t = self.cast<Tensor&>();
-        {
-          py::gil_scoped_release nogil;
-          t.put_(index, source, accumulate);
-        }
-        return self;
-      },
-      py::arg("index"), py::arg("source"), py::arg("accumulate") = false);
+      py::arg("dim"), py::arg("index"), py::arg("value"));
 
   // ---------------------------------------------------------------- in-place arithmetic and copies
   auto inplace_binary = [&](const char* name, auto tt, auto ts) {
@@ -1081,17 +1139,9 @@ void bind_ops(py::module_& m) {
       "div_", [](Tensor& t, const Tensor& o) { t.div_(o); }, [](Tensor& t, const Scalar& s) { t.div_(s); });
   inplace_plain(
       "fill_", [](Tensor& t, const Tensor& o) { t.fill_(o.item()); }, [](Tensor& t, const Scalar& s) { t.fill_(s); });
-  cls.def(
-      "copy_",
-      [](py::object self, const Tensor& src, bool non_blocking) {
-        Tensor& t = self.cast<Tensor&>();
-        {
-          py::gil_scoped_release nogil;
-          t.copy_(src);
-        }
-        return self;
-      },
-      py::arg("src"), py::arg("non_blocking") = false);
+  cls.def("copy_",
+          InPlace<const Tensor&, bool>::wrap([](Tensor& t, const Tensor& src, bool non_blocking) { t.copy_(src); }),
+          py::arg("src"), py::arg("non_blocking") = false);
   cls.def("zero_", [](py::object self) {
     Tensor& t = self.cast<Tensor&>();
     {

@@ -2,10 +2,14 @@
 #include "cpu/decl/index.h"
 
 #include <cstring>
+#include <vector>
 
+#include "core/dtype_dispatch.h"
+#include "core/parallel.h"
 #include "core/views.h"
 #include "cpu/decl/elementwise.h"
 #include "cpu/loops.h"
+#include "ditto/factory.h"
 
 namespace ditto::cpu {
 
@@ -44,6 +48,45 @@ void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor
         std::memcpy(dst + static_cast<std::size_t>(t) * row, src + static_cast<std::size_t>(a * N + j) * row, row);
       }
     });
+  });
+}
+
+// The coordinates of in's nonzero elements in row-major order: parts of the input counted side by
+// side, their offsets summed in part order, then each part writes its own rows. Exact, so the
+// split changes nothing.
+Tensor nonzero(const Tensor& in) {
+  const int64_t n = in.numel(), d = in.dim();
+  return core::dispatch_dtype(in.dtype(), [&]<class T>() {
+    const T* p = in.data_ptr<T>();
+    constexpr int64_t kPart = 1 << 16;
+    const int64_t parts = (n + kPart - 1) / kPart;
+    std::vector<int64_t> start(static_cast<std::size_t>(parts + 1), 0);
+    detail::parallel_for(parts, kPart, [&](int64_t b, int64_t e) {
+      for (int64_t q = b; q < e; ++q) {
+        int64_t c = 0;
+        for (int64_t i = q * kPart, end = std::min(n, (q + 1) * kPart); i < end; ++i) c += p[i] != T(0);
+        start[q + 1] = c;
+      }
+    });
+    for (int64_t q = 0; q < parts; ++q) start[q + 1] += start[q];
+    Tensor out = empty({start[parts], d}, kInt64);
+    int64_t* o = out.data_ptr<int64_t>();
+    const Shape& sizes = in.sizes();
+    detail::parallel_for(parts, kPart, [&](int64_t b, int64_t e) {
+      std::vector<int64_t> coord(static_cast<std::size_t>(d));
+      for (int64_t q = b; q < e; ++q) {
+        int64_t row = start[q];
+        for (int64_t i = q * kPart, end = std::min(n, (q + 1) * kPart); i < end; ++i) {
+          if (!(p[i] != T(0))) continue;
+          for (int64_t k = d - 1, r = i; k >= 0; --k) {  // the row-major coordinates of i
+            coord[k] = r % sizes[k];
+            r /= sizes[k];
+          }
+          std::copy(coord.begin(), coord.end(), o + row++ * d);
+        }
+      }
+    });
+    return out;
   });
 }
 

@@ -76,6 +76,9 @@ using ScanBackward = void(const Tensor& grad_in, const Tensor& grad_out, const T
 using Bmm = void(const Tensor& out, const Tensor& a, const Tensor& b);
 using Addmm = void(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
                    const Scalar& alpha);
+// nonzero (cpu/index.cpp): the (count, in.dim()) int64 coordinates of in's nonzero elements in
+// row-major order; in contiguous, any dtype. Returns a new tensor (its size depends on the data).
+using Nonzero = Tensor(const Tensor& in);
 using Cat = void(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
 using IndexSelect = void(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
 // Gather, ScatterAdd and ScatterReduce check index values themselves: an index outside

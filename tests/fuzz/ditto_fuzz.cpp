@@ -293,6 +293,21 @@ std::vector<OpFuzzer> generators() {
     const auto red = c.r.pick(std::vector<nn::Reduction>{nn::Reduction::None, nn::Reduction::Mean, nn::Reduction::Sum});
     return one(F::ctc_loss(lp, targets, il, tl, c.r.range(-1, 3), red, c.r.chance(0.5)));
   });
+  // selection by data
+  reg({"nonzero", "index_select", "gather", "index_copy_"}, [](Ctx& c) {
+    const Tensor x = c.any();
+    const Tensor mask = c.r.chance(0.8) ? c.tensor(x.sizes(), kBool) : c.any();
+    const int64_t d = dim_arg(c.r, x.dim());
+    switch (c.r.range(0, 6)) {
+      case 0: return one(nonzero(x));
+      case 1: return one(masked_select(x, mask));
+      case 2: return one(masked_scatter(x, mask, c.tensor({c.r.range(0, 40)}, x.dtype())));
+      case 3: return one(take(x, c.index(shape_arg(c.r, 2), x.numel())));
+      case 4: return one(take_along_dim(x, c.index(x.sizes(), x.dim() > 0 ? x.size(d) : 1), d));
+      case 5: return one(repeat_interleave(x, c.index({x.dim() > 0 ? x.size(d) : 1}, 3), d));
+      default: return one(index_fill(x, d, c.index({c.r.range(0, 3)}, x.dim() > 0 ? x.size(d) : 1), c.scalar()));
+    }
+  });
   // counting
   reg({"histc", "bincount"}, [](Ctx& c) {
     Tensor x = c.any();

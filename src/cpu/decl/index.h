@@ -10,4 +10,5 @@
 namespace ditto::cpu {
 void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
 void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+Tensor nonzero(const Tensor& in);
 }  // namespace ditto::cpu
