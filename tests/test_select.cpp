@@ -203,3 +203,81 @@ TEST(Select, NeverRefusedAndTheSameBitsUnderTheMode) {
     }
   }
 }
+
+// Advanced indexing (ops.h index / index_put): PyTorch's placement rules, checked against loops.
+TEST(Select, AdvancedIndexPlacesTheBroadcastIndicesAsPyTorch) {
+  const Tensor x = arange(60.0).view({3, 4, 5});
+  auto at = [&](int64_t i, int64_t j, int64_t k) { return x[i][j][k].item<float>(); };
+  // one tensor after a full slice: x[:, [0, 2]]
+  EXPECT_TRUE(equal(index(x, {Tensor(), tensor({0, 2})}), x.index_select(1, tensor({0, 2}))));
+  // two consecutive, broadcast (2, 1) with (3,): x[[[0], [2]], [1, 3, -1]] -> (2, 3, 5)
+  const Tensor i0 = tensor({{0}, {2}}), i1 = tensor({1, 3, -1});
+  const Tensor r = index(x, {i0, i1});
+  ASSERT_EQ(r.sizes(), (Shape{2, 3, 5}));
+  for (int64_t a = 0; a < 2; ++a)
+    for (int64_t b = 0; b < 3; ++b)
+      for (int64_t k = 0; k < 5; ++k)
+        EXPECT_EQ(r[a][b][k].item<float>(), at(a * 2, std::vector<int64_t>{1, 3, 3}[b], k));
+  // not next to each other: x[[0, 1], :, [4, 0]] -> the broadcast dims first, (2, 4)
+  const Tensor s = index(x, {tensor({0, 1}), Tensor(), tensor({4, 0})});
+  ASSERT_EQ(s.sizes(), (Shape{2, 4}));
+  for (int64_t j = 0; j < 4; ++j) {
+    EXPECT_EQ(s[0][j].item<float>(), at(0, j, 4));
+    EXPECT_EQ(s[1][j].item<float>(), at(1, j, 0));
+  }
+  // a mask over dims 1 and 2 after a full slice: (3, count)
+  const Tensor mask = x[0] > 12.0;
+  EXPECT_TRUE(
+      equal(index(x, {Tensor(), mask}), x.reshape({3, 20}).index_select(1, nonzero(mask.reshape({-1})).view({-1}))));
+  EXPECT_TRUE(equal(x.index({tensor({2})}), x.slice(0, 2, 3)));
+  ditto::testing::expect_error(
+      [&] {
+        (void)index(x, {tensor({0}), tensor({0}), tensor({0}), tensor({0})});
+      },
+      "[index]", "too many indices for tensor of dimension 3");
+  ditto::testing::expect_error(
+      [&] {
+        (void)index(x, {tensor({0, 1}), tensor({0, 1, 2})});
+      },
+      "[index]", "shape mismatch: indexing tensors could not be broadcast together");
+  ditto::testing::expect_error(
+      [&] {
+        (void)index(x, {Tensor(), tensor({4})});
+      },
+      "[index]", "index 4 is out of bounds for dimension 1 with size 4");
+  ditto::testing::expect_error([&] { (void)index(x, {tensor({0.5})}); }, "[index]", "tensors used as indices");
+}
+
+TEST(Select, AdvancedIndexPutWritesAndAddsInIndexOrder) {
+  const Tensor x = zeros({3, 4});
+  // x[[0, 2, 0], [1, 3, 1]] = [1, 2, 3]: the repeated (0, 1) keeps the last write
+  const Tensor w = index_put(x, {tensor({0, 2, 0}), tensor({1, 3, 1})}, tensor({1.0f, 2.0f, 3.0f}));
+  EXPECT_EQ(w[0][1].item<float>(), 3.0f);
+  EXPECT_EQ(w[2][3].item<float>(), 2.0f);
+  EXPECT_EQ(w.sum().item<float>(), 5.0f);
+  const Tensor acc = index_put(x, {tensor({0, 2, 0}), tensor({1, 3, 1})}, tensor({1.0f, 2.0f, 3.0f}), true);
+  EXPECT_EQ(acc[0][1].item<float>(), 4.0f);
+  // x[:, [3, 0]] = a column broadcast; x[[1], :] via a full slice after it
+  EXPECT_TRUE(equal(index_put(x, {Tensor(), tensor({3, 0})}, tensor({{7.0f}, {8.0f}, {9.0f}})).select(1, 0),
+                    tensor({7.0f, 8.0f, 9.0f})));
+  // in place, with a mask over both dims, values broadcast
+  Tensor y = arange(12.0).view({3, 4});
+  y.index_put_({y > 8.0}, scalar_tensor(-1.0f));
+  EXPECT_EQ(y.eq(-1.0).sum().item<int64_t>(), 3);
+  // not consecutive on a 3-D tensor: values take the (b, rest) layout
+  const Tensor z = index_put(zeros({2, 3, 2}), {tensor({0, 1}), Tensor(), tensor({1, 0})},
+                             tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}}));
+  EXPECT_TRUE(equal(z.select(0, 0).select(1, 1), tensor({1.0f, 2.0f, 3.0f})));
+  EXPECT_TRUE(equal(z.select(0, 1).select(1, 0), tensor({4.0f, 5.0f, 6.0f})));
+  // gradients: values get the gradient at their place, self none where written
+  const Tensor base = zeros({3, 4}).requires_grad_(), v = tensor({1.0f, 2.0f}).requires_grad_();
+  index_put(base, {tensor({1, 2}), tensor({0, 3})}, v).backward(arange(12.0).view({3, 4}));
+  EXPECT_TRUE(equal(v.grad(), tensor({4.0f, 11.0f})));
+  EXPECT_EQ(base.grad()[1][0].item<float>(), 0.0f);
+  EXPECT_EQ(base.grad()[1][1].item<float>(), 5.0f);
+  ditto::testing::expect_error(
+      [] {
+        (void)index_put(zeros({3, 4}), {tensor({0, 1})}, zeros({3}));
+      },
+      "[index_put_]", "cannot be broadcast to indexing result of shape (2, 4)");
+}

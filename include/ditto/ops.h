@@ -164,9 +164,14 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 // self with source's slices copied to index along dim (index int64, 1-D). With duplicate indices
 // the last one wins in deterministic mode; otherwise the winner is unspecified.
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
-// self[indices] = values (or += with accumulate). indices holds one tensor: int32/int64 indices
-// into dim 0 (negatives count from the end) or a bool mask over the leading dims. values
-// broadcasts to the indexed shape. Without accumulate, duplicates behave as in index_copy.
+// Advanced indexing, as PyTorch's (x[i0, i1, ...]): indices[j] indexes the j-th dim not yet used:
+// an int32/int64 tensor (negatives count from the end) one dim, a bool mask as many dims as it has
+// (its true elements' coordinates, in row-major order), an undefined Tensor() a full slice (':').
+// The index tensors broadcast together to b, and the result has b in place of the indexed dims
+// (first, when they are not next to each other). index_put: self with values (broadcast to that
+// shape) written there, or added with accumulate. Duplicates: the last write wins, adds go in
+// index order. Gradients through index_select / index_add, summed in index order.
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
 // --- selection by data (src/ops/select_ops.cpp): gradients through index_select, gather and
 // index_copy, summed in index order

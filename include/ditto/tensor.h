@@ -226,6 +226,7 @@ class Tensor {
   Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
   Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
   Tensor index_put(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false) const;
+  Tensor index(const std::vector<Tensor>& indices) const;  // x[i0, i1, ...] (ops.h)
   Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
   Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
   Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,

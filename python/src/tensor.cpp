@@ -141,134 +141,26 @@ Tensor apply_basic(const Tensor& self, py::handle index, std::vector<AdvancedInd
   return r;
 }
 
-// A bool mask over dims [dim, dim + k) as k int64 index tensors (the mask's nonzero positions,
-// in row-major order).
-std::vector<Tensor> mask_to_indices(const Tensor& self, const AdvancedIndex& a) {
-  const Tensor& mask = a.index;
-  const int64_t k = mask.dim();
-  for (int64_t j = 0; j < k; ++j)
-    if (mask.size(j) != self.size(a.dim + j))
-      raise_index_error("The shape of the mask [" + std::to_string(mask.size(j)) + "] at index " + std::to_string(j) +
-                        " does not match the shape of the indexed tensor [" + std::to_string(self.size(a.dim + j)) +
-                        "] at index " + std::to_string(a.dim + j));
-  const std::vector<bool> bits = to_vector<bool>(mask.contiguous());
-  std::vector<std::vector<int64_t>> pos(static_cast<std::size_t>(k));
-  Shape counter(static_cast<std::size_t>(k), 0);
-  for (std::size_t flat = 0; flat < bits.size(); ++flat) {
-    if (bits[flat])
-      for (int64_t j = 0; j < k; ++j) pos[j].push_back(counter[j]);
-    for (int64_t j = k - 1; j >= 0; --j) {  // row-major counter
-      if (++counter[j] < mask.size(j)) break;
-      counter[j] = 0;
-    }
-  }
-  std::vector<Tensor> out;
-  for (auto& p : pos) out.push_back(from_vector(p, {static_cast<int64_t>(p.size())}));
-  return out;
-}
-
-// x[i0, i1, ...] with int index tensors at consecutive dims [p, p + k): PyTorch's result shape
-// x.shape[:p] + broadcast(i*).shape + x.shape[p + k:], gathered with one index_select over the
-// flattened dims (so the backward is index_select's, deterministic).
-Tensor gather_advanced(const Tensor& r, int64_t p, const std::vector<Tensor>& idx) {
-  const int64_t k = static_cast<int64_t>(idx.size());
-  Shape b;
-  for (const Tensor& t : idx) {
-    const Shape& s = t.sizes();
-    Shape nb(std::max(b.size(), s.size()), 1);
-    for (std::size_t i = 0; i < nb.size(); ++i) {
-      const int64_t x = i < nb.size() - b.size() ? 1 : b[i - (nb.size() - b.size())];
-      const int64_t y = i < nb.size() - s.size() ? 1 : s[i - (nb.size() - s.size())];
-      if (x != y && x != 1 && y != 1)
-        raise_index_error("shape mismatch: indexing tensors could not be broadcast together");
-      nb[i] = x == 1 ? y : x;
-    }
-    b = nb;
-  }
-  int64_t count = 1;
-  for (int64_t v : b) count *= v;
-  std::vector<int64_t> linear(static_cast<std::size_t>(count), 0);
-  int64_t inner = 1;
-  for (int64_t j = k - 1; j >= 0; --j) {
-    const int64_t n = r.size(p + j);
-    const Tensor t = idx[j].to(kInt64).contiguous();
-    const std::vector<int64_t> v = to_vector<int64_t>(t);
-    // strides of t broadcast to b (0 where t has size 1 or lacks the dim)
-    const Shape& s = t.sizes();
-    Shape st(b.size(), 0);
-    int64_t acc = 1;
-    for (int64_t i = static_cast<int64_t>(s.size()) - 1; i >= 0; --i) {
-      const std::size_t bi = b.size() - s.size() + static_cast<std::size_t>(i);
-      st[bi] = s[i] == 1 ? 0 : acc;
-      acc *= s[i];
-    }
-    Shape counter(b.size(), 0);
-    for (int64_t e = 0; e < count; ++e) {
-      int64_t off = 0;
-      for (std::size_t i = 0; i < b.size(); ++i) off += counter[i] * st[i];
-      int64_t x = v.empty() ? 0 : v[static_cast<std::size_t>(off)];
-      if (x < -n || x >= n)
-        raise_index_error("index " + std::to_string(x) + " is out of bounds for dimension " + std::to_string(p + j) +
-                          " with size " + std::to_string(n));
-      if (x < 0) x += n;
-      linear[static_cast<std::size_t>(e)] += x * inner;
-      for (int64_t i = static_cast<int64_t>(b.size()) - 1; i >= 0; --i) {
-        if (++counter[i] < b[i]) break;
-        counter[i] = 0;
-      }
-    }
-    inner *= n;
-  }
-  Shape flat_shape(r.sizes().begin(), r.sizes().begin() + p);
-  flat_shape.push_back(inner);
-  flat_shape.insert(flat_shape.end(), r.sizes().begin() + p + k, r.sizes().end());
-  Shape out_shape(r.sizes().begin(), r.sizes().begin() + p);
-  out_shape.insert(out_shape.end(), b.begin(), b.end());
-  out_shape.insert(out_shape.end(), r.sizes().begin() + p + k, r.sizes().end());
-  const Tensor lin = from_vector(linear, {count});
-  py::gil_scoped_release nogil;
-  return r.reshape(flat_shape).index_select(p, lin).reshape(out_shape);
-}
-
-// Moves dims `dims` (ascending) to the front, in order, keeping the others' order.
-Tensor dims_to_front(const Tensor& r, const std::vector<int64_t>& dims) {
-  Shape perm(dims.begin(), dims.end());
-  for (int64_t d = 0; d < r.dim(); ++d)
-    if (std::find(dims.begin(), dims.end(), d) == dims.end()) perm.push_back(d);
-  return r.permute(perm);
-}
-
-// The advanced indices as consecutive dims at p, and each as int64 tensors (masks expanded).
-struct Placed {
-  Tensor r;
-  int64_t p;
-  std::vector<Tensor> idx;
-};
-Placed place(const Tensor& r, const std::vector<AdvancedIndex>& advanced) {
-  std::vector<int64_t> dims;
-  std::vector<Tensor> idx;
+// The advanced indices as ditto::index's list: one entry per dim from dim 0, an undefined tensor
+// for each dim between them (a full slice), a bool mask covering as many dims as it has.
+std::vector<Tensor> index_list(const std::vector<AdvancedIndex>& advanced) {
+  std::vector<Tensor> list;
+  int64_t cur = 0;
   for (const AdvancedIndex& a : advanced) {
-    if (a.index.dtype() == kBool) {
-      if (a.index.dim() == 0) raise_index_error("indexing with a 0-dim bool tensor is not supported");
-      for (Tensor& t : mask_to_indices(r, a)) idx.push_back(std::move(t));
-      for (int64_t j = 0; j < a.index.dim(); ++j) dims.push_back(a.dim + j);
-    } else {
-      idx.push_back(a.index);
-      dims.push_back(a.dim);
-    }
+    for (; cur < a.dim; ++cur) list.emplace_back();
+    list.push_back(a.index);
+    cur += a.index.dtype() == kBool ? std::max<int64_t>(a.index.dim(), 1) : 1;
   }
-  bool consecutive = true;
-  for (std::size_t i = 1; i < dims.size(); ++i) consecutive = consecutive && dims[i] == dims[i - 1] + 1;
-  if (consecutive) return {r, dims[0], idx};
-  return {dims_to_front(r, dims), 0, idx};
+  return list;
 }
 
 Tensor getitem(const Tensor& self, py::handle index) {
   std::vector<AdvancedIndex> advanced;
   Tensor r = apply_basic(self, index, advanced);
   if (advanced.empty()) return r;
-  Placed pl = place(r, advanced);
-  return gather_advanced(pl.r, pl.p, pl.idx);
+  const std::vector<Tensor> list = index_list(advanced);
+  py::gil_scoped_release nogil;
+  return ditto::index(r, list);
 }
 
 Tensor value_tensor(py::handle value, const Tensor& like) {
@@ -293,32 +185,10 @@ void setitem(Tensor& self, py::handle index, py::handle value) {
     r.copy_(v);
     return;
   }
-  if (advanced.size() != 1)
-    raise_index_error("assignment with more than one index tensor is not supported yet; index one at a time");
-  // One index at dims [p, p + k): move them to the front (a view), then index_put_ there with the
-  // values broadcast to the getitem shape and its indexed dims moved to the front likewise.
-  const AdvancedIndex& a = advanced[0];
-  const int64_t k = a.index.dtype() == kBool ? a.index.dim() : 1;
-  std::vector<int64_t> dims;
-  for (int64_t j = 0; j < k; ++j) dims.push_back(a.dim + j);
-  // shape of r[index]: a mask's positions, found once, also check its shape against r's
-  Shape b = a.index.sizes();
-  if (a.index.dtype() == kBool) {
-    const std::vector<Tensor> pos = mask_to_indices(r, a);
-    b = {pos.empty() ? static_cast<int64_t>(a.index.item<bool>()) : pos[0].numel()};  // empty: a 0-dim mask
-  }
-  Tensor front = dims_to_front(r, dims);
-  Tensor v = value_tensor(value, r);
-  Shape g(r.sizes().begin(), r.sizes().begin() + a.dim);
-  g.insert(g.end(), b.begin(), b.end());
-  g.insert(g.end(), r.sizes().begin() + a.dim + k, r.sizes().end());
-  const int64_t nb = static_cast<int64_t>(b.size());
-  std::vector<int64_t> vdims;
-  for (int64_t j = 0; j < nb; ++j) vdims.push_back(a.dim + j);
-  const Tensor idx = a.index;
+  const std::vector<Tensor> list = index_list(advanced);
+  const Tensor v = value_tensor(value, r);
   py::gil_scoped_release nogil;
-  Tensor vv = dims_to_front(v.expand(g), vdims);
-  front.index_put_({idx}, vv);
+  r.index_put_(list, v.dtype() == r.dtype() ? v : v.to(r.dtype()));
 }
 
 // Reads a tensor into nested Python lists (a number for 0-dim).

@@ -2,7 +2,11 @@
 // inputs may land on one output element; ditto's kernels own their outputs, so duplicates resolve
 // in index order (op_table.def). Every index is checked here, before a kernel runs. scatter_add
 // and scatter_reduce are in index_ops.cpp.
+#include <algorithm>
+#include <string>
+
 #include "autograd/graph.h"
+#include "core/checked.h"
 #include "core/dtype_dispatch.h"
 #include "ops/common.h"
 
@@ -87,77 +91,170 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   return out;
 }
 
-// --- index_put: one index tensor for dim 0 (int32/int64, negatives wrap), or a bool mask over the
-// leading dims. Both become a linear index into self seen as (M, rest...).
+// --- advanced indexing: index (x[i0, i1, ...]) and index_put (x[i0, i1, ...] = v)
+namespace {
+// PyTorch's advanced-indexing rules for a list of indices, one per dim from dim 0: an undefined
+// tensor is a full slice (None / ':'), an int32/int64 tensor indexes its dim, a bool mask covers as
+// many dims as it has (the coordinates of its true elements). The index tensors broadcast together
+// to b; the result is self's other dims with b in place of the indexed ones: where the first
+// indexed dim was when they are consecutive, else first.
+struct Advanced {
+  Shape perm;          // self's indexed dims (in order), then the others
+  int64_t k = 0;       // the number of indexed dims
+  Tensor lin;          // int64 (numel(b)): row-major linear index into the k indexed dims
+  Shape b;             // the broadcast shape of the index tensors
+  int64_t before = 0;  // dims of the result before b
+};
+
+Advanced advanced(const Tensor& self, const std::vector<Tensor>& indices, const char* op) {
+  std::vector<int64_t> dims;
+  std::vector<Tensor> idx;
+  int64_t cur = 0;
+  auto too_many = [&](int64_t got) {
+    detail::fail_index(op, "too many indices for tensor of dimension ", self.dim(), " (got ", got, ")");
+  };
+  for (const Tensor& t : indices) {
+    if (!t.defined()) {
+      ++cur;
+      continue;
+    }
+    const ScalarType it = t.dtype();
+    if (it != kInt64 && it != kInt32 && it != kBool)
+      detail::fail_index(op, "tensors used as indices must be long, int, byte or bool tensors, got ", dtype_name(it));
+    if (it == kBool) {
+      const int64_t k = t.dim();
+      if (k == 0) fail(op, "a 0-dim bool index is not supported");
+      if (cur + k > self.dim()) too_many(cur + k);
+      for (int64_t j = 0; j < k; ++j)
+        if (t.size(j) != self.size(cur + j))
+          detail::fail_index(op, "The shape of the mask ", shape_str(t.sizes()), " at index ", j,
+                             " does not match the shape of the indexed tensor ", shape_str(self.sizes()), " at index ",
+                             cur + j);
+      for (Tensor& c : nonzero_as_tuple(t)) idx.push_back(std::move(c));
+      for (int64_t j = 0; j < k; ++j) dims.push_back(cur + j);
+      cur += k;
+    } else {
+      if (cur >= self.dim()) too_many(cur + 1);
+      idx.push_back(t);
+      dims.push_back(cur++);
+    }
+  }
+  if (idx.empty()) fail(op, "expected at least one index tensor");
+  Advanced a;
+  a.k = static_cast<int64_t>(dims.size());
+  for (const Tensor& t : idx) {  // broadcast the index tensors together
+    const Shape& s = t.sizes();
+    Shape nb(std::max(a.b.size(), s.size()), 1);
+    for (std::size_t i = 0; i < nb.size(); ++i) {
+      const int64_t x = i + a.b.size() < nb.size() ? 1 : a.b[i + a.b.size() - nb.size()];
+      const int64_t y = i + s.size() < nb.size() ? 1 : s[i + s.size() - nb.size()];
+      if (x != y && x != 1 && y != 1) {
+        std::string shapes;
+        for (const Tensor& u : idx) shapes += (shapes.empty() ? "" : ", ") + shape_str(u.sizes());
+        detail::fail_index(op, "shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes);
+      }
+      nb[i] = x == 1 ? y : x;
+    }
+    a.b = nb;
+  }
+  int64_t n = 1;
+  for (int64_t v : a.b) n = detail::checked_mul(n, v, op, "indices");
+  a.lin = zeros({n}, kInt64);
+  int64_t* lin = a.lin.data_ptr<int64_t>();
+  int64_t inner = 1;
+  for (int64_t j = a.k - 1; j >= 0; --j) {
+    const int64_t d = dims[static_cast<std::size_t>(j)], size = self.size(d);
+    const Tensor v = checked_index(idx[static_cast<std::size_t>(j)].expand(a.b), size, true, [&](int64_t bad) {
+      detail::fail_index(op, "index ", bad, " is out of bounds for dimension ", d, " with size ", size);
+    });
+    const int64_t* p = v.data_ptr<int64_t>();
+    for (int64_t e = 0; e < n; ++e) lin[e] += p[e] * inner;
+    inner *= size;
+  }
+  bool consecutive = true;
+  for (std::size_t i = 1; i < dims.size(); ++i) consecutive = consecutive && dims[i] == dims[i - 1] + 1;
+  a.before = consecutive ? dims[0] : 0;
+  a.perm.assign(dims.begin(), dims.end());
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) a.perm.push_back(d);
+  return a;
+}
+
+Shape inverse(const Shape& perm) {
+  Shape inv(perm.size());
+  for (std::size_t i = 0; i < perm.size(); ++i) inv[static_cast<std::size_t>(perm[i])] = static_cast<int64_t>(i);
+  return inv;
+}
+// The result's dims from (b..., rest...): b moved after the first `before` dims of rest.
+Shape b_in_place(std::size_t nb, std::size_t nrest, int64_t before) {
+  Shape p;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(before); ++i) p.push_back(static_cast<int64_t>(nb + i));
+  for (std::size_t i = 0; i < nb; ++i) p.push_back(static_cast<int64_t>(i));
+  for (std::size_t i = nb + static_cast<std::size_t>(before); i < nb + nrest; ++i) p.push_back(static_cast<int64_t>(i));
+  return p;
+}
+bool identity(const Shape& p) {
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+}  // namespace
+
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  const char* op = "index";
+  detail::check_defined(self, op);
+  const Advanced a = advanced(self, indices, op);
+  const Tensor xp = self.permute(a.perm);
+  const Shape rest = tail(xp.sizes(), static_cast<std::size_t>(a.k));
+  Shape rows{1}, res = a.b;
+  for (int64_t i = 0; i < a.k; ++i) rows[0] *= xp.size(i);
+  rows.insert(rows.end(), rest.begin(), rest.end());
+  res.insert(res.end(), rest.begin(), rest.end());
+  const Tensor r = xp.reshape(rows).index_select(0, a.lin).reshape(res);
+  const Shape p = b_in_place(a.b.size(), rest.size(), a.before);
+  return identity(p) ? r : r.permute(p).contiguous();
+}
+
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
   const char* op = "index_put_";
   detail::check_defined(self, op);
   detail::check_defined(values, op, "values");
-  if (indices.size() > static_cast<std::size_t>(self.dim()))
-    fail(op, "too many indices for tensor of dimension ", self.dim(), " (got ", indices.size(), ")");
-  if (indices.size() != 1) fail(op, "expected exactly one index tensor (ditto supports one), got ", indices.size());
-  const Tensor& index = indices[0];
-  detail::check_defined(index, op, "index");
-  const ScalarType it = index.dtype();
-  if (it != kInt64 && it != kInt32 && it != kBool)
-    fail(op, "tensors used as indices must be long, int, byte or bool tensors, got ", dtype_name(it));
   if (values.dtype() != self.dtype())
     fail(op, "Index put requires the source and destination dtypes match, got ", dtype_name(self.dtype()),
          " for the destination and ", dtype_name(values.dtype()), " for the source.");
-  Tensor lin;
-  Shape result_shape;
-  std::size_t k = 1;  // leading dims of self the index covers
-  if (it == kBool) {
-    k = static_cast<std::size_t>(index.dim());
-    if (k == 0) fail(op, "a 0-dim bool index is not supported");
-    if (k > static_cast<std::size_t>(self.dim()))
-      fail(op, "too many indices for tensor of dimension ", self.dim(), " (got ", k, ")");
-    for (std::size_t i = 0; i < k; ++i)
-      if (index.size(static_cast<int64_t>(i)) != self.size(static_cast<int64_t>(i)))
-        fail(op, "The shape of the mask ", shape_str(index.sizes()), " at index ", i,
-             " does not match the shape of the indexed tensor ", shape_str(self.sizes()), " at index ", i);
-    const Tensor m = index.contiguous();
-    const bool* p = m.data_ptr<bool>();
-    std::vector<int64_t> pos;
-    for (int64_t i = 0, n = m.numel(); i < n; ++i)
-      if (p[i]) pos.push_back(i);
-    lin = detail::new_tensor({static_cast<int64_t>(pos.size())}, kInt64, op);
-    std::copy(pos.begin(), pos.end(), lin.data_ptr<int64_t>());
-    result_shape = {static_cast<int64_t>(pos.size())};
-  } else {
-    const int64_t size = self.size(0);
-    lin = checked_index(index, size, true, [&](int64_t v) {
-      detail::fail_index(op, "index ", v, " is out of bounds for dimension 0 with size ", size);
-    });
-    result_shape = index.sizes();
-  }
-  const Shape rest = tail(self.sizes(), k);
-  result_shape.insert(result_shape.end(), rest.begin(), rest.end());
+  const Advanced a = advanced(self, indices, op);
+  const Tensor sp = self.permute(a.perm);  // the indexed dims first, merged into M rows
+  const Shape rest = tail(sp.sizes(), static_cast<std::size_t>(a.k));
+  Shape self_rows{1}, rows{a.lin.numel()}, front = a.b;
+  for (int64_t i = 0; i < a.k; ++i) self_rows[0] *= sp.size(i);
+  self_rows.insert(self_rows.end(), rest.begin(), rest.end());
+  rows.insert(rows.end(), rest.begin(), rest.end());
+  front.insert(front.end(), rest.begin(), rest.end());
+  const Shape p = b_in_place(a.b.size(), rest.size(), a.before);
+  Shape result_shape(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) result_shape[i] = front[static_cast<std::size_t>(p[i])];
   if (!expandable(values.sizes(), result_shape))
     fail(op, "shape mismatch: value tensor of shape ", shape_str(values.sizes()),
          " cannot be broadcast to indexing result of shape ", shape_str(result_shape));
-  Shape rows = {lin.numel()}, self_rows = {1};
-  for (std::size_t i = 0; i < k; ++i) self_rows[0] *= self.size(static_cast<int64_t>(i));
-  rows.insert(rows.end(), rest.begin(), rest.end());
-  self_rows.insert(self_rows.end(), rest.begin(), rest.end());
-  const Tensor vals = values.expand(result_shape).reshape(rows);
-  Tensor out = self.detach().clone();
-  if (lin.numel() > 0 && out.numel() > 0) {
+  const Tensor vals = values.expand(result_shape).permute(inverse(p)).reshape(rows);
+  Tensor out = detail::new_tensor(sp.sizes(), self.dtype(), op);
+  if (out.numel() > 0) ops::call<OpId::copy_>(self.device(), out, sp.detach());
+  if (a.lin.numel() > 0 && out.numel() > 0) {
     const Tensor out_rows = out.view(self_rows);
     const Tensor v = vals.detach();
     if (accumulate)
-      ops::call<OpId::index_put_accumulate>(self.device(), out_rows, 0, lin, v);
+      ops::call<OpId::index_put_accumulate>(self.device(), out_rows, 0, a.lin, v);
     else
-      ops::call<OpId::index_put_>(self.device(), out_rows, 0, lin, v);
+      ops::call<OpId::index_put_>(self.device(), out_rows, 0, a.lin, v);
   }
-  if (is_floating(self.dtype()) && autograd::any_needs_grad(self, vals)) {
-    const autograd::formulas::IndexPutSaved s{self_rows, lin, accumulate};
+  if (is_floating(self.dtype()) && autograd::any_needs_grad(sp, vals)) {
+    const autograd::formulas::IndexPutSaved s{self_rows, a.lin, accumulate};
     if (accumulate)
-      ops::record<OpId::index_put_accumulate>({self, vals}, {out}, s);
+      ops::record<OpId::index_put_accumulate>({sp, vals}, {out}, s);
     else
-      ops::record<OpId::index_put_>({self, vals}, {out}, s);
+      ops::record<OpId::index_put_>({sp, vals}, {out}, s);
   }
-  return out;
+  return identity(a.perm) ? out : out.permute(inverse(a.perm)).contiguous();
 }
 
 // --- put: self seen as 1-D (row-major), index of any shape, negatives wrap.
@@ -224,6 +321,7 @@ Tensor& Tensor::index_put_(const std::vector<Tensor>& indices, const Tensor& val
 Tensor Tensor::index_put(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) const {
   return ditto::index_put(*this, indices, values, accumulate);
 }
+Tensor Tensor::index(const std::vector<Tensor>& indices) const { return ditto::index(*this, indices); }
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
   autograd::check_inplace(*this, "put_");
   return assign_inplace(*this, ditto::put(*this, index, source, accumulate), "put_");

@@ -403,6 +403,20 @@ std::vector<OpFuzzer> generators() {
           }
           case 8: return one(put(x, c.index({n}, x.numel()), c.tensor({n}, x.dtype()), c.r.chance(0.5)));
           case 9:
+            if (c.r.chance(0.5)) {  // several index tensors, full slices and masks: PyTorch's placement
+              std::vector<Tensor> list;
+              for (int64_t j = 0, m = c.r.range(1, 3); j < m; ++j) {
+                const int64_t dj = std::min<int64_t>(j, std::max<int64_t>(nd - 1, 0));
+                const int64_t bound = nd > 0 ? x.size(dj) : 1;
+                switch (c.r.range(0, 2)) {
+                  case 0: list.emplace_back(); break;
+                  case 1: list.push_back(c.index(shape_arg(c.r, 2), bound)); break;
+                  default: list.push_back(c.tensor({bound}, kBool)); break;
+                }
+              }
+              if (c.r.chance(0.5)) return one(index(x, list));
+              return one(index_put(x, list, c.tensor({c.r.range(0, 2)}, x.dtype()), c.r.chance(0.5)));
+            }
             return one(index_put(x, {c.tensor(Shape(x.sizes().begin(), x.sizes().begin() + (nd > 0 ? 1 : 0)), kBool)},
                                  c.tensor({1}, x.dtype()), false));
           case 10:
