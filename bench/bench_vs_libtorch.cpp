@@ -271,6 +271,32 @@ void torch_bag(benchmark::State& state, int threads, const char* mode) {
   rate(state, "Midx/s", 1e-6 * kBagIdx);
 }
 
+// cross_entropy over segmentation logits (32, 21, 64, 64) with class targets (32, 64, 64), forward
+// and backward (the shape).
+const ditto::Shape kSegLogits{32, 21, 64, 64}, kSegTargets{32, 64, 64};
+void ditto_xent(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  ditto::Tensor x = ditto::randn(kSegLogits).requires_grad_();
+  const ditto::Tensor t = ditto::randint(0, 21, kSegTargets);
+  for (auto _ : state) {
+    x.mutable_grad() = ditto::Tensor();
+    dnn::functional::cross_entropy(x, t).backward();
+    benchmark::DoNotOptimize(x.grad());
+  }
+  rate(state, "Mpix/s", 1e-6 * 32 * 64 * 64);
+}
+void torch_xent(benchmark::State& state, int threads) {
+  Setup s(threads, false);
+  torch::Tensor x = torch::randn({32, 21, 64, 64}).requires_grad_();
+  const torch::Tensor t = torch::randint(0, 21, {32, 64, 64});
+  for (auto _ : state) {
+    x.mutable_grad().reset();
+    torch::nn::functional::cross_entropy(x, t).backward();
+    benchmark::DoNotOptimize(x.grad());
+  }
+  rate(state, "Mpix/s", 1e-6 * 32 * 64 * 64);
+}
+
 // ctc_loss of a speech-sized batch: T 200, N 16, C 30 (characters), targets of 50, log_softmax
 // included, forward and backward (the gradient of the mean from one).
 constexpr int64_t kCtcT = 200, kCtcN = 16, kCtcC = 30, kCtcS = 50;
@@ -493,6 +519,9 @@ void register_all() {
     both(
         "embedding_bag_max_fwd_bwd", [t](benchmark::State& s) { ditto_bag(s, t, "max"); },
         [t](benchmark::State& s) { torch_bag(s, t, "max"); });
+    both(
+        "cross_entropy_seg_fwd_bwd", [t](benchmark::State& s) { ditto_xent(s, t); },
+        [t](benchmark::State& s) { torch_xent(s, t); });
     both(
         "ctc_loss_fwd_bwd", [t](benchmark::State& s) { ditto_ctc(s, t); },
         [t](benchmark::State& s) { torch_ctc(s, t); });
