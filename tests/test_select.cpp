@@ -159,6 +159,18 @@ TEST(Select, IndexFill) {
   Tensor y = zeros({3}, kInt64);
   y.index_fill_(0, tensor({1, 1}), 5);
   EXPECT_TRUE(equal(y, tensor({0, 5, 0})));
+  const Tensor leaf = zeros({3}).requires_grad_();
+  expect_error([&] { Tensor(leaf).index_fill_(0, tensor({1}), 1.0); }, "[index_fill_]", "a leaf Variable");
+  expect_error(
+      [&] {
+        Tensor(leaf).masked_scatter_(tensor({true, false, true}), ones({3}));
+      },
+      "[masked_scatter_]", "a leaf Variable");
+  const Tensor base = zeros({3}).requires_grad_();
+  Tensor h = base * 1.0;
+  h.index_fill_(0, tensor({1}), 2.0);
+  h.backward(tensor({1.0f, 2.0f, 3.0f}));
+  EXPECT_TRUE(equal(base.grad(), tensor({1.0f, 0.0f, 3.0f})));  // the filled place gets no gradient
   expect_error(
       [] {
         (void)index_fill(zeros({2, 3}), 1, tensor({3}), 7.0);

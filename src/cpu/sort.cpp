@@ -126,12 +126,12 @@ void quick_select(T* v, int64_t* ix, int64_t n, int64_t k, Gt gt) {
 }  // namespace
 
 namespace {
-// The line kernels of sort and topk: each row of in as (value, index) pairs, select(line, before)
-// reorders it with before, the order with_order gives (Descending: largest first), and its first
-// m pairs are written to row r of values and indices (M, m).
-template <class Select>
-void select_rows(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t m, bool descending,
-                 Select select) {
+// The line kernels of sort, topk and mode: each row r of in as (value, index) pairs,
+// select(line, before) reorders it with before, the order with_order gives (Descending: largest
+// first), then write(r, line, values, indices) stores the row's result (typed pointers).
+template <class Select, class Write>
+void pair_rows(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, Select select,
+               Write write) {
   core::dispatch_dtype(in.dtype(), [&]<class T>() {
     const int64_t M = in.size(0), n = in.size(1);
     const T* x = in.data_ptr<T>();
@@ -143,12 +143,20 @@ void select_rows(const Tensor& values, const Tensor& indices, const Tensor& in, 
         for (int64_t k = 0; k < n; ++k) line[static_cast<std::size_t>(k)] = {x[r * n + k], static_cast<I>(k)};
         auto run = [&](auto before) { select(line, before); };
         descending ? with_order<true>(line, run) : with_order<false>(line, run);
-        for (int64_t k = 0; k < m; ++k) {
-          v[r * m + k] = line[static_cast<std::size_t>(k)].first;
-          ix[r * m + k] = line[static_cast<std::size_t>(k)].second;
-        }
+        write(r, line, v, ix);
       });
     });
+  });
+}
+// sort and topk: the first m pairs to row r of values and indices (M, m).
+template <class Select>
+void select_rows(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t m, bool descending,
+                 Select select) {
+  pair_rows(values, indices, in, descending, select, [m](int64_t r, const auto& line, auto* v, int64_t* ix) {
+    for (int64_t k = 0; k < m; ++k) {
+      v[r * m + k] = line[static_cast<std::size_t>(k)].first;
+      ix[r * m + k] = line[static_cast<std::size_t>(k)].second;
+    }
   });
 }
 }  // namespace
@@ -244,18 +252,12 @@ void median(const Tensor& values, const Tensor& indices, const Tensor& in) { med
 // sorts NaNs with a plain <, which is no ordering: libstdc++'s introsort may then read outside
 // the line; a line without NaN takes the same steps under both comparisons).
 void mode(const Tensor& values, const Tensor& indices, const Tensor& in) {
-  core::dispatch_dtype(in.dtype(), [&]<class T>() {
-    const int64_t M = in.size(0), n = in.size(1);
-    const T* x = in.data_ptr<T>();
-    T* v = values.data_ptr<T>();
-    int64_t* ix = indices.data_ptr<int64_t>();
-    with_index_type(n, [&]<class I>() {
-      for_rows<Pairs<T, I>>(M, n, [&](int64_t r, Pairs<T, I>& line) {
-        line.resize(static_cast<std::size_t>(n));
-        for (int64_t i = 0; i < n; ++i) line[i] = {x[r * n + i], static_cast<I>(i)};
-        with_order<false>(line, [&](auto before) { std::sort(line.begin(), line.end(), before); });
-        int64_t best = 0, run = 0;
-        for (int64_t i = 0; i < n; ++i) {
+  pair_rows(
+      values, indices, in, false, [](auto& line, auto before) { std::sort(line.begin(), line.end(), before); },
+      [](int64_t r, const auto& line, auto* v, int64_t* ix) {
+        const auto n = line.size();
+        std::size_t best = 0, run = 0;
+        for (std::size_t i = 0; i < n; ++i) {
           ++run;
           if (i == n - 1 || line[i].first != line[i + 1].first) {
             if (run > best) {
@@ -267,8 +269,6 @@ void mode(const Tensor& values, const Tensor& indices, const Tensor& in) {
           }
         }
       });
-    });
-  });
 }
 
 namespace {

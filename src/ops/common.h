@@ -54,6 +54,19 @@ void record(const std::vector<Tensor>& inputs, const std::vector<Tensor>& output
                         outputs);
 }
 
+// An in-place op computed out of place: result copied into self (whose version is bumped), and
+// self's history rebased on result's, so self's grad_fn is the op's node (op names it in errors).
+// Callers check autograd::check_inplace(self, op) before computing result.
+inline Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
+  {
+    NoGradGuard no_grad;
+    call<OpId::copy_>(self.device(), self, result);
+  }
+  self.storage()->bump_version();
+  autograd::rebase_history(self, result, op);
+  return self;
+}
+
 }  // namespace ditto::ops
 
 namespace ditto::detail {

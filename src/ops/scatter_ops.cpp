@@ -294,18 +294,8 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
   return out;
 }
 
-// --- Tensor methods. In place: computed out of place, then copied into self.
-namespace {
-Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
-  {
-    NoGradGuard no_grad;
-    ops::call<OpId::copy_>(self.device(), self, result);
-  }
-  self.storage()->bump_version();
-  autograd::rebase_history(self, result, op);
-  return self;
-}
-}  // namespace
+// --- Tensor methods. In place: computed out of place, then copied into self (ops::assign_inplace).
+using ops::assign_inplace;
 
 Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
   autograd::check_inplace(*this, "index_copy_");

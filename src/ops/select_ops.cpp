@@ -60,7 +60,8 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
 }
 
 Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
-  return copy_(ditto::masked_scatter(*this, mask, source));
+  autograd::check_inplace(*this, "masked_scatter_");
+  return ops::assign_inplace(*this, ditto::masked_scatter(*this, mask, source), "masked_scatter_");
 }
 Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
   return ditto::masked_scatter(*this, mask, source);
@@ -192,7 +193,8 @@ Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value)
   return ditto::index_fill(*this, dim, index, value);
 }
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
-  return copy_(ditto::index_fill(*this, dim, index, value));
+  autograd::check_inplace(*this, "index_fill_");
+  return ops::assign_inplace(*this, ditto::index_fill(*this, dim, index, value), "index_fill_");
 }
 Tensor Tensor::nonzero() const { return ditto::nonzero(*this); }
 
