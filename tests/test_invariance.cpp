@@ -436,7 +436,7 @@ std::vector<Entry> corpus() {
       r.grad("std all n=33", r.input({33}).std({}, unbiased));
     }
   });
-  add("softmax", {"softmax", "log_softmax"}, [](Run& r) {
+  add("softmax", {"softmax", "log_softmax", "_softmax_backward_data", "_log_softmax_backward_data"}, [](Run& r) {
     for (bool log : {false, true}) {
       auto f = [log](const Tensor& x, int64_t dim) {
         return log ? ditto::log_softmax(x, dim) : ditto::softmax(x, dim);
@@ -446,6 +446,9 @@ std::vector<Entry> corpus() {
       r.grad(s + "(129,300) dim 1", f(r.input({129, 300}) * 3.0, 1));
       r.grad(s + "(129,300)^T dim 0", f(r.input({129, 300}, Layout::Transposed), 0));
       r.grad(s + "(3,40000) dim 1", f(r.input({3, 40000}), 1));
+      r.grad(s + "(40000,3) dim 0", f(r.input({40000, 3}), 0));
+      r.grad(s + "(4,21,9,11) dim 1", f(r.input({4, 21, 9, 11}), 1));
+      r.grad(s + "(3,300,70) dim 1", f(r.input({3, 300, 70}), 1));
       r.grad(s + "(5,9,13) step 2 dim 1", f(r.input({5, 9, 13}, Layout::Strided), 1));
       r.grad(s + "float64 (33,17)^T dim 1", f(r.input({33, 17}, Layout::Transposed, Dist::Normal, kFloat64), 1));
     }

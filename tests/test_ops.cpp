@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "ditto/ditto.h"
 
@@ -227,6 +229,34 @@ TEST(OpsReduce, SoftmaxRowsSumToOneAndMatchReference) {
     }
   }
   EXPECT_THROW(tensor({1, 2}).softmax(0), Error);
+}
+
+// Note [Softmax over any dim]: over a non-last dim, each line gets the row kernel's bits (the
+// same values moved last and made contiguous), whatever the tile; and the one-pass backward gives
+// the composed formula's bits (y * (g - sum(g * y)), g - exp(y) * sum(g)).
+TEST(OpsReduce, SoftmaxOverAnyDimIsTheRowKernelsBitsForwardAndBackward) {
+  const std::vector<Shape> shapes = {{4, 21, 9, 11}, {40000, 3}, {3, 5000, 5}, {2, 300, 70}, {7}};
+  for (const Shape& shape : shapes) {
+    for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+      for (bool log : {false, true}) {
+        for (ScalarType dt : {kFloat32, kFloat64}) {
+          const std::string what = std::string(log ? "log_softmax " : "softmax ") + dtype_name(dt) + " " +
+                                   std::to_string(shape.size()) + "-D of " + std::to_string(shape[0]) + ".. dim " +
+                                   std::to_string(d);
+          auto f = [log](const Tensor& t, int64_t dim) { return log ? t.log_softmax(dim) : t.softmax(dim); };
+          Tensor x = (randn(shape, dt) * 4.0).requires_grad_();
+          const Tensor w = randn(shape, dt);
+          Tensor y = f(x, d);
+          const Tensor moved = f(x.detach().transpose(d, -1).contiguous(), -1).transpose(d, -1);
+          EXPECT_EQ(fingerprint(y), fingerprint(moved.contiguous())) << what;
+          (y * w).sum().backward();
+          const Tensor yd = y.detach();
+          const Tensor want = log ? w - yd.exp() * w.sum({d}, true) : yd * (w - (w * yd).sum({d}, true));
+          EXPECT_EQ(fingerprint(x.grad()), fingerprint(want)) << what;
+        }
+      }
+    }
+  }
 }
 
 TEST(OpsLinalg, MatmulIsTheSequentialFmaChain) {

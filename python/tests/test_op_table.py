@@ -89,6 +89,8 @@ CALLS = {
     "var": lambda: x.var(),
     "softmax": lambda: x.softmax(1),
     "log_softmax": lambda: F.log_softmax(x, 1),
+    "_softmax_backward_data": lambda: x.detach().requires_grad_().softmax(0).sum().backward(),
+    "_log_softmax_backward_data": lambda: F.log_softmax(x.detach().requires_grad_(), 0).sum().backward(),
     "cumsum": lambda: x.cumsum(1),
     "cumprod": lambda: ditto.cumprod(x, 0, dtype=ditto.float64),
     "cumprod_backward": lambda: ditto.cumprod(x.detach().requires_grad_(), 1).sum().backward(),

@@ -1,6 +1,8 @@
 // Reduction kernels. Every float reduction follows Note [Canonical reduction order].
 #include "cpu/reduce.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -262,20 +264,98 @@ void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt
 }
 
 namespace {
-template <bool Log>
-void softmax_rows(const Tensor& out, const Tensor& in) {
-  dispatch_floating(in.dtype(), [&]<class T>() {
-    const T* x = in.data_ptr<T>();
-    T* y = out.data_ptr<T>();
-    const int64_t M = in.size(0), R = in.size(1);
-    detail::parallel_for(M, 4 * R, [&](int64_t b, int64_t e) {
-      for (int64_t m = b; m < e; ++m) softmax_row(x + m * R, y + m * R, R, Log);
+// Note [Softmax over any dim]: the tensors are contiguous (O, R, I) and softmax runs over R, one
+// line per (o, i). With I == 1 each line is a contiguous row (softmax_row). Otherwise, when R is
+// one chunk (R <= kReduceChunk), neighbouring lines are computed side by side, one per SIMD lane
+// (softmax_cols), with each line's lanes and tree those of softmax_row; longer lines are copied
+// into a scratch buffer as contiguous rows and back. So every line gets the bits of a softmax over
+// a contiguous row of the same values: they do not depend on the dim, the path, how the lines are
+// cut among tasks, the thread count or the level; the tensor is read and written once (no
+// transposed copies). rows(ins, out, n) computes one row from `nin` input rows, cols(ins, out, n,
+// stride, ncols) ncols lines.
+template <class T, int nin, class Rows, class Cols>
+void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, Rows rows, Cols cols) {
+  const int64_t O = out.size(0), R = out.size(1), I = out.size(2);
+  std::array<const T*, nin> x;
+  for (int k = 0; k < nin; ++k) x[k] = in[k]->template data_ptr<T>();
+  T* y = out.template data_ptr<T>();
+  auto at = [&](int64_t offset) {
+    std::array<const T*, nin> p;
+    for (int k = 0; k < nin; ++k) p[k] = x[k] + offset;
+    return p;
+  };
+  if (I == 1) {
+    detail::parallel_for(O, 4 * R, [&](int64_t b, int64_t e) {
+      for (int64_t m = b; m < e; ++m) rows(at(m * R), y + m * R, R);
     });
+  } else if (R <= detail::kReduceChunk) {
+    // Tiles of R x span lines, copied in and out in contiguous runs: the lines of a tensor whose
+    // inner size is a power of two lie a power of two apart, and walking them in place (R rows at
+    // once) thrashes the cache sets. The copy's row stride, span + 8, is not.
+    const int64_t span = std::clamp<int64_t>((16384 / R + 7) / 8 * 8, 16, 256);
+    const int64_t ld = span + 8, spans = (I + span - 1) / span;
+    detail::parallel_for(O * spans, 4 * R * std::min(I, span), [&](int64_t b, int64_t e) {
+      std::vector<T> buf(static_cast<std::size_t>((nin + 1) * R * ld));
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t base = (t / spans) * R * I + (t % spans) * span, w = std::min(span, I - (t % spans) * span);
+        std::array<const T*, nin> p;
+        for (int k = 0; k < nin; ++k) {
+          T* dst = buf.data() + k * R * ld;
+          for (int64_t r = 0; r < R; ++r) std::copy_n(x[k] + base + r * I, w, dst + r * ld);
+          p[k] = dst;
+        }
+        T* res = buf.data() + nin * R * ld;
+        cols(p, res, R, ld, w);
+        for (int64_t r = 0; r < R; ++r) std::copy_n(res + r * ld, w, y + base + r * I);
+      }
+    });
+  } else {
+    detail::parallel_for(O * I, 4 * R, [&](int64_t b, int64_t e) {
+      std::vector<T> buf(static_cast<std::size_t>((nin + 1) * R));
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t base = (t / I) * R * I + t % I;
+        for (int k = 0; k < nin; ++k)
+          for (int64_t r = 0; r < R; ++r) buf[k * R + r] = x[k][base + r * I];
+        std::array<const T*, nin> p;
+        for (int k = 0; k < nin; ++k) p[k] = buf.data() + k * R;
+        T* res = buf.data() + nin * R;
+        rows(p, res, R);
+        for (int64_t r = 0; r < R; ++r) y[base + r * I] = res[r];
+      }
+    });
+  }
+}
+
+template <bool Log>
+void softmax_kernel(const Tensor& out, const Tensor& in) {
+  dispatch_floating(in.dtype(), [&]<class T>() {
+    softmax_lines<T, 1>(
+        out, {&in}, [](const std::array<const T*, 1>& x, T* y, int64_t n) { softmax_row(x[0], y, n, Log); },
+        [](const std::array<const T*, 1>& x, T* y, int64_t n, int64_t stride, int64_t ncols) {
+          softmax_cols(x[0], y, n, stride, ncols, Log);
+        });
+  });
+}
+template <bool Log>
+void softmax_backward_kernel(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    softmax_lines<T, 2>(
+        grad_in, {&grad_out, &out},
+        [](const std::array<const T*, 2>& x, T* gi, int64_t n) { softmax_backward_row(x[0], x[1], gi, n, Log); },
+        [](const std::array<const T*, 2>& x, T* gi, int64_t n, int64_t stride, int64_t ncols) {
+          softmax_backward_cols(x[0], x[1], gi, n, stride, ncols, Log);
+        });
   });
 }
 }  // namespace
 
-void softmax(const Tensor& out, const Tensor& in) { softmax_rows<false>(out, in); }
-void log_softmax(const Tensor& out, const Tensor& in) { softmax_rows<true>(out, in); }
+void softmax(const Tensor& out, const Tensor& in) { softmax_kernel<false>(out, in); }
+void log_softmax(const Tensor& out, const Tensor& in) { softmax_kernel<true>(out, in); }
+void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out) {
+  softmax_backward_kernel<false>(grad_in, grad_out, out);
+}
+void log_softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out) {
+  softmax_backward_kernel<true>(grad_in, grad_out, out);
+}
 
 }  // namespace ditto::cpu

@@ -9,8 +9,10 @@
 // register 0 one by one. Lanes past the end of a chunk are left untouched (select), exactly as
 // the scalar description never touches them. The arithmetic is therefore the same at every
 // level, and so are the bits.
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -171,6 +173,100 @@ inline void softmax_row(const S<V>* x, S<V>* y, int64_t n) {
   }
 }
 
+// The gradient of one contiguous row, the composed formulas' arithmetic (ops/formulas.cpp):
+// softmax: gi = y * (g - s), s = canonical sum of g * y; log_softmax: gi = g - exp(y) * s,
+// s = canonical sum of g.
+template <class V, bool Log>
+inline void softmax_backward_row(const S<V>* g, const S<V>* y, S<V>* gi, int64_t n) {
+  using T = S<V>;
+  T s;
+  if constexpr (Log)
+    s = fold<V>(n, T(0), Add{}, [g](int64_t i, int c) { return load_n<V>(g + i, c); });
+  else
+    s = fold<V>(n, T(0), Add{}, [g, y](int64_t i, int c) { return load_n<V>(g + i, c) * load_n<V>(y + i, c); });
+  const V vs(s);
+  for (int64_t i = 0; i < n; i += V::N) {
+    const int c = n - i < V::N ? int(n - i) : V::N;
+    const V gv = load_n<V>(g + i, c), yv = load_n<V>(y + i, c);
+    if constexpr (Log)
+      store_n(gi + i, gv - dmath::impl::exp(yv) * vs, c);
+    else
+      store_n(gi + i, yv * (gv - vs), c);
+  }
+}
+
+// Columns: the chunk fold over r in [0, len) (len <= kReduceChunk) of get(r), a register holding
+// one element of each of V::N neighbouring lines; call it as fold_cols_node<V, 0, 1>. Every lane gets exactly
+// fold_chunk's lanes and tree for its line (as sum_cols_chunk), so a line folded here has the bits of the same line
+// folded as a contiguous row. The halving tree is evaluated depth first, node (l, h) being
+// op(node(l, 2h), node(l + h, 2h)) and node(l, 32) lane l: the same pairs as level by level,
+// with at most six registers live instead of 32 lanes in memory; a subtree whose lanes are all
+// empty (its first lane l >= len) is the identity, as op(identity, identity) is.
+static_assert(detail::kReduceLanes == 32, "fold_cols_node's tree has 32 leaves");
+template <class V, int l, int h, class Op, class Get>
+inline V fold_cols_node(int64_t len, V identity, Op op, Get& get) {
+  constexpr int L = int(detail::kReduceLanes);
+  if (l >= len) return identity;
+  if constexpr (h == L) {
+    V acc = op(identity, get(l));
+    for (int64_t r = l + L; r < len; r += L) acc = op(acc, get(r));
+    return acc;
+  } else {
+    const V a = fold_cols_node<V, l, 2 * h>(len, identity, op, get);
+    const V b = fold_cols_node<V, l + h, 2 * h>(len, identity, op, get);
+    return op(a, b);
+  }
+}
+// softmax_row over ncols lines at once: line j is x[r * stride + j], r in [0, n), n <=
+// kReduceChunk (one chunk, so the row kernel's pairwise tree over chunks is the identity). The
+// same arithmetic per line as softmax_row, vectorised across lines instead of along them.
+template <class V, bool Log>
+inline void softmax_cols(const S<V>* x, S<V>* y, int64_t n, int64_t stride, int64_t ncols) {
+  using T = S<V>;
+  const V zero(T(0)), ninf(-std::numeric_limits<T>::infinity());
+  for (int64_t j = 0; j < ncols; j += V::N) {
+    const int c = ncols - j < V::N ? int(ncols - j) : V::N;
+    const T* xj = x + j;
+    T* yj = y + j;
+    auto at = [&](int64_t r) { return load_n<V>(xj + r * stride, c); };
+    V m = fold_cols_node<V, 0, 1>(n, ninf, NanMax{}, at);
+    m = select(m == ninf, zero, m);  // softmax_row: an infinite max becomes 0 unless it is +inf
+    if constexpr (Log) {
+      auto e = [&](int64_t r) { return dmath::impl::exp(at(r) - m); };
+      const V ls = dmath::impl::log(fold_cols_node<V, 0, 1>(n, zero, Add{}, e));
+      for (int64_t r = 0; r < n; ++r) store_n(yj + r * stride, (at(r) - m) - ls, c);
+    } else {
+      auto e = [&](int64_t r) {
+        const V v = dmath::impl::exp(at(r) - m);
+        store_n(yj + r * stride, v, c);
+        return v;
+      };
+      const V s = fold_cols_node<V, 0, 1>(n, zero, Add{}, e);
+      for (int64_t r = 0; r < n; ++r) store_n(yj + r * stride, load_n<V>(yj + r * stride, c) / s, c);
+    }
+  }
+}
+
+// softmax_backward_row over ncols lines at once, laid out as in softmax_cols.
+template <class V, bool Log>
+inline void softmax_backward_cols(const S<V>* g, const S<V>* y, S<V>* gi, int64_t n, int64_t stride, int64_t ncols) {
+  using T = S<V>;
+  const V zero(T(0));
+  for (int64_t j = 0; j < ncols; j += V::N) {
+    const int c = ncols - j < V::N ? int(ncols - j) : V::N;
+    auto gat = [&](int64_t r) { return load_n<V>(g + j + r * stride, c); };
+    auto yat = [&](int64_t r) { return load_n<V>(y + j + r * stride, c); };
+    auto gy = [&](int64_t r) { return gat(r) * yat(r); };
+    const V s = Log ? fold_cols_node<V, 0, 1>(n, zero, Add{}, gat) : fold_cols_node<V, 0, 1>(n, zero, Add{}, gy);
+    for (int64_t r = 0; r < n; ++r) {
+      if constexpr (Log)
+        store_n(gi + j + r * stride, gat(r) - dmath::impl::exp(yat(r)) * s, c);
+      else
+        store_n(gi + j + r * stride, yat(r) * (gat(r) - s), c);
+    }
+  }
+}
+
 }  // namespace DITTO_SIMD_ISA
 }  // namespace ditto::cpu::reduce_impl
 
@@ -194,5 +290,31 @@ inline void softmax_row(const S<V>* x, S<V>* y, int64_t n) {
   }                                                                                                               \
   void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log) {                                 \
     log ? reduce_impl::softmax_row<simd::VD, true>(x, y, n) : reduce_impl::softmax_row<simd::VD, false>(x, y, n); \
+  }                                                                                                               \
+  void softmax_cols_f32_##level(const float* x, float* y, int64_t n, int64_t stride, int64_t ncols, bool log) {   \
+    log ? reduce_impl::softmax_cols<simd::VF, true>(x, y, n, stride, ncols)                                       \
+        : reduce_impl::softmax_cols<simd::VF, false>(x, y, n, stride, ncols);                                     \
+  }                                                                                                               \
+  void softmax_cols_f64_##level(const double* x, double* y, int64_t n, int64_t stride, int64_t ncols, bool log) { \
+    log ? reduce_impl::softmax_cols<simd::VD, true>(x, y, n, stride, ncols)                                       \
+        : reduce_impl::softmax_cols<simd::VD, false>(x, y, n, stride, ncols);                                     \
+  }                                                                                                               \
+  void softmax_backward_cols_f32_##level(const float* g, const float* y, float* gi, int64_t n, int64_t stride,    \
+                                         int64_t ncols, bool log) {                                               \
+    log ? reduce_impl::softmax_backward_cols<simd::VF, true>(g, y, gi, n, stride, ncols)                          \
+        : reduce_impl::softmax_backward_cols<simd::VF, false>(g, y, gi, n, stride, ncols);                        \
+  }                                                                                                               \
+  void softmax_backward_cols_f64_##level(const double* g, const double* y, double* gi, int64_t n, int64_t stride, \
+                                         int64_t ncols, bool log) {                                               \
+    log ? reduce_impl::softmax_backward_cols<simd::VD, true>(g, y, gi, n, stride, ncols)                          \
+        : reduce_impl::softmax_backward_cols<simd::VD, false>(g, y, gi, n, stride, ncols);                        \
+  }                                                                                                               \
+  void softmax_backward_row_f32_##level(const float* g, const float* y, float* gi, int64_t n, bool log) {         \
+    log ? reduce_impl::softmax_backward_row<simd::VF, true>(g, y, gi, n)                                          \
+        : reduce_impl::softmax_backward_row<simd::VF, false>(g, y, gi, n);                                        \
+  }                                                                                                               \
+  void softmax_backward_row_f64_##level(const double* g, const double* y, double* gi, int64_t n, bool log) {      \
+    log ? reduce_impl::softmax_backward_row<simd::VD, true>(g, y, gi, n)                                          \
+        : reduce_impl::softmax_backward_row<simd::VD, false>(g, y, gi, n);                                        \
   }                                                                                                               \
   }

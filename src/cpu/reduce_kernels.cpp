@@ -25,6 +25,23 @@ DITTO_REDUCE_DISPATCH(void, sum_cols_chunk, f64, (const double* x, int64_t M, in
                       (x, M, len, sr, out))
 DITTO_REDUCE_DISPATCH(void, softmax_row, f32, (const float* x, float* y, int64_t n, bool log), (x, y, n, log))
 DITTO_REDUCE_DISPATCH(void, softmax_row, f64, (const double* x, double* y, int64_t n, bool log), (x, y, n, log))
+DITTO_REDUCE_DISPATCH(void, softmax_backward_row, f32, (const float* g, const float* y, float* gi, int64_t n, bool log),
+                      (g, y, gi, n, log))
+DITTO_REDUCE_DISPATCH(void, softmax_backward_row, f64,
+                      (const double* g, const double* y, double* gi, int64_t n, bool log), (g, y, gi, n, log))
+DITTO_REDUCE_DISPATCH(void, softmax_cols, f32,
+                      (const float* x, float* y, int64_t n, int64_t stride, int64_t ncols, bool log),
+                      (x, y, n, stride, ncols, log))
+DITTO_REDUCE_DISPATCH(void, softmax_cols, f64,
+                      (const double* x, double* y, int64_t n, int64_t stride, int64_t ncols, bool log),
+                      (x, y, n, stride, ncols, log))
+DITTO_REDUCE_DISPATCH(void, softmax_backward_cols, f32,
+                      (const float* g, const float* y, float* gi, int64_t n, int64_t stride, int64_t ncols, bool log),
+                      (g, y, gi, n, stride, ncols, log))
+DITTO_REDUCE_DISPATCH(void, softmax_backward_cols, f64,
+                      (const double* g, const double* y, double* gi, int64_t n, int64_t stride, int64_t ncols,
+                       bool log),
+                      (g, y, gi, n, stride, ncols, log))
 #undef DITTO_REDUCE_DISPATCH
 
 }  // namespace ditto::cpu

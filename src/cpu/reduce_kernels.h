@@ -5,17 +5,25 @@
 
 namespace ditto::cpu::reduce_kernels {
 
-#define DITTO_REDUCE_DECLARE(level)                                                                  \
-  float sum_chunk_f32_##level(const float* x, int64_t n);                                            \
-  double sum_chunk_f64_##level(const double* x, int64_t n);                                          \
-  float max_chunk_f32_##level(const float* x, int64_t n);                                            \
-  double max_chunk_f64_##level(const double* x, int64_t n);                                          \
-  float min_chunk_f32_##level(const float* x, int64_t n);                                            \
-  double min_chunk_f64_##level(const double* x, int64_t n);                                          \
-  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out);   \
-  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out); \
-  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);                       \
-  void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log);
+#define DITTO_REDUCE_DECLARE(level)                                                                               \
+  float sum_chunk_f32_##level(const float* x, int64_t n);                                                         \
+  double sum_chunk_f64_##level(const double* x, int64_t n);                                                       \
+  float max_chunk_f32_##level(const float* x, int64_t n);                                                         \
+  double max_chunk_f64_##level(const double* x, int64_t n);                                                       \
+  float min_chunk_f32_##level(const float* x, int64_t n);                                                         \
+  double min_chunk_f64_##level(const double* x, int64_t n);                                                       \
+  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out);                \
+  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out);              \
+  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);                                    \
+  void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log);                                  \
+  void softmax_cols_f32_##level(const float* x, float* y, int64_t n, int64_t stride, int64_t ncols, bool log);    \
+  void softmax_cols_f64_##level(const double* x, double* y, int64_t n, int64_t stride, int64_t ncols, bool log);  \
+  void softmax_backward_cols_f32_##level(const float* g, const float* y, float* gi, int64_t n, int64_t stride,    \
+                                         int64_t ncols, bool log);                                                \
+  void softmax_backward_cols_f64_##level(const double* g, const double* y, double* gi, int64_t n, int64_t stride, \
+                                         int64_t ncols, bool log);                                                \
+  void softmax_backward_row_f32_##level(const float* g, const float* y, float* gi, int64_t n, bool log);          \
+  void softmax_backward_row_f64_##level(const double* g, const double* y, double* gi, int64_t n, bool log);
 DITTO_REDUCE_DECLARE(scalar)
 DITTO_REDUCE_DECLARE(avx2)
 DITTO_REDUCE_DECLARE(avx512)
@@ -42,5 +50,16 @@ void sum_cols_chunk(const double* x, int64_t M, int64_t len, int64_t sr, double*
 // One contiguous row of softmax (log = false) or log_softmax (log = true).
 void softmax_row(const float* x, float* y, int64_t n, bool log);
 void softmax_row(const double* x, double* y, int64_t n, bool log);
+// ncols neighbouring lines of n <= kReduceChunk elements, line j at x[r * stride + j]: each
+// line's bits are softmax_row's (and softmax_backward_row's) for it.
+void softmax_cols(const float* x, float* y, int64_t n, int64_t stride, int64_t ncols, bool log);
+void softmax_cols(const double* x, double* y, int64_t n, int64_t stride, int64_t ncols, bool log);
+void softmax_backward_cols(const float* g, const float* y, float* gi, int64_t n, int64_t stride, int64_t ncols,
+                           bool log);
+void softmax_backward_cols(const double* g, const double* y, double* gi, int64_t n, int64_t stride, int64_t ncols,
+                           bool log);
+// Its gradient gi from the output's gradient g and the output y (cpu/reduce_impl.h).
+void softmax_backward_row(const float* g, const float* y, float* gi, int64_t n, bool log);
+void softmax_backward_row(const double* g, const double* y, double* gi, int64_t n, bool log);
 
 }  // namespace ditto::cpu

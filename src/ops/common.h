@@ -67,6 +67,16 @@ inline Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op
   return self;
 }
 
+// x (contiguous) viewed as (outer, n, inner) around dim d, the lines of the scans and softmax; a
+// 0-dim tensor is one line of one.
+inline Tensor lines(const Tensor& x, int64_t d) {
+  if (x.dim() == 0) return x.view({1, 1, 1});
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < d; ++i) outer *= x.size(i);
+  for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.size(i);
+  return x.view({outer, x.size(d), inner});
+}
+
 }  // namespace ditto::ops
 
 namespace ditto::detail {

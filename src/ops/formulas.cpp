@@ -139,14 +139,20 @@ DITTO_FORMULA(var, VarSaved) {
   if (s.take_sqrt) r = r / (unreduce(out, s.input, s.dims, s.keepdim) * 2);
   return {r};
 }
-DITTO_FORMULA(softmax, SoftmaxSaved) {
+namespace {
+// softmax's and log_softmax's gradient in one pass (cpu/reduce.cpp): softmax's is
+// y * (g - sum(g * y, dim)), log_softmax's g - exp(y) * sum(g, dim), with sum's canonical order.
+template <ops::OpId id>
+Tensor softmax_grad(const SoftmaxSaved& s, const Tensor& g) {
   const Tensor& y = *s.out;
-  return {y * (g[0] - sum(g[0] * y, {s.dim}, true))};
+  const Tensor gc = g.contiguous();
+  Tensor gi = detail::new_tensor(y.sizes(), y.dtype(), ops::op_entry(id).name);
+  ops::call<id>(y.device(), ops::lines(gi, s.dim), ops::lines(gc, s.dim), ops::lines(y, s.dim));
+  return gi;
 }
-DITTO_FORMULA(log_softmax, SoftmaxSaved) {
-  const Tensor& y = *s.out;
-  return {g[0] - exp(y) * sum(g[0], {s.dim}, true)};
-}
+}  // namespace
+DITTO_FORMULA(softmax, SoftmaxSaved) { return {softmax_grad<ops::OpId::softmax_backward>(s, g[0])}; }
+DITTO_FORMULA(log_softmax, SoftmaxSaved) { return {softmax_grad<ops::OpId::log_softmax_backward>(s, g[0])}; }
 namespace {
 // Gradients of a (M, K) and b (K, N) in c = a @ b, laid out like a and b: a transposed view
 // (a weight used as w.t()) gets its gradient computed transposed, so the transpose's backward
@@ -194,7 +200,11 @@ DITTO_FORMULA(index_select, IndexSaved) {
 }
 DITTO_FORMULA(gather, IndexSaved) {
   Tensor r = zeros(s.input, g[0].dtype());
-  return {scatter_add(r, s.dim, *s.index, g[0])};
+  const Tensor& index = *s.index;
+  if (r.dim() == 0 || index.dim() == 0 || index.numel() == 0) return {scatter_add(r, s.dim, index, g[0])};
+  // the forward checked every index: scatter straight into the new zeros, without scatter_add's copy
+  ops::call<ops::OpId::scatter_add_>(r.device(), r, s.dim, index, g[0]);
+  return {r};
 }
 DITTO_FORMULA(index_add, IndexAddSaved) {
   // (a 0-dim self selects to 0-dim rows: reshaped to source's shape)

@@ -255,15 +255,9 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, const char* op) {
   if (!is_floating(x.dtype())) fail(op, "expected a floating point input, got ", dtype_name(x.dtype()));
   const int64_t d = detail::wrap_dim(dim, x.dim(), op);
   if (x.numel() == 0) return detail::new_tensor(x.sizes(), x.dtype(), op);
-  Tensor result;
-  {
-    NoGradGuard no_grad;  // the moves below are internal
-    const Tensor moved = x.dim() == 0 ? x.reshape({1}) : x.transpose(d, -1);
-    const Tensor rows = moved.contiguous().reshape({-1, moved.size(-1)});
-    Tensor out = detail::new_tensor(rows.sizes(), x.dtype(), op);
-    ops::call<id>(x.device(), out, rows);
-    result = x.dim() == 0 ? out.view({}) : out.view(moved.sizes()).transpose(d, -1).contiguous();
-  }
+  const Tensor in = x.detach().contiguous();
+  Tensor result = detail::new_tensor(x.sizes(), x.dtype(), op);
+  ops::call<id>(x.device(), ops::lines(result, d), ops::lines(in, d));
   if (autograd::any_needs_grad(x)) {
     ops::record<id>({x}, {result}, autograd::formulas::SoftmaxSaved{result, d});
   }

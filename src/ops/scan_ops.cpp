@@ -11,18 +11,10 @@
 
 namespace ditto {
 using detail::fail;
+using ops::lines;
 using ops::OpId;
 
 namespace {
-// x (contiguous) viewed as (outer, n, inner) around dim d; a 0-dim tensor is one line of one.
-Tensor lines(const Tensor& x, int64_t d) {
-  if (x.dim() == 0) return x.view({1, 1, 1});
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < d; ++i) outer *= x.size(i);
-  for (int64_t i = d + 1; i < x.dim(); ++i) inner *= x.size(i);
-  return x.view({outer, x.size(d), inner});
-}
-
 // g's scan along dim from its end: PyTorch's flip, scan, flip in one pass (the gradients of
 // cumsum and logcumsumexp).
 template <OpId id>

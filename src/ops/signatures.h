@@ -28,7 +28,11 @@ using Reduce = void(const Tensor& out, const Tensor& in);
 using Var = void(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt);
 using ReduceWithIndex = void(const Tensor& values, const Tensor& indices, const Tensor& in);
 using ArgReduce = void(const Tensor& indices, const Tensor& in);
-using Softmax = void(const Tensor& out, const Tensor& in);  // rows of a contiguous 2-D tensor
+// softmax and log_softmax over n of contiguous 3-D (outer, n, inner) tensors of one floating dtype
+// (cpu/reduce.cpp, Note [Softmax over any dim]); the backward takes the output's gradient and the
+// output itself.
+using Softmax = void(const Tensor& out, const Tensor& in);
+using SoftmaxBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
 // out and in are contiguous 3-D (outer, n, inner) of one dtype: each line out[o, :, i] is the scan
 // of in[o, :, i] along n, from index 0 (from n - 1 when reverse), in Note [Scan order]
 // (cpu/scan.cpp).

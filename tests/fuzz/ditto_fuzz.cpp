@@ -221,8 +221,8 @@ std::vector<OpFuzzer> generators() {
     }
   });
   // reductions
-  reg({"sum", "mean", "prod", "amax", "amin", "max.dim", "min.dim", "argmax", "argmin", "var", "softmax",
-       "log_softmax"},
+  reg({"sum", "mean", "prod", "amax", "amin", "max.dim", "min.dim", "argmax", "argmin", "var", "softmax", "log_softmax",
+       "_softmax_backward_data", "_log_softmax_backward_data"},
       [](Ctx& c) {
         Tensor x = c.any();
         const int64_t nd = x.dim();

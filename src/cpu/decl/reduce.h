@@ -20,4 +20,6 @@ void argmin(const Tensor& indices, const Tensor& in);
 void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt);
 void softmax(const Tensor& out, const Tensor& in);
 void log_softmax(const Tensor& out, const Tensor& in);
+void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
+void log_softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
 }  // namespace ditto::cpu
