@@ -57,6 +57,15 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
 Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights,
                                 int64_t padding_idx = -1);
+// The bags of nn::functional::embedding_bag, which checks PyTorch's arguments and calls this:
+// indices 1-D (int64/int32) into weight's rows; bounds (B + 1) int64, non-decreasing from 0 to at
+// most indices' length (bag b: positions [bounds[b], bounds[b + 1])); mode "sum", "mean" or "max";
+// per_sample_weights (sum only) undefined or like indices; rows equal to padding_idx (-1: none)
+// are skipped. Returns the (B, dim) bags and, for max, the row each maximum came from (-1 in an
+// empty bag). Combined in index order, forward and backward (cpu/embedding.cpp, Note [Bag order]).
+std::pair<Tensor, Tensor> embedding_bag_bounds(const Tensor& weight, const Tensor& indices, const Tensor& bounds,
+                                               std::string_view mode, const Tensor& per_sample_weights = Tensor(),
+                                               int64_t padding_idx = -1);
 // dtype of a op b under PyTorch's promotion (0-dim tensors and scalars count less)
 ScalarType result_type(const Tensor& a, const Tensor& b);
 ScalarType result_type(const Tensor& a, const Scalar& b);

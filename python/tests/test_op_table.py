@@ -37,6 +37,11 @@ def embedding():
     F.embedding(idx, w).sum().backward()
 
 
+def embedding_bag():
+    w = leaf(ditto.ones(3, 2))
+    F.embedding_bag(idx, w, ditto.tensor([0])).sum().backward()
+
+
 # One call (or a few) per row, by the row's name; backward rows run through their forward's backward.
 CALLS = {
     "view": lambda: x.view(3, 2),
@@ -149,6 +154,8 @@ CALLS = {
     "threshold_backward": activations,
     "embedding": embedding,
     "embedding_dense_backward": embedding,
+    "_embedding_bag": embedding_bag,
+    "_embedding_bag_dense_backward": embedding_bag,
 }
 
 ROWS = ditto._C._op_table()

@@ -1,6 +1,6 @@
 // Embedding and EmbeddingBag: the embedding op, whose backward sums rows in index order on every
-// path, and bags made of it with index_add (sum, mean) or a gather of each bag's first maximum
-// (max), so the weight's gradient is summed in index order too, with or without the mode.
+// path, and bags (embedding_bag_bounds, Note [Bag order]), whose rows are combined and whose
+// gradients are summed in index order too, with or without the mode.
 #include "ditto/nn/embedding.h"
 
 #include <string>
@@ -64,11 +64,9 @@ Tensor Embedding::forward(const Tensor& indices) {
 }
 
 namespace {
-// PyTorch's embedding_bag. Each bag's rows are taken by embedding (its kept positions: inside a
-// bag, not padding_idx) and combined in index order: sum and mean by index_add into zeros (mean
-// then scaled by 1 / count, PyTorch's float arithmetic, or divided for float64), max per column by
-// the first row that reaches the maximum (PyTorch's strict > keeps the first), gathered from the
-// weight so that its gradient goes there alone. Empty bags give zeros.
+// PyTorch's embedding_bag: its arguments checked as PyTorch checks them, then the bags' bounds for
+// embedding_bag_bounds (ops/embedding_ops.cpp, Note [Bag order]), which combines each bag's kept
+// positions (inside a bag, not padding_idx) in index order. Empty bags give zeros.
 Tensor embedding_bag_impl(const Tensor& input, const Tensor& weight, const Tensor& offsets, std::string_view mode,
                           const Tensor& per_sample_weights, bool include_last_offset,
                           std::optional<int64_t> padding_idx, const char* op) {
@@ -89,19 +87,19 @@ Tensor embedding_bag_impl(const Tensor& input, const Tensor& weight, const Tenso
   DITTO_CHECK(!weighted || per_sample_weights.dtype() == weight.dtype(), op,
               "expected per_sample_weights of the weight's dtype ", dtype_name(weight.dtype()), ", got ",
               dtype_name(per_sample_weights.dtype()));
-  const int64_t num = weight.size(0), D = weight.size(1);
+  const int64_t num = weight.size(0);
   const std::optional<int64_t> pad = wrap_padding(padding_idx, num, op);
   const Tensor idx = input.reshape({input.numel()}).to(kInt64).contiguous();
   const int64_t L = idx.numel();
   const int64_t* ip = idx.data_ptr<int64_t>();
-  std::vector<int64_t> bag_of(static_cast<std::size_t>(L), -1);  // -1: in no bag
-  int64_t B = 0;
+  for (int64_t p = 0; p < L; ++p)
+    if (ip[p] < 0 || ip[p] >= num) detail::fail_index(op, "index ", ip[p], " is out of range for ", num, " embeddings");
+  std::vector<int64_t> bounds;
   if (input.dim() == 2) {
     DITTO_CHECK(!offsets.defined(), op,
                 "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length "
                 "sequences.");
-    B = input.size(0);
-    for (int64_t p = 0; p < L; ++p) bag_of[static_cast<std::size_t>(p)] = p / input.size(1);
+    for (int64_t b = 0; b <= input.size(0); ++b) bounds.push_back(b * input.size(1));
   } else {
     DITTO_CHECK(input.dim() == 1, op, "input has to be 1D or 2D Tensor, but got Tensor of dimension ", input.dim());
     DITTO_CHECK(offsets.defined() && offsets.dim() == 1, op, "offsets has to be a 1D Tensor");
@@ -111,7 +109,6 @@ Tensor embedding_bag_impl(const Tensor& input, const Tensor& weight, const Tenso
     const int64_t n = offs.numel();
     const int64_t* o = offs.data_ptr<int64_t>();
     DITTO_CHECK(!include_last_offset || n >= 1, op, "include_last_offset needs at least one offset");
-    B = include_last_offset ? n - 1 : n;
     if (n > 0) {
       DITTO_CHECK(o[0] == 0, op,
                   "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
@@ -125,53 +122,13 @@ Tensor embedding_bag_impl(const Tensor& input, const Tensor& weight, const Tenso
     for (int64_t b = 1; b < n; ++b)
       DITTO_CHECK(o[b - 1] <= o[b], op, "offsets must be non-decreasing, got offsets[", b, "] = ", o[b], " after ",
                   o[b - 1]);
-    for (int64_t b = 0; b < B; ++b) {
-      const int64_t begin = o[b], end = b + 1 < n ? o[b + 1] : L;
-      for (int64_t p = begin; p < end; ++p) bag_of[static_cast<std::size_t>(p)] = b;
-    }
+    bounds.assign(o, o + n);
+    if (n == 0)
+      bounds.push_back(0);
+    else if (!include_last_offset)
+      bounds.push_back(L);
   }
-  std::vector<int64_t> kept, kept_bag, count(static_cast<std::size_t>(B), 0);
-  for (int64_t p = 0; p < L; ++p) {
-    if (ip[p] < 0 || ip[p] >= num) detail::fail_index(op, "index ", ip[p], " is out of range for ", num, " embeddings");
-    const int64_t b = bag_of[static_cast<std::size_t>(p)];
-    if (b < 0 || (pad && ip[p] == *pad)) continue;
-    kept.push_back(p);
-    kept_bag.push_back(b);
-    ++count[static_cast<std::size_t>(b)];
-  }
-  const int64_t K = static_cast<int64_t>(kept.size());
-  Tensor out = zeros({B, D}, weight.dtype());
-  const Tensor pos = tensor(kept, kInt64), bag = tensor(kept_bag, kInt64);
-  const Tensor words = idx.index_select(0, pos);
-  if (mode == "max") {
-    if (K == 0)  // zeros, still in weight's graph (a sum over no rows), as PyTorch's output is
-      return ditto::embedding(weight, words, -1).sum({0}, true).expand({B, D}).contiguous();
-    Tensor max_idx;
-    {
-      NoGradGuard no_grad;  // which word gives each (bag, column) its maximum: the first to reach it
-      const Tensor vals = weight.detach().index_select(0, words);
-      const Tensor bag2 = bag.unsqueeze(1).expand({K, D});
-      const Tensor maxv = scatter_reduce(out, 0, bag2, vals, "amax", false);
-      const Tensor at = where(vals.eq(maxv.index_select(0, bag)), arange(K).unsqueeze(1).expand({K, D}), K);
-      const Tensor first = scatter_reduce(full({B, D}, K, kInt64), 0, bag2, at, "amin", true);
-      max_idx =
-          where(first.lt(K), words.index_select(0, first.clamp(std::nullopt, K - 1).reshape({-1})).view({B, D}), 0);
-    }
-    const Tensor nonempty = tensor(count, kInt64).gt(0).unsqueeze(1);
-    return where(nonempty, weight.gather(0, max_idx), 0.0);
-  }
-  Tensor rows = ditto::embedding(weight, words, -1);
-  if (weighted) rows = rows * per_sample_weights.reshape({L}).index_select(0, pos).unsqueeze(1);
-  out = index_add(out, 0, bag, rows);
-  if (mode == "sum") return out;
-  std::vector<double> scale(static_cast<std::size_t>(B));
-  for (int64_t b = 0; b < B; ++b) {
-    const int64_t c = std::max<int64_t>(count[static_cast<std::size_t>(b)], 1);
-    scale[static_cast<std::size_t>(b)] = c;
-  }
-  const Tensor cnt = tensor(scale).to(weight.dtype()).unsqueeze(1);
-  if (weight.dtype() == kFloat32) return out * (1.0 / cnt);  // 1 / count in float, then one multiply
-  return out / cnt;
+  return embedding_bag_bounds(weight, idx, tensor(bounds, kInt64), mode, per_sample_weights, pad.value_or(-1)).first;
 }
 }  // namespace
 

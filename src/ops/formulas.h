@@ -163,6 +163,11 @@ struct EmbeddingSaved {
   SavedTensor indices;
   int64_t num_weights, padding_idx;
 };
+struct EmbeddingBagSaved {  // ops/embedding_ops.cpp; weight set when per_sample_weights needs a gradient
+  SavedTensor indices, bounds, per_sample_weights, max_indices, weight;
+  Shape psw_shape;
+  int64_t num_weights, mode, padding_idx;
+};
 
 struct ScanSaved {  // cumsum (x unset) and cumprod
   SavedTensor x;    // the input, in the output's dtype
@@ -192,7 +197,8 @@ DITTO_FORMULA(logcumsumexp, LogcumsumexpSaved);
 DITTO_FORMULA(select_values, MaxDimSaved);  // ops/sort_ops.cpp
 DITTO_FORMULA(evenly, EvenlySaved);
 DITTO_FORMULA(cummax, CummaxSaved);
-DITTO_FORMULA(ctc_loss, CtcSaved);  // ops/loss_ops.cpp
+DITTO_FORMULA(ctc_loss, CtcSaved);                // ops/loss_ops.cpp
+DITTO_FORMULA(embedding_bag, EmbeddingBagSaved);  // ops/embedding_ops.cpp
 DITTO_FORMULA(view, InputShape);
 DITTO_FORMULA(transpose, TransposeSaved);
 DITTO_FORMULA(permute, PermuteSaved);

@@ -130,6 +130,18 @@ using ThresholdBackward = void(const Tensor& grad_in, const Tensor& grad_out, co
 // skipping padding_idx (-1: none).
 using EmbeddingBackward = void(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices,
                                int64_t padding_idx);
+// embedding_bag (cpu/embedding.cpp, Note [Bag order]): weight contiguous (num, dim) floating;
+// indices contiguous 1-D int64 in [0, num); bounds contiguous (B + 1) int64, non-decreasing from 0
+// to at most indices' length: bag b holds positions [bounds[b], bounds[b + 1]); per_sample_weights
+// undefined or contiguous like indices in weight's dtype (sum only); mode 0 sum, 1 mean, 2 max;
+// padding_idx -1 or a row that bags skip. out (B, dim) in weight's dtype; max_indices (B, dim)
+// int64 for max (the row each maximum came from, -1 in an empty bag), undefined otherwise. The
+// backward adds into grad_weight (num, dim), zeroed, from grad (B, dim) contiguous.
+using EmbeddingBag = void(const Tensor& out, const Tensor& max_indices, const Tensor& weight, const Tensor& indices,
+                          const Tensor& bounds, const Tensor& per_sample_weights, int64_t mode, int64_t padding_idx);
+using EmbeddingBagBackward = void(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices,
+                                  const Tensor& bounds, const Tensor& per_sample_weights, const Tensor& max_indices,
+                                  int64_t mode, int64_t padding_idx);
 // Views: metadata only, no data is touched.
 using View = Tensor(const Tensor& self, const Shape& shape);
 using Transpose = Tensor(const Tensor& self, int64_t d0, int64_t d1);

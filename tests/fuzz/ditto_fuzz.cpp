@@ -267,8 +267,8 @@ std::vector<OpFuzzer> generators() {
     auto [v, i] = c.r.chance(0.5) ? cummax(x, d) : cummin(x, d);
     return std::vector<Tensor>{v, i};
   });
-  // embedding_bag (composite: embedding, index_add_, scatter_reduce, gather)
-  reg({"embedding", "index_add_", "scatter_reduce", "gather"}, [](Ctx& c) {
+  // embedding_bag, through nn::functional's checks or straight to the bounds form
+  reg({"_embedding_bag", "_embedding_bag_dense_backward"}, [](Ctx& c) {
     const Tensor w = c.any(2);
     const int64_t rows = w.dim() >= 1 ? w.size(0) : 1;
     const Tensor idx = c.index(shape_arg(c.r, 2), rows);
@@ -277,6 +277,14 @@ std::vector<OpFuzzer> generators() {
     const std::string mode = c.r.pick(std::vector<std::string>{"sum", "mean", "max", "avg"});
     const Tensor psw = c.r.chance(0.3) ? c.tensor(idx.sizes(), w.dtype()) : Tensor();
     const std::optional<int64_t> pad = c.r.chance(0.3) ? std::optional<int64_t>(c.r.range(-3, 3)) : std::nullopt;
+    if (c.r.chance(0.3)) {  // the bounds form, with bounds that are sometimes not bounds
+      const Tensor flat = c.r.chance(0.9) ? idx.reshape({-1}) : idx;
+      Tensor bounds = c.index({c.r.range(0, 5)}, flat.numel() + 2);
+      if (c.r.chance(0.7)) bounds = std::get<0>(ditto::sort(bounds));
+      if (c.r.chance(0.7) && bounds.numel() > 0) bounds = bounds - bounds.min();
+      return std::vector<Tensor>{
+          embedding_bag_bounds(w, flat, bounds, mode, psw.defined() ? psw.reshape({-1}) : psw, pad.value_or(-1)).first};
+    }
     return one(F::embedding_bag(idx, w, offs, mode, psw, c.r.chance(0.3), pad));
   });
   // ctc_loss: shapes, lengths and labels mostly consistent, sometimes not

@@ -9,4 +9,9 @@
 
 namespace ditto::cpu {
 void embedding_backward(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, int64_t padding_idx);
+void embedding_bag(const Tensor& out, const Tensor& max_indices, const Tensor& weight, const Tensor& indices,
+                   const Tensor& bounds, const Tensor& per_sample_weights, int64_t mode, int64_t padding_idx);
+void embedding_bag_backward(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, const Tensor& bounds,
+                            const Tensor& per_sample_weights, const Tensor& max_indices, int64_t mode,
+                            int64_t padding_idx);
 }  // namespace ditto::cpu
