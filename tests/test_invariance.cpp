@@ -1160,6 +1160,38 @@ TEST(BatchInvariance, EmbeddingBag) {
     });
 }
 
+// Issue 14's per-sample ops: a sample's losses, scans and orderings do not depend on the batch.
+TEST(BatchInvariance, LossesScansAndOrderings) {
+  expect_batch_invariant("ctc_loss reduction none", {30, 5}, [](const Tensor& batch, const Tensor& up) {
+    const int64_t B = batch.size(0);
+    const Tensor x = batch.detach().requires_grad_();
+    const Tensor lp = x.transpose(0, 1).log_softmax(2);  // (T, B, C)
+    const Tensor targets = (ditto::abs(batch.detach().select(2, 0).slice(1, 0, 3)) * 10.0).to(kInt64).clamp(0, 3) + 1;
+    const Tensor loss = F::ctc_loss(lp, targets, Shape(size_t(B), 30), Shape(size_t(B), 3), 0, nn::Reduction::None);
+    loss.backward(up.select(1, 0));
+    return std::vector<Tensor>{loss, x.grad()};
+  });
+  expect_batch_invariant("cross_entropy reduction none over (C, H, W)", {7, 5, 6}, with_input_grad([](const Tensor& x) {
+                           const Tensor t = (ditto::abs(x.detach().select(1, 0)) * 10.0).to(kInt64).clamp(0, 6);
+                           return F::cross_entropy(x, t, Tensor(), -100, nn::Reduction::None, 0.1);
+                         }));
+  expect_batch_invariant("scans over rows", {300}, [](const Tensor& x, const Tensor&) {
+    auto [cmv, cmi] = ditto::cummax(x, 1);
+    return std::vector<Tensor>{ditto::cumsum(x, 1), ditto::cumprod(x * 0.1 + 1.0, 1), ditto::logcumsumexp(x, 1), cmv,
+                               cmi};
+  });
+  expect_batch_invariant("cumsum backward", {300},
+                         with_input_grad([](const Tensor& x) { return ditto::cumsum(x, 1); }));
+  expect_batch_invariant("orderings over rows", {301}, [](const Tensor& x, const Tensor&) {
+    auto [sv, si] = ditto::sort(x, 1, true, true);
+    auto [tv, ti] = ditto::topk(x, 9, 1);
+    auto [kv, ki] = ditto::kthvalue(x, 17, 1);
+    auto [mv, mi] = ditto::median(x, 1);
+    auto [ov, oi] = ditto::mode((x * 2.0).to(kInt64), 1);
+    return std::vector<Tensor>{sv, si, tv, ti, kv, ki, mv, mi, ov, oi};
+  });
+}
+
 TEST(BatchInvariance, Embedding) {
   const Tensor weight = param({50, 16}, 10);
   expect_batch_invariant("embedding", {7}, [&](const Tensor& x, const Tensor&) {

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "autograd/graph.h"
+#include "core/dtype_dispatch.h"
 #include "core/tensor_impl.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
@@ -65,6 +66,26 @@ inline Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op
   self.storage()->bump_version();
   autograd::rebase_history(self, result, op);
   return self;
+}
+
+// index (int32 or int64, any shape) as a contiguous 1-D int64 tensor, checked against
+// [-size, size) (or [0, size)), negatives wrapped. bad(v) reports an index out of range (throws).
+template <class Bad>
+Tensor checked_index(const Tensor& index, int64_t size, bool allow_negative, Bad bad) {
+  Tensor out = detail::new_tensor({index.numel()}, kInt64, "index");
+  int64_t* o = out.data_ptr<int64_t>();
+  const Tensor idx = index.detach().contiguous();
+  core::dispatch_dtype(idx.dtype(), [&]<class I>() {
+    if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
+      const I* p = idx.data_ptr<I>();
+      for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
+        const int64_t v = static_cast<int64_t>(p[i]);
+        if (v >= size || v < (allow_negative ? -size : 0)) bad(v);
+        o[i] = v < 0 ? v + size : v;
+      }
+    }
+  });
+  return out;
 }
 
 // x (contiguous) viewed as (outer, n, inner) around dim d, the lines of the scans and softmax; a

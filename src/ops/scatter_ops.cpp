@@ -13,29 +13,10 @@
 namespace ditto {
 using detail::fail;
 using detail::shape_str;
+using ops::checked_index;
 using ops::OpId;
 
 namespace {
-
-// index as a contiguous 1-D int64 tensor, checked against [-size, size) (or [0, size)), negatives
-// wrapped. bad(v) reports an index out of range.
-template <class Bad>
-Tensor checked_index(const Tensor& index, int64_t size, bool allow_negative, Bad bad) {
-  Tensor out = detail::new_tensor({index.numel()}, kInt64, "index");
-  int64_t* o = out.data_ptr<int64_t>();
-  const Tensor idx = index.contiguous();
-  core::dispatch_dtype(idx.dtype(), [&]<class I>() {
-    if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
-      const I* p = idx.data_ptr<I>();
-      for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
-        const int64_t v = static_cast<int64_t>(p[i]);
-        if (v >= size || v < (allow_negative ? -size : 0)) bad(v);
-        o[i] = v < 0 ? v + size : v;
-      }
-    }
-  });
-  return out;
-}
 
 bool expandable(const Shape& from, const Shape& to) {
   if (from.size() > to.size()) return false;

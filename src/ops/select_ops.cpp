@@ -68,31 +68,16 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
 }
 Tensor Tensor::masked_select(const Tensor& mask) const { return ditto::masked_select(*this, mask); }
 
-namespace {
-// index (int64) with negatives counted from the end of n, every one checked.
-Tensor wrapped(const Tensor& index, int64_t n, bool index_error, const char* op, const char* what) {
-  const Tensor flat = index.detach().reshape({-1}).contiguous();
-  Tensor out = detail::new_tensor(flat.sizes(), kInt64, op);
-  const int64_t* p = flat.data_ptr<int64_t>();
-  int64_t* o = out.data_ptr<int64_t>();
-  for (int64_t i = 0, e = flat.numel(); i < e; ++i) {
-    if (p[i] < -n || p[i] >= n) {
-      if (index_error) detail::fail_index(op, what, p[i], " on a tensor of ", n, " elements.");
-      detail::fail_index(op, "index ", p[i], " is out of bounds for dimension ", what, " with size ", n);
-    }
-    o[i] = p[i] < 0 ? p[i] + n : p[i];
-  }
-  return out.view(index.sizes());
-}
-}  // namespace
-
 Tensor take(const Tensor& x, const Tensor& index) {
   detail::check_defined(x, "take");
   detail::check_defined(index, "take", "index");
   if (index.dtype() != kInt64)
     fail("take", "take(): Expected a long tensor for index, but got ", ops::aten_type_name(index.dtype()));
-  const Tensor at = wrapped(index, x.numel(), true, "take", "out of range: tried to access index ");
-  return x.reshape({-1}).index_select(0, at.reshape({-1})).view(index.sizes());
+  const int64_t n = x.numel();
+  const Tensor at = ops::checked_index(index, n, true, [&](int64_t v) {
+    detail::fail_index("take", "out of range: tried to access index ", v, " on a tensor of ", n, " elements.");
+  });
+  return x.reshape({-1}).index_select(0, at).view(index.sizes());
 }
 Tensor Tensor::take(const Tensor& index) const { return ditto::take(*this, index); }
 
@@ -175,7 +160,9 @@ Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scala
   if (index.dim() > 1) fail(op, "Index has to be a vector/scalar");
   const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), op);
   const Tensor line = x.dim() == 0 ? x.reshape({1}) : x;
-  const Tensor at = wrapped(index.reshape({-1}), line.size(d), false, op, std::to_string(d).c_str());
+  const Tensor at = ops::checked_index(index, line.size(d), true, [&](int64_t v) {
+    detail::fail_index(op, "index ", v, " is out of bounds for dimension ", d, " with size ", line.size(d));
+  });
   Shape s = line.sizes();
   s[d] = at.numel();
   const Tensor out = line.index_copy(d, at, full(s, value, x.dtype()));
