@@ -706,22 +706,28 @@ std::vector<Entry> corpus() {
     r.grad("padding_idx", F::embedding(randint(0, 500, {9, 40}), r.input({500, 33}), 3));
     r.grad("strided weight", F::embedding(randint(0, 20, {100}), r.input({20, 9}, Layout::Strided)));
   });
-  add("losses", {"sub", "mul", "mean", "sum", "abs", "log_softmax", "gather", "neg", "exp", "log"}, [](Run& r) {
-    for (Reduction red : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
-      const std::string s = red == Reduction::Mean ? " mean" : red == Reduction::Sum ? " sum" : " none";
-      r.grad("mse" + s, F::mse_loss(r.input({129, 300}, Layout::Transposed), r.data({129, 300}), red));
-      r.grad("l1" + s, F::l1_loss(r.input({33, 17}), r.data({33, 17}), red));
-      r.grad("nll" + s, F::nll_loss(ditto::log_softmax(r.input({64, 10}), 1), randint(0, 10, {64}),
-                                    r.data({10}, Dist::Positive), 3, red));
-      r.grad("cross_entropy" + s,
-             F::cross_entropy(r.input({64, 10}, Layout::Strided), randint(0, 10, {64}), Tensor(), -100, red));
-      r.grad("cross_entropy (N,C,d) smoothing weight" + s,
-             F::cross_entropy(r.input({8, 5, 7}), randint(0, 5, {8, 7}), r.data({5}, Dist::Positive), 2, red, 0.1));
-      r.grad("bce_with_logits" + s,
-             F::binary_cross_entropy_with_logits(r.input({33, 17}) * 3.0, rand({33, 17}), r.data({17}, Dist::Positive),
-                                                 red, r.data({17}, Dist::Positive)));
-    }
-  });
+  add("losses",
+      {"sub", "mul", "mean", "sum", "abs", "log_softmax", "gather", "neg", "exp", "log", "cross_entropy_loss",
+       "cross_entropy_loss_backward"},
+      [](Run& r) {
+        for (Reduction red : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
+          const std::string s = red == Reduction::Mean ? " mean" : red == Reduction::Sum ? " sum" : " none";
+          r.grad("mse" + s, F::mse_loss(r.input({129, 300}, Layout::Transposed), r.data({129, 300}), red));
+          r.grad("l1" + s, F::l1_loss(r.input({33, 17}), r.data({33, 17}), red));
+          r.grad("nll" + s, F::nll_loss(ditto::log_softmax(r.input({64, 10}), 1), randint(0, 10, {64}),
+                                        r.data({10}, Dist::Positive), 3, red));
+          r.grad("cross_entropy" + s,
+                 F::cross_entropy(r.input({64, 10}, Layout::Strided), randint(0, 10, {64}), Tensor(), -100, red));
+          r.grad("cross_entropy (N,C,d1,d2) weight ignored" + s,
+                 F::cross_entropy(r.input({4, 21, 9, 11}), randint(0, 21, {4, 9, 11}), r.data({21}, Dist::Positive), 2,
+                                  red));
+          r.grad("cross_entropy (N,C,d) smoothing weight" + s,
+                 F::cross_entropy(r.input({8, 5, 7}), randint(0, 5, {8, 7}), r.data({5}, Dist::Positive), 2, red, 0.1));
+          r.grad("bce_with_logits" + s,
+                 F::binary_cross_entropy_with_logits(r.input({33, 17}) * 3.0, rand({33, 17}),
+                                                     r.data({17}, Dist::Positive), red, r.data({17}, Dist::Positive)));
+        }
+      });
 
   // --- training
   add("train_mlp_sgd_momentum", {"addmm", "relu", "sub", "mul", "add"}, [](Run& r) {
@@ -739,14 +745,14 @@ std::vector<Entry> corpus() {
         train(
             r, *model, opt, x, y, [](const Tensor& p, const Tensor& t) { return F::mse_loss(p, t); }, 5, 128);
       });
-  add("train_cnn_sgd_momentum", {"conv2d", "max_pool2d_with_indices", "log_softmax"}, [](Run& r) {
+  add("train_cnn_sgd_momentum", {"conv2d", "max_pool2d_with_indices", "cross_entropy_loss"}, [](Run& r) {
     auto model = cnn();
     optim::SGD opt(model->parameters(), 0.05, 0.9);
     const Tensor x = r.data({64, 1, 12, 12}), y = randint(0, 10, {64});
     train(
         r, *model, opt, x, y, [](const Tensor& p, const Tensor& t) { return F::cross_entropy(p, t); }, 3, 32);
   });
-  add("train_cnn_adamw", {"conv2d", "max_pool2d_with_indices", "log_softmax"}, [](Run& r) {
+  add("train_cnn_adamw", {"conv2d", "max_pool2d_with_indices", "cross_entropy_loss"}, [](Run& r) {
     auto model = cnn();
     optim::AdamW opt(model->parameters(), 0.01);
     const Tensor x = r.data({64, 1, 12, 12}), y = randint(0, 10, {64});

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "ditto/ditto.h"
+#include "gradcheck.h"
 #include "nn_golden.h"
 
 using namespace ditto;
@@ -17,6 +18,11 @@ using namespace ditto::testing;
 namespace F = ditto::nn::functional;
 
 namespace {
+DITTO_GRADCHECK("cross_entropy_loss", ({gc_rand({4, 5, 3})}),
+                return F::cross_entropy(v[0], tensor({{1, 4, -100}, {0, 0, 3}, {2, 2, 2}, {4, -100, 1}}), {}, -100,
+                                        nn::Reduction::None) +
+                       F::cross_entropy(v[0], tensor({{1, 4, 0}, {0, 0, 3}, {2, 2, 2}, {4, 3, 1}}),
+                                        tensor({0.5, 1.0, 2.0, 1.5, 0.25}).to(kFloat64));)
 nn::Reduction parse_reduction(const std::string& r) {
   if (r == "none") return nn::Reduction::None;
   if (r == "sum") return nn::Reduction::Sum;
@@ -122,6 +128,45 @@ TEST(NNLoss, CrossEntropyIsLogSoftmaxPlusNll) {
   EXPECT_FLOAT_EQ(F::cross_entropy(x, ti).item<float>(), per.sum().item<float>() / 3);
   // everything ignored: 0 / 0, as PyTorch
   EXPECT_TRUE(std::isnan(F::cross_entropy(x, full({5}, int64_t(-100)), Tensor()).item<float>()));
+}
+
+// cross_entropy with class targets is one node (cross_entropy_loss) whose forward and gradient
+// are log_softmax then nll_loss's, bit for bit: batched, spatial and unbatched, weighted or not,
+// ignored targets, every reduction, float32 and float64.
+TEST(NNLoss, CrossEntropyNodeHasLogSoftmaxAndNllBits) {
+  manual_seed(11);
+  struct Case {
+    Shape input;
+    bool weighted;
+  };
+  for (const Case& k : {Case{{6, 5}, false}, Case{{6, 5}, true}, Case{{3, 21, 7, 9}, false}, Case{{3, 21, 7, 9}, true},
+                        Case{{5}, false}, Case{{5}, true}, Case{{2, 4, 3, 2, 5}, true}}) {
+    for (ScalarType dt : {kFloat32, kFloat64}) {
+      for (nn::Reduction red : {nn::Reduction::Mean, nn::Reduction::Sum, nn::Reduction::None}) {
+        const int64_t C = k.input.size() == 1 ? k.input[0] : k.input[1];
+        Shape ts = k.input;
+        ts.erase(ts.begin() + (k.input.size() == 1 ? 0 : 1));
+        Tensor t = randint(0, C, ts);
+        t = where(rand(ts).lt(0.2), full(ts, int64_t(-100)), t);  // some ignored
+        const Tensor w = k.weighted ? rand({C}, dt) + 0.5 : Tensor();
+        Tensor x = (randn(k.input, dt) * 3.0).requires_grad_();
+        Tensor x2 = x.detach().clone().requires_grad_();
+        const Tensor got = F::cross_entropy(x, t, w, -100, red);
+        const Tensor want = F::nll_loss(x2.log_softmax(k.input.size() == 1 ? 0 : 1), t, w, -100, red);
+        const std::string what = std::to_string(k.input.size()) + "-D C=" + std::to_string(C) +
+                                 (k.weighted ? " weighted " : " ") + dtype_name(dt) + " reduction " +
+                                 std::to_string(int(red));
+        EXPECT_EQ(fingerprint(got), fingerprint(want)) << what;
+        const Tensor up = randn(got.sizes(), dt);
+        got.backward(up);
+        want.backward(up);
+        EXPECT_EQ(fingerprint(x.grad()), fingerprint(x2.grad())) << what;
+        if (red == nn::Reduction::None) {
+          EXPECT_EQ(got.grad_fn_name(), "CrossEntropyLossBackward0") << what;
+        }
+      }
+    }
+  }
 }
 
 TEST(NNLoss, BceWithLogitsIsStableForLargeLogits) {

@@ -272,9 +272,15 @@ namespace {
 // a contiguous row of the same values: they do not depend on the dim, the path, how the lines are
 // cut among tasks, the thread count or the level; the tensor is read and written once (no
 // transposed copies). rows(ins, out, n) computes one row from `nin` input rows, cols(ins, out, n,
-// stride, ncols) ncols lines.
-template <class T, int nin, class Rows, class Cols>
-void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, Rows rows, Cols cols) {
+// stride, ncols) ncols lines; done(line, count, res, rstride, jstride), when given, sees each
+// group of count computed lines from line o * I + i: element r of line j at res[r * rstride +
+// j * jstride], while it is still in cache.
+struct NoDone {
+  template <class T>
+  void operator()(int64_t, int64_t, const T*, int64_t, int64_t) const {}
+};
+template <class T, int nin, class Rows, class Cols, class Done = NoDone>
+void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, Rows rows, Cols cols, Done done = {}) {
   const int64_t O = out.size(0), R = out.size(1), I = out.size(2);
   std::array<const T*, nin> x;
   for (int k = 0; k < nin; ++k) x[k] = in[k]->template data_ptr<T>();
@@ -286,7 +292,10 @@ void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, 
   };
   if (I == 1) {
     detail::parallel_for(O, 4 * R, [&](int64_t b, int64_t e) {
-      for (int64_t m = b; m < e; ++m) rows(at(m * R), y + m * R, R);
+      for (int64_t m = b; m < e; ++m) {
+        rows(at(m * R), y + m * R, R);
+        done(m, 1, y + m * R, 1, 0);
+      }
     });
   } else if (R <= detail::kReduceChunk) {
     // Tiles of R x span lines, copied in and out in contiguous runs: the lines of a tensor whose
@@ -306,6 +315,7 @@ void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, 
         }
         T* res = buf.data() + nin * R * ld;
         cols(p, res, R, ld, w);
+        done((t / spans) * I + (t % spans) * span, w, res, ld, 1);
         for (int64_t r = 0; r < R; ++r) std::copy_n(res + r * ld, w, y + base + r * I);
       }
     });
@@ -320,6 +330,7 @@ void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, 
         for (int k = 0; k < nin; ++k) p[k] = buf.data() + k * R;
         T* res = buf.data() + nin * R;
         rows(p, res, R);
+        done(t, 1, res, 1, 0);
         for (int64_t r = 0; r < R; ++r) y[base + r * I] = res[r];
       }
     });
@@ -356,6 +367,73 @@ void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tenso
 }
 void log_softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out) {
   softmax_backward_kernel<true>(grad_in, grad_out, out);
+}
+
+namespace {
+void exp_array(const float* x, float* y, int64_t n) { dmath::exp_f32(x, y, n); }
+void exp_array(const double* x, double* y, int64_t n) { dmath::exp_f64(x, y, n); }
+}  // namespace
+
+// logp by log_softmax's lines, and each target's term as nll_loss composes it,
+// where(keep, -logp[t] (* weight[t]), 0), taken from a line while it is in cache.
+void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, const Tensor& target,
+                   const Tensor& weight, int64_t ignore_index) {
+  dispatch_floating(in.dtype(), [&]<class T>() {
+    const int64_t* t = target.data_ptr<int64_t>();
+    const T* w = weight.defined() ? weight.data_ptr<T>() : nullptr;
+    T* o = terms.data_ptr<T>();
+    softmax_lines<T, 1>(
+        logp, {&in}, [](const std::array<const T*, 1>& x, T* y, int64_t n) { softmax_row(x[0], y, n, true); },
+        [](const std::array<const T*, 1>& x, T* y, int64_t n, int64_t stride, int64_t ncols) {
+          softmax_cols(x[0], y, n, stride, ncols, true);
+        },
+        [&](int64_t line, int64_t count, const T* res, int64_t rstride, int64_t jstride) {
+          for (int64_t j = 0; j < count; ++j) {
+            const int64_t c = t[line + j];
+            if (c == ignore_index) {
+              o[line + j] = T(0);
+              continue;
+            }
+            const T neg = -res[c * rstride + j * jstride];
+            o[line + j] = w ? neg * w[c] : neg;
+          }
+        });
+  });
+}
+
+// The composed backward, element by element: nll's gradient scattered into zeros puts
+// v = 0 + grad_target at each target (0 elsewhere), whose canonical sum over C is v itself (every
+// other term is +0, and v is never -0); log_softmax's gradient is then g - exp(logp) * v.
+void cross_entropy_backward(const Tensor& grad_in, const Tensor& logp, const Tensor& target,
+                            const Tensor& grad_target) {
+  dispatch_floating(logp.dtype(), [&]<class T>() {
+    const T* lp = logp.data_ptr<T>();
+    const int64_t* t = target.data_ptr<int64_t>();
+    const T* gt = grad_target.data_ptr<T>();
+    T* gi = grad_in.data_ptr<T>();
+    const int64_t C = logp.size(1), P = logp.size(2);
+    constexpr int64_t kBlock = 4096;  // elements per task: exp over the block, then the rest in cache
+    const int64_t total = logp.numel(), blocks = (total + kBlock - 1) / kBlock;
+    detail::parallel_for(blocks, 8 * kBlock, [&](int64_t b0, int64_t b1) {
+      for (int64_t blk = b0; blk < b1; ++blk) {
+        const int64_t begin = blk * kBlock, end = std::min(total, begin + kBlock);
+        exp_array(lp + begin, gi + begin, end - begin);
+        // runs of one (n, c): p from p0 on, contiguous in gi and in target and grad_target
+        for (int64_t i = begin; i < end;) {
+          const int64_t row = i / P, p0 = i % P, len = std::min(P - p0, end - i);
+          const int64_t n = row / C, c = row % C;
+          const int64_t* tn = t + n * P + p0;
+          const T* gn = gt + n * P + p0;
+          T* out = gi + i;
+          for (int64_t p = 0; p < len; ++p) {
+            const T v = T(0) + gn[p];
+            out[p] = (tn[p] == c ? v : T(0)) - out[p] * v;
+          }
+          i += len;
+        }
+      }
+    });
+  });
 }
 
 }  // namespace ditto::cpu

@@ -8,6 +8,7 @@
 #include "ditto/autograd.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
+#include "ops/loss_ops.h"
 
 namespace ditto::nn {
 
@@ -52,8 +53,26 @@ void check_nll_args(const Tensor& input, const Tensor& target, const Tensor& wei
       DITTO_CHECK(p[i] >= 0 && p[i] < C, "nll_loss", "target ", p[i], " is out of bounds for ", C, " classes");
 }
 
-// PyTorch's nll_loss: -weight[t] * input[n, t, ...]; ignored targets give 0 and weigh 0 in the mean
-// (the sum of the picked weights, or the count of kept targets without weights).
+// Each target's weight, 0 where ignored: the mean's denominator (the sum of the picked weights, or
+// the count of kept targets without weights).
+Tensor target_weights(const Tensor& target, const Tensor& weight, int64_t ignore_index, ScalarType dtype) {
+  const Tensor keep = target.ne(ignore_index);
+  if (!weight.defined()) return keep.to(dtype);
+  const Tensor safe = where(keep, target, 0);
+  return where(keep, weight.to(dtype).index_select(0, safe.reshape({safe.numel()})).view(target.sizes()), 0.0);
+}
+
+Tensor reduce_nll(const Tensor& loss, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                  Reduction reduction) {
+  switch (reduction) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return loss.sum();
+    case Reduction::Mean: break;
+  }
+  return loss.sum() / target_weights(target, weight, ignore_index, loss.dtype()).sum();
+}
+
+// PyTorch's nll_loss: -weight[t] * input[n, t, ...]; ignored targets give 0 and weigh 0 in the mean.
 Tensor nll_impl(const Tensor& input_in, const Tensor& target_in, const Tensor& weight, int64_t ignore_index,
                 Reduction reduction) {
   const bool unbatched = input_in.dim() == 1;
@@ -62,22 +81,13 @@ Tensor nll_impl(const Tensor& input_in, const Tensor& target_in, const Tensor& w
   const Tensor keep = target.ne(ignore_index);
   const Tensor safe = where(keep, target, 0);
   const Tensor picked = input.gather(1, safe.unsqueeze(1)).squeeze(1);
-  Tensor w;  // per-target weight, 0 where ignored
   Tensor loss;
-  if (weight.defined()) {
-    w = where(keep, weight.to(input.dtype()).index_select(0, safe.reshape({safe.numel()})).view(target.sizes()), 0.0);
-    loss = where(keep, -picked * w, 0.0);
-  } else {
-    w = keep.to(input.dtype());
+  if (weight.defined())
+    loss = where(keep, -picked * target_weights(target, weight, ignore_index, input.dtype()), 0.0);
+  else
     loss = where(keep, -picked, 0.0);
-  }
   if (unbatched && reduction == Reduction::None) loss = loss.squeeze(0);
-  switch (reduction) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return loss.sum();
-    case Reduction::Mean: break;
-  }
-  return loss.sum() / w.sum();
+  return reduce_nll(loss, target, weight, ignore_index, reduction);
 }
 // Checks an elementwise loss's operands: defined, floating input, target of input's shape.
 void check_pair(const Tensor& input, const Tensor& target, const char* op) {
@@ -234,6 +244,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   if (target.defined() && is_floating(target.dtype()))
     return cross_entropy_probs(input, target, weight, ignore_index, reduction, label_smoothing);
   check_nll_args(input, target, weight, ignore_index, "cross_entropy");
+  if (label_smoothing == 0 && input.numel() > 0)  // log_softmax and nll_loss's bits, in one node
+    return reduce_nll(impl::cross_entropy_terms(input, target, weight, ignore_index), target, weight, ignore_index,
+                      reduction);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const Tensor logp = input.log_softmax(class_dim);
   const Tensor nll = nll_impl(logp, target, weight, ignore_index, reduction);

@@ -181,6 +181,11 @@ struct CtcSaved {  // ctc_loss: the kernel's inputs and both of its outputs (ops
   int64_t blank;
   bool zero_infinity;
 };
+struct CrossEntropySaved {            // ops/loss_ops.cpp
+  SavedTensor logp, target, weights;  // weights: each target's weight (0 where ignored), when weighted
+  Shape input;
+  int64_t ignore_index;
+};
 struct LogcumsumexpSaved {
   SavedTensor x, out;
   int64_t dim;
@@ -198,6 +203,7 @@ DITTO_FORMULA(select_values, MaxDimSaved);  // ops/sort_ops.cpp
 DITTO_FORMULA(evenly, EvenlySaved);
 DITTO_FORMULA(cummax, CummaxSaved);
 DITTO_FORMULA(ctc_loss, CtcSaved);                // ops/loss_ops.cpp
+DITTO_FORMULA(cross_entropy, CrossEntropySaved);  // ops/loss_ops.cpp
 DITTO_FORMULA(embedding_bag, EmbeddingBagSaved);  // ops/embedding_ops.cpp
 DITTO_FORMULA(view, InputShape);
 DITTO_FORMULA(transpose, TransposeSaved);

@@ -2,6 +2,8 @@
 // [CTC order]) and its gradient, _ctc_loss_backward. Every argument is checked before the kernel
 // runs; where PyTorch 1.13 reads past its input (an empty input sequence, a label >= C, a negative
 // target length) ditto raises an error or gives PyTorch 2.x's defined result.
+#include "ops/loss_ops.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -105,7 +107,49 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
 
 }  // namespace nn::functional
 
+namespace nn::impl {
+Tensor cross_entropy_terms(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index) {
+  const char* op = "cross_entropy";
+  const bool unbatched = input.dim() == 1;
+  const int64_t N = unbatched ? 1 : input.size(0), C = input.size(unbatched ? 0 : 1);
+  const int64_t P = target.numel() / std::max<int64_t>(N, 1);
+  const Tensor in = input.detach().contiguous().view({N, C, P});
+  const Tensor t = target.contiguous().view({N, P});
+  const Tensor w = weight.defined() ? weight.detach().to(input.dtype()).contiguous() : Tensor();
+  Tensor logp = detail::new_tensor({N, C, P}, input.dtype(), op);
+  Tensor terms = detail::new_tensor(target.sizes(), input.dtype(), op);
+  ops::call<OpId::cross_entropy>(input.device(), logp, terms.view({N, P}), in, t, w, ignore_index);
+  if (autograd::needs_grad(input)) {
+    Tensor weights;  // each target's weight, 0 where ignored, as nll_loss's product saw it
+    if (weight.defined()) {
+      NoGradGuard no_grad;
+      const Tensor keep = target.ne(ignore_index);
+      weights = where(keep, w.index_select(0, where(keep, target, 0).reshape({-1})).view(target.sizes()), 0.0);
+    }
+    ops::record<OpId::cross_entropy>(
+        {input}, {terms}, autograd::formulas::CrossEntropySaved{logp, target, weights, input.sizes(), ignore_index});
+  }
+  return terms;
+}
+}  // namespace nn::impl
+
 namespace autograd::formulas {
+// The gradient of where(keep, -logp[t] (* w), 0) through nll's gather and log_softmax, as their
+// formulas compute it: g kept, negated (after the weight's product), scattered, then
+// log_softmax's g - exp(logp) * sum(g); the last two in one kernel (cpu/reduce.cpp).
+DITTO_FORMULA(cross_entropy, CrossEntropySaved) {
+  const Tensor& logp = *s.logp;
+  const Tensor& target = *s.target;
+  const Tensor keep = target.ne(s.ignore_index);
+  const Tensor gk = where(keep, g[0], zeros_like(g[0]));
+  const Tensor gt = s.weights.defined() ? -(gk * *s.weights) : -gk;
+  const int64_t N = logp.size(0), P = logp.size(2);
+  Tensor grad = detail::new_tensor(logp.sizes(), logp.dtype(), "cross_entropy_loss_backward");
+  ops::call<OpId::cross_entropy_backward>(logp.device(), grad, logp, where(keep, target, 0).contiguous().view({N, P}),
+                                          gt.contiguous().view({N, P}));
+  return {grad.view(s.input)};
+}
+
 // PyTorch's _ctc_loss_backward: the gradient of every log_prob from the saved alphas.
 DITTO_FORMULA(ctc_loss, CtcSaved) {
   const Tensor& lp = *s.log_probs;

@@ -287,6 +287,20 @@ std::vector<OpFuzzer> generators() {
     }
     return one(F::embedding_bag(idx, w, offs, mode, psw, c.r.chance(0.3), pad));
   });
+  // cross_entropy with class targets (one node), nll_loss beside it; targets sometimes out of range
+  reg({"cross_entropy_loss", "cross_entropy_loss_backward"}, [](Ctx& c) {
+    const Tensor x = c.r.chance(0.85) ? c.floating(shape_arg(c.r, c.r.range(1, 4))) : c.any();
+    const int64_t C = x.dim() >= 2 ? x.size(1) : x.dim() == 1 ? x.size(0) : 1;
+    Shape ts = x.sizes();
+    if (!ts.empty()) ts.erase(ts.begin() + (x.dim() == 1 ? 0 : 1));
+    if (c.r.chance(0.05)) ts.push_back(2);
+    Tensor t = c.index(ts, C + (c.r.chance(0.05) ? 2 : 0));
+    if (c.r.chance(0.3)) t = where(c.tensor(ts, kBool), full(ts, int64_t(-100)), t);
+    const Tensor w = c.r.chance(0.3) ? c.tensor({c.r.chance(0.9) ? C : C + 1}, x.dtype()) : Tensor();
+    const auto red = c.r.pick(std::vector<nn::Reduction>{nn::Reduction::None, nn::Reduction::Mean, nn::Reduction::Sum});
+    if (c.r.chance(0.2)) return one(F::nll_loss(x, t, w, -100, red));
+    return one(F::cross_entropy(x, t, w, -100, red, c.r.chance(0.2) ? 0.1 : 0.0));
+  });
   // ctc_loss: shapes, lengths and labels mostly consistent, sometimes not
   reg({"_ctc_loss", "_ctc_loss_backward"}, [](Ctx& c) {
     const Tensor lp = c.r.chance(0.9) ? c.floating({c.r.range(0, 6), c.r.range(0, 4), c.r.range(0, 5)}) : c.any();
