@@ -402,8 +402,11 @@ void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, co
 }
 
 // The composed backward, element by element: nll's gradient scattered into zeros puts
-// v = 0 + grad_target at each target (0 elsewhere), whose canonical sum over C is v itself (every
-// other term is +0, and v is never -0); log_softmax's gradient is then g - exp(logp) * v.
+// v = 0 + grad_target at each target (+0 elsewhere), whose canonical sum over C is v itself (every
+// other term is +0, and v is never -0); log_softmax's gradient g - exp(logp) * v is then
+// 0 - exp(logp) * v off the target and v - exp(logp) * v on it. The second is computed as
+// v + (0 - exp(logp) * v), the same bits: 0 - x is -x but for x = +-0 (then +0, and v + 0 = v =
+// v - +-0 as v is never -0), and a - b is a + (-b).
 void cross_entropy_backward(const Tensor& grad_in, const Tensor& logp, const Tensor& target,
                             const Tensor& grad_target) {
   dispatch_floating(logp.dtype(), [&]<class T>() {
@@ -411,25 +414,29 @@ void cross_entropy_backward(const Tensor& grad_in, const Tensor& logp, const Ten
     const int64_t* t = target.data_ptr<int64_t>();
     const T* gt = grad_target.data_ptr<T>();
     T* gi = grad_in.data_ptr<T>();
-    const int64_t C = logp.size(1), P = logp.size(2);
-    constexpr int64_t kBlock = 4096;  // elements per task: exp over the block, then the rest in cache
-    const int64_t total = logp.numel(), blocks = (total + kBlock - 1) / kBlock;
-    detail::parallel_for(blocks, 8 * kBlock, [&](int64_t b0, int64_t b1) {
-      for (int64_t blk = b0; blk < b1; ++blk) {
-        const int64_t begin = blk * kBlock, end = std::min(total, begin + kBlock);
-        exp_array(lp + begin, gi + begin, end - begin);
-        // runs of one (n, c): p from p0 on, contiguous in gi and in target and grad_target
-        for (int64_t i = begin; i < end;) {
-          const int64_t row = i / P, p0 = i % P, len = std::min(P - p0, end - i);
-          const int64_t n = row / C, c = row % C;
-          const int64_t* tn = t + n * P + p0;
-          const T* gn = gt + n * P + p0;
-          T* out = gi + i;
-          for (int64_t p = 0; p < len; ++p) {
-            const T v = T(0) + gn[p];
-            out[p] = (tn[p] == c ? v : T(0)) - out[p] * v;
+    const int64_t N = logp.size(0), C = logp.size(1), P = logp.size(2);
+    // tasks: a sample's pixels [p0, p0 + span), every class of them
+    const int64_t span = std::min<int64_t>(P, std::max<int64_t>(1, 16384 / C));
+    const int64_t spans = (P + span - 1) / span;
+    detail::parallel_for(N * spans, 8 * C * span, [&](int64_t b0, int64_t b1) {
+      std::vector<T> v(static_cast<std::size_t>(span));
+      for (int64_t task = b0; task < b1; ++task) {
+        const int64_t n = task / spans, p0 = (task % spans) * span, len = std::min(span, P - p0);
+        for (int64_t p = 0; p < len; ++p) v[p] = T(0) + gt[n * P + p0 + p];
+        if (P == 1) {  // the sample's classes are contiguous: one run
+          T* out = gi + n * C;
+          exp_array(lp + n * C, out, C);
+          for (int64_t c = 0; c < C; ++c) out[c] = T(0) - out[c] * v[0];
+        } else {
+          for (int64_t c = 0; c < C; ++c) {
+            T* out = gi + (n * C + c) * P + p0;
+            exp_array(lp + (n * C + c) * P + p0, out, len);
+            for (int64_t p = 0; p < len; ++p) out[p] = T(0) - out[p] * v[p];
           }
-          i += len;
+        }
+        for (int64_t p = 0; p < len; ++p) {
+          T& at = gi[(n * C + t[n * P + p0 + p]) * P + p0 + p];
+          at = v[p] + at;
         }
       }
     });
