@@ -245,28 +245,28 @@ void torch_count(benchmark::State& state, int threads, bool hist) {
 // embedding_bag of 1M indices into a (100000, 64) table, bags of 100, forward and backward (the
 // weight's gradient from ones).
 constexpr int64_t kBagIdx = 1000000, kBagRows = 100000, kBagDim = 64, kBagLen = 100;
-void ditto_bag(benchmark::State& state, int threads, const char* mode) {
+void ditto_bag(benchmark::State& state, int threads, const char* mode, bool backward) {
   Setup s(threads, false);
-  ditto::Tensor w = ditto::randn({kBagRows, kBagDim}).requires_grad_();
+  ditto::Tensor w = ditto::randn({kBagRows, kBagDim}).requires_grad_(backward);
   const ditto::Tensor idx = ditto::randint(0, kBagRows, {kBagIdx}), offs = ditto::arange(0, kBagIdx, kBagLen);
   for (auto _ : state) {
     w.mutable_grad() = ditto::Tensor();
     ditto::Tensor y = dnn::functional::embedding_bag(idx, w, offs, mode);
-    y.backward(ditto::ones(y.sizes()));
-    benchmark::DoNotOptimize(w.grad());
+    if (backward) y.backward(ditto::ones(y.sizes()));
+    benchmark::DoNotOptimize(backward ? w.grad() : y);
   }
   rate(state, "Midx/s", 1e-6 * kBagIdx);
 }
-void torch_bag(benchmark::State& state, int threads, const char* mode) {
+void torch_bag(benchmark::State& state, int threads, const char* mode, bool backward) {
   Setup s(threads, false);
-  torch::Tensor w = torch::randn({kBagRows, kBagDim}).requires_grad_();
+  torch::Tensor w = torch::randn({kBagRows, kBagDim}).requires_grad_(backward);
   const torch::Tensor idx = torch::randint(0, kBagRows, {kBagIdx}), offs = torch::arange(0, kBagIdx, kBagLen);
   const int64_t m = std::string(mode) == "sum" ? 0 : std::string(mode) == "mean" ? 1 : 2;
   for (auto _ : state) {
     w.mutable_grad().reset();
     torch::Tensor y = std::get<0>(torch::embedding_bag(w, idx, offs, false, m));
-    y.backward(torch::ones(y.sizes()));
-    benchmark::DoNotOptimize(w.grad());
+    if (backward) y.backward(torch::ones(y.sizes()));
+    benchmark::DoNotOptimize(backward ? w.grad() : y);
   }
   rate(state, "Midx/s", 1e-6 * kBagIdx);
 }
@@ -274,25 +274,27 @@ void torch_bag(benchmark::State& state, int threads, const char* mode) {
 // cross_entropy over segmentation logits (32, 21, 64, 64) with class targets (32, 64, 64), forward
 // and backward (the shape).
 const ditto::Shape kSegLogits{32, 21, 64, 64}, kSegTargets{32, 64, 64};
-void ditto_xent(benchmark::State& state, int threads) {
+void ditto_xent(benchmark::State& state, int threads, bool backward) {
   Setup s(threads, false);
-  ditto::Tensor x = ditto::randn(kSegLogits).requires_grad_();
+  ditto::Tensor x = ditto::randn(kSegLogits).requires_grad_(backward);
   const ditto::Tensor t = ditto::randint(0, 21, kSegTargets);
   for (auto _ : state) {
     x.mutable_grad() = ditto::Tensor();
-    dnn::functional::cross_entropy(x, t).backward();
-    benchmark::DoNotOptimize(x.grad());
+    ditto::Tensor loss = dnn::functional::cross_entropy(x, t);
+    if (backward) loss.backward();
+    benchmark::DoNotOptimize(backward ? x.grad() : loss);
   }
   rate(state, "Mpix/s", 1e-6 * 32 * 64 * 64);
 }
-void torch_xent(benchmark::State& state, int threads) {
+void torch_xent(benchmark::State& state, int threads, bool backward) {
   Setup s(threads, false);
-  torch::Tensor x = torch::randn({32, 21, 64, 64}).requires_grad_();
+  torch::Tensor x = torch::randn({32, 21, 64, 64}).requires_grad_(backward);
   const torch::Tensor t = torch::randint(0, 21, {32, 64, 64});
   for (auto _ : state) {
     x.mutable_grad().reset();
-    torch::nn::functional::cross_entropy(x, t).backward();
-    benchmark::DoNotOptimize(x.grad());
+    torch::Tensor loss = torch::nn::functional::cross_entropy(x, t);
+    if (backward) loss.backward();
+    benchmark::DoNotOptimize(backward ? x.grad() : loss);
   }
   rate(state, "Mpix/s", 1e-6 * 32 * 64 * 64);
 }
@@ -300,27 +302,29 @@ void torch_xent(benchmark::State& state, int threads) {
 // ctc_loss of a speech-sized batch: T 200, N 16, C 30 (characters), targets of 50, log_softmax
 // included, forward and backward (the gradient of the mean from one).
 constexpr int64_t kCtcT = 200, kCtcN = 16, kCtcC = 30, kCtcS = 50;
-void ditto_ctc(benchmark::State& state, int threads) {
+void ditto_ctc(benchmark::State& state, int threads, bool backward) {
   Setup s(threads, false);
-  ditto::Tensor x = ditto::randn({kCtcT, kCtcN, kCtcC}).requires_grad_();
+  ditto::Tensor x = ditto::randn({kCtcT, kCtcN, kCtcC}).requires_grad_(backward);
   const ditto::Tensor targets = ditto::randint(1, kCtcC, {kCtcN, kCtcS});
   const ditto::Shape il(kCtcN, kCtcT), tl(kCtcN, kCtcS);
   for (auto _ : state) {
     x.mutable_grad() = ditto::Tensor();
-    dnn::functional::ctc_loss(x.log_softmax(2), targets, il, tl).backward();
-    benchmark::DoNotOptimize(x.grad());
+    ditto::Tensor loss = dnn::functional::ctc_loss(x.log_softmax(2), targets, il, tl);
+    if (backward) loss.backward();
+    benchmark::DoNotOptimize(backward ? x.grad() : loss);
   }
   rate(state, "items/s", kCtcN);
 }
-void torch_ctc(benchmark::State& state, int threads) {
+void torch_ctc(benchmark::State& state, int threads, bool backward) {
   Setup s(threads, false);
-  torch::Tensor x = torch::randn({kCtcT, kCtcN, kCtcC}).requires_grad_();
+  torch::Tensor x = torch::randn({kCtcT, kCtcN, kCtcC}).requires_grad_(backward);
   const torch::Tensor targets = torch::randint(1, kCtcC, {kCtcN, kCtcS});
   const std::vector<int64_t> il(kCtcN, kCtcT), tl(kCtcN, kCtcS);
   for (auto _ : state) {
     x.mutable_grad().reset();
-    torch::ctc_loss(x.log_softmax(2), targets, il, tl).backward();
-    benchmark::DoNotOptimize(x.grad());
+    torch::Tensor loss = torch::ctc_loss(x.log_softmax(2), targets, il, tl);
+    if (backward) loss.backward();
+    benchmark::DoNotOptimize(backward ? x.grad() : loss);
   }
   rate(state, "items/s", kCtcN);
 }
@@ -513,18 +517,20 @@ void register_all() {
     both(
         "histc_16M", [t](benchmark::State& s) { ditto_count(s, t, true); },
         [t](benchmark::State& s) { torch_count(s, t, true); });
-    both(
-        "embedding_bag_sum_fwd_bwd", [t](benchmark::State& s) { ditto_bag(s, t, "sum"); },
-        [t](benchmark::State& s) { torch_bag(s, t, "sum"); });
-    both(
-        "embedding_bag_max_fwd_bwd", [t](benchmark::State& s) { ditto_bag(s, t, "max"); },
-        [t](benchmark::State& s) { torch_bag(s, t, "max"); });
-    both(
-        "cross_entropy_seg_fwd_bwd", [t](benchmark::State& s) { ditto_xent(s, t); },
-        [t](benchmark::State& s) { torch_xent(s, t); });
-    both(
-        "ctc_loss_fwd_bwd", [t](benchmark::State& s) { ditto_ctc(s, t); },
-        [t](benchmark::State& s) { torch_ctc(s, t); });
+    for (bool bwd : {false, true}) {
+      const std::string part = bwd ? "_fwd_bwd" : "_fwd";
+      for (const char* mode : {"sum", "max"})
+        both(
+            "embedding_bag_" + std::string(mode) + part,
+            [t, mode, bwd](benchmark::State& s) { ditto_bag(s, t, mode, bwd); },
+            [t, mode, bwd](benchmark::State& s) { torch_bag(s, t, mode, bwd); });
+      both(
+          "cross_entropy_seg" + part, [t, bwd](benchmark::State& s) { ditto_xent(s, t, bwd); },
+          [t, bwd](benchmark::State& s) { torch_xent(s, t, bwd); });
+      both(
+          "ctc_loss" + part, [t, bwd](benchmark::State& s) { ditto_ctc(s, t, bwd); },
+          [t, bwd](benchmark::State& s) { torch_ctc(s, t, bwd); });
+    }
     both(
         "mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); },
         [t](benchmark::State& s) { torch_mlp(s, t); });
