@@ -375,12 +375,12 @@ void exp_array(const double* x, double* y, int64_t n) { dmath::exp_f64(x, y, n);
 }  // namespace
 
 // logp by log_softmax's lines, and each target's term as nll_loss composes it,
-// where(keep, -logp[t] (* weight[t]), 0), taken from a line while it is in cache.
+// where(keep, -logp[t] (* the target's weight), 0), taken from a line while it is in cache.
 void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, const Tensor& target,
-                   const Tensor& weight, int64_t ignore_index) {
+                   const Tensor& weights, int64_t ignore_index) {
   dispatch_floating(in.dtype(), [&]<class T>() {
     const int64_t* t = target.data_ptr<int64_t>();
-    const T* w = weight.defined() ? weight.data_ptr<T>() : nullptr;
+    const T* w = weights.defined() ? weights.data_ptr<T>() : nullptr;
     T* o = terms.data_ptr<T>();
     softmax_lines<T, 1>(
         logp, {&in}, [](const std::array<const T*, 1>& x, T* y, int64_t n) { softmax_row(x[0], y, n, true); },
@@ -395,7 +395,7 @@ void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, co
               continue;
             }
             const T neg = -res[c * rstride + j * jstride];
-            o[line + j] = w ? neg * w[c] : neg;
+            o[line + j] = w ? neg * w[line + j] : neg;
           }
         });
   });

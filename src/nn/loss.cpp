@@ -62,14 +62,16 @@ Tensor target_weights(const Tensor& target, const Tensor& weight, int64_t ignore
   return where(keep, weight.to(dtype).index_select(0, safe.reshape({safe.numel()})).view(target.sizes()), 0.0);
 }
 
-Tensor reduce_nll(const Tensor& loss, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+// w: each target's weight (target_weights), or undefined without weights (then the count of kept
+// targets is the mean's denominator).
+Tensor reduce_nll(const Tensor& loss, const Tensor& target, const Tensor& w, int64_t ignore_index,
                   Reduction reduction) {
   switch (reduction) {
     case Reduction::None: return loss;
     case Reduction::Sum: return loss.sum();
     case Reduction::Mean: break;
   }
-  return loss.sum() / target_weights(target, weight, ignore_index, loss.dtype()).sum();
+  return loss.sum() / (w.defined() ? w : target.ne(ignore_index).to(loss.dtype())).sum();
 }
 
 // PyTorch's nll_loss: -weight[t] * input[n, t, ...]; ignored targets give 0 and weigh 0 in the mean.
@@ -81,13 +83,10 @@ Tensor nll_impl(const Tensor& input_in, const Tensor& target_in, const Tensor& w
   const Tensor keep = target.ne(ignore_index);
   const Tensor safe = where(keep, target, 0);
   const Tensor picked = input.gather(1, safe.unsqueeze(1)).squeeze(1);
-  Tensor loss;
-  if (weight.defined())
-    loss = where(keep, -picked * target_weights(target, weight, ignore_index, input.dtype()), 0.0);
-  else
-    loss = where(keep, -picked, 0.0);
+  const Tensor w = weight.defined() ? target_weights(target, weight, ignore_index, input.dtype()) : Tensor();
+  Tensor loss = where(keep, w.defined() ? -picked * w : -picked, 0.0);
   if (unbatched && reduction == Reduction::None) loss = loss.squeeze(0);
-  return reduce_nll(loss, target, weight, ignore_index, reduction);
+  return reduce_nll(loss, target, w, ignore_index, reduction);
 }
 // Checks an elementwise loss's operands: defined, floating input, target of input's shape.
 void check_pair(const Tensor& input, const Tensor& target, const char* op) {
@@ -244,9 +243,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   if (target.defined() && is_floating(target.dtype()))
     return cross_entropy_probs(input, target, weight, ignore_index, reduction, label_smoothing);
   check_nll_args(input, target, weight, ignore_index, "cross_entropy");
-  if (label_smoothing == 0 && input.numel() > 0)  // log_softmax and nll_loss's bits, in one node
-    return reduce_nll(impl::cross_entropy_terms(input, target, weight, ignore_index), target, weight, ignore_index,
-                      reduction);
+  if (label_smoothing == 0 && input.numel() > 0) {  // log_softmax and nll_loss's bits, in one node
+    const Tensor w = weight.defined() ? target_weights(target, weight, ignore_index, input.dtype()) : Tensor();
+    return reduce_nll(impl::cross_entropy_terms(input, target, w, ignore_index), target, w, ignore_index, reduction);
+  }
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const Tensor logp = input.log_softmax(class_dim);
   const Tensor nll = nll_impl(logp, target, weight, ignore_index, reduction);

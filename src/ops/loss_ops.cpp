@@ -108,27 +108,20 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
 }  // namespace nn::functional
 
 namespace nn::impl {
-Tensor cross_entropy_terms(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index) {
+Tensor cross_entropy_terms(const Tensor& input, const Tensor& target, const Tensor& weights, int64_t ignore_index) {
   const char* op = "cross_entropy";
   const bool unbatched = input.dim() == 1;
   const int64_t N = unbatched ? 1 : input.size(0), C = input.size(unbatched ? 0 : 1);
   const int64_t P = target.numel() / std::max<int64_t>(N, 1);
   const Tensor in = input.detach().contiguous().view({N, C, P});
   const Tensor t = target.contiguous().view({N, P});
-  const Tensor w = weight.defined() ? weight.detach().to(input.dtype()).contiguous() : Tensor();
+  const Tensor w = weights.defined() ? weights.detach().contiguous().view({N, P}) : Tensor();
   Tensor logp = detail::new_tensor({N, C, P}, input.dtype(), op);
   Tensor terms = detail::new_tensor(target.sizes(), input.dtype(), op);
   ops::call<OpId::cross_entropy>(input.device(), logp, terms.view({N, P}), in, t, w, ignore_index);
-  if (autograd::needs_grad(input)) {
-    Tensor weights;  // each target's weight, 0 where ignored, as nll_loss's product saw it
-    if (weight.defined()) {
-      NoGradGuard no_grad;
-      const Tensor keep = target.ne(ignore_index);
-      weights = where(keep, w.index_select(0, where(keep, target, 0).reshape({-1})).view(target.sizes()), 0.0);
-    }
+  if (autograd::needs_grad(input))
     ops::record<OpId::cross_entropy>(
         {input}, {terms}, autograd::formulas::CrossEntropySaved{logp, target, weights, input.sizes(), ignore_index});
-  }
   return terms;
 }
 }  // namespace nn::impl

@@ -34,13 +34,14 @@ using ArgReduce = void(const Tensor& indices, const Tensor& in);
 using Softmax = void(const Tensor& out, const Tensor& in);
 using SoftmaxBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
 // cross_entropy with class targets (cpu/reduce.cpp): in and logp contiguous (N, C, P) floating;
-// target contiguous (N, P) int64, each in [0, C) or ignore_index; weight undefined or (C) of in's
-// dtype. logp = log_softmax over C; terms (N, P): -logp[t] (times weight[t]), +0 where ignored.
+// target contiguous (N, P) int64, each in [0, C) or ignore_index; weights undefined or each
+// target's weight, contiguous (N, P) of in's dtype. logp = log_softmax over C; terms (N, P):
+// -logp[t] (times the target's weight), +0 where ignored.
 // The backward writes grad_in (N, C, P) from logp, target (ignored ones replaced by 0) and
 // grad_target (N, P), the gradient reaching each target's log-probability: the composed
 // log_softmax-and-nll backward's bits (ops/loss_ops.cpp).
 using CrossEntropy = void(const Tensor& logp, const Tensor& terms, const Tensor& in, const Tensor& target,
-                          const Tensor& weight, int64_t ignore_index);
+                          const Tensor& weights, int64_t ignore_index);
 using CrossEntropyBackward = void(const Tensor& grad_in, const Tensor& logp, const Tensor& target,
                                   const Tensor& grad_target);
 // out and in are contiguous 3-D (outer, n, inner) of one dtype: each line out[o, :, i] is the scan

@@ -23,6 +23,6 @@ void log_softmax(const Tensor& out, const Tensor& in);
 void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
 void log_softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
 void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, const Tensor& target,
-                   const Tensor& weight, int64_t ignore_index);
+                   const Tensor& weights, int64_t ignore_index);
 void cross_entropy_backward(const Tensor& grad_in, const Tensor& logp, const Tensor& target, const Tensor& grad_target);
 }  // namespace ditto::cpu
