@@ -525,6 +525,10 @@ std::vector<Entry> corpus() {
       r.grad(std::string("embedding_bag ") + mode,
              F::embedding_bag(idx, r.input({3000, 64}), offs, mode, Tensor(), false, 5));
     r.grad("embedding_bag sum weighted", F::embedding_bag(idx, r.input({3000, 64}), offs, "sum", r.input({20000})));
+    // 93 columns: a full pass of eight vectors, a shorter one and a partial vector at every level
+    r.grad("embedding_bag mean D=93", F::embedding_bag(idx, r.input({3000, 93}), offs, "mean", Tensor(), false, 5));
+    r.grad("embedding_bag sum weighted D=93",
+           F::embedding_bag(idx, r.input({3000, 93}), offs, "sum", r.input({20000})));
   });
   add("ctc_loss", {"_ctc_loss", "_ctc_loss_backward"}, [](Run& r) {
     // 7 items (more than the threads), ragged lengths, padded and concatenated targets

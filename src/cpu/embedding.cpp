@@ -20,7 +20,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu/capability.h"
+#include "cpu/embedding_impl.h"
 #include "cpu/loops.h"
+
+DITTO_BAG_LEVEL(scalar, F32x1, F64x1)
 
 namespace ditto::cpu {
 
@@ -43,12 +47,17 @@ void embedding_backward(const Tensor& grad_weight, const Tensor& grad, const Ten
 }
 
 namespace {
-// Rows are read (and, backward, written) in index order, at random: the rows of the positions
-// kPrefetch ahead are asked for early, so their cache misses overlap. Changes no arithmetic.
-constexpr int64_t kPrefetch = 16;
+using embedding_kernels::kPrefetch;
+using embedding_kernels::prefetch_row;
+
+// The level's bag sum (cpu/embedding_impl.h).
 template <class T>
-inline void prefetch_row(const T* row, int64_t D) {
-  for (int64_t j = 0; j < D; j += 64 / int64_t(sizeof(T))) __builtin_prefetch(row + j);
+auto bag_sum_kernel() {
+  using namespace embedding_kernels;
+  if constexpr (std::is_same_v<T, float>)
+    return by_level(&bag_sum_f32_scalar, &bag_sum_f32_avx2, &bag_sum_f32_avx512);
+  else
+    return by_level(&bag_sum_f64_scalar, &bag_sum_f64_avx2, &bag_sum_f64_avx512);
 }
 
 // How many of bag b's positions are kept (not padding_idx).
@@ -70,11 +79,12 @@ void embedding_bag(const Tensor& out, const Tensor& max_indices, const Tensor& w
     int64_t* mi = mode == 2 ? max_indices.data_ptr<int64_t>() : nullptr;
     const int64_t B = out.size(0), D = out.size(1), L = indices.numel();
     const int64_t per_bag = B > 0 ? indices.numel() / B + 1 : 1;
+    const auto sum = bag_sum_kernel<T>();
     detail::parallel_for(B, per_bag * D, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         T* ob = o + b * D;
-        std::fill(ob, ob + D, T(0));
         if (mode == 2) {
+          std::fill(ob, ob + D, T(0));
           int64_t* mb = mi + b * D;
           std::fill(mb, mb + D, int64_t(-1));
           bool first = true;
@@ -89,18 +99,7 @@ void embedding_bag(const Tensor& out, const Tensor& max_indices, const Tensor& w
           }
           continue;
         }
-        for (int64_t p = bd[b]; p < bd[b + 1]; ++p) {
-          if (p + kPrefetch < L) prefetch_row(w + idx[p + kPrefetch] * D, D);
-          const int64_t k = idx[p];
-          if (k == padding_idx) continue;
-          const T* src = w + k * D;
-          if (psw) {
-            const T s = psw[p];
-            for (int64_t j = 0; j < D; ++j) ob[j] = ob[j] + src[j] * s;
-          } else {
-            for (int64_t j = 0; j < D; ++j) ob[j] = ob[j] + src[j];
-          }
-        }
+        sum(w, idx, bd[b], bd[b + 1], L, psw, D, padding_idx, ob);
         if (mode == 1) {
           const int64_t c = kept_in(idx, bd[b], bd[b + 1], padding_idx);
           if (c == 0) continue;

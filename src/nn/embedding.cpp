@@ -11,6 +11,7 @@
 #include "ditto/factory.h"
 #include "ditto/nn/init.h"
 #include "ditto/ops.h"
+#include "ops/embedding_ops.h"
 
 namespace ditto::nn {
 
@@ -38,12 +39,7 @@ Tensor embedding_impl(const Tensor& indices, const Tensor& weight, std::optional
   DITTO_CHECK(weight.dim() == 2, op, "weight must be 2-D (num_embeddings, embedding_dim), got ", weight.dim(), "-D");
   const int64_t num = weight.size(0);
   const std::optional<int64_t> pad = wrap_padding(padding_idx, num, op);
-  // Checked here too, so the error names the module.
-  const Tensor flat = indices.reshape({indices.numel()}).to(kInt64).contiguous();
-  const int64_t* p = flat.data_ptr<int64_t>();
-  for (int64_t i = 0, n = flat.numel(); i < n; ++i)
-    if (p[i] < 0 || p[i] >= num) detail::fail_index(op, "index ", p[i], " is out of range for ", num, " embeddings");
-  return ditto::embedding(weight, indices, pad.value_or(-1));
+  return impl::embedding(weight, indices, pad.value_or(-1), op);  // the indices' range, named op
 }
 }  // namespace
 
@@ -65,7 +61,8 @@ Tensor Embedding::forward(const Tensor& indices) {
 
 namespace {
 // PyTorch's embedding_bag: its arguments checked as PyTorch checks them, then the bags' bounds for
-// embedding_bag_bounds (ops/embedding_ops.cpp, Note [Bag order]), which combines each bag's kept
+// embedding_bag_bounds (ops/embedding_ops.cpp, Note [Bag order]; it checks the indices' range,
+// with errors named op), which combines each bag's kept
 // positions (inside a bag, not padding_idx) in index order. Empty bags give zeros.
 Tensor embedding_bag_impl(const Tensor& input, const Tensor& weight, const Tensor& offsets, std::string_view mode,
                           const Tensor& per_sample_weights, bool include_last_offset,
@@ -91,9 +88,6 @@ Tensor embedding_bag_impl(const Tensor& input, const Tensor& weight, const Tenso
   const std::optional<int64_t> pad = wrap_padding(padding_idx, num, op);
   const Tensor idx = input.reshape({input.numel()}).to(kInt64).contiguous();
   const int64_t L = idx.numel();
-  const int64_t* ip = idx.data_ptr<int64_t>();
-  for (int64_t p = 0; p < L; ++p)
-    if (ip[p] < 0 || ip[p] >= num) detail::fail_index(op, "index ", ip[p], " is out of range for ", num, " embeddings");
   std::vector<int64_t> bounds;
   if (input.dim() == 2) {
     DITTO_CHECK(!offsets.defined(), op,
@@ -128,7 +122,8 @@ Tensor embedding_bag_impl(const Tensor& input, const Tensor& weight, const Tenso
     else if (!include_last_offset)
       bounds.push_back(L);
   }
-  return embedding_bag_bounds(weight, idx, tensor(bounds, kInt64), mode, per_sample_weights, pad.value_or(-1)).first;
+  return impl::embedding_bag_bounds(weight, idx, tensor(bounds, kInt64), mode, per_sample_weights, pad.value_or(-1), op)
+      .first;
 }
 }  // namespace
 

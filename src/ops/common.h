@@ -1,10 +1,13 @@
 #pragma once
 // Helpers shared by the public ops.
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 
 #include "autograd/graph.h"
 #include "core/dtype_dispatch.h"
+#include "core/parallel.h"
 #include "core/tensor_impl.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
@@ -66,6 +69,24 @@ inline Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op
   self.storage()->bump_version();
   autograd::rebase_history(self, result, op);
   return self;
+}
+
+// The first of p[0, n) outside [0, size), or n when all are inside: one branch-free pass over
+// slices in parallel (unsigned compare: negatives are huge), then, only when one failed, a serial
+// search for the first, so the message does not depend on the threads.
+template <class I>
+int64_t first_out_of_range(const I* p, int64_t n, int64_t size) {
+  std::atomic<bool> any_bad{false};
+  detail::parallel_for(n, 1, [&](int64_t b, int64_t e) {
+    bool bad = false;
+    for (int64_t i = b; i < e; ++i)
+      bad |= static_cast<uint64_t>(static_cast<int64_t>(p[i])) >= static_cast<uint64_t>(size);
+    if (bad) any_bad.store(true, std::memory_order_relaxed);
+  });
+  if (!any_bad.load()) return n;
+  int64_t i = 0;
+  while (i < n && p[i] >= 0 && p[i] < size) ++i;
+  return i;
 }
 
 // index (int32 or int64, any shape) as a contiguous 1-D int64 tensor, checked against

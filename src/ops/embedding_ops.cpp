@@ -1,5 +1,7 @@
 // Public embedding ops: a row gather and bags of rows, whose backwards are deterministic on every
 // path.
+#include "ops/embedding_ops.h"
+
 #include "autograd/graph.h"
 #include "ops/common.h"
 
@@ -15,18 +17,22 @@ Tensor checked_indices(const Tensor& indices, int64_t num, const char* op) {
     fail(op, "expected indices of dtype int64 or int32, got ", dtype_name(indices.dtype()));
   Tensor flat = indices.reshape({indices.numel()}).to(kInt64).contiguous();
   const int64_t* p = flat.data_ptr<int64_t>();
-  for (int64_t i = 0, n = flat.numel(); i < n; ++i)
-    if (p[i] < 0 || p[i] >= num) detail::fail_index(op, "index ", p[i], " is out of range for ", num, " embeddings");
+  const int64_t n = flat.numel();
+  const int64_t i = ops::first_out_of_range(p, n, num);
+  if (i < n) detail::fail_index(op, "index ", p[i], " is out of range for ", num, " embeddings");
   return flat;
 }
 }  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
-  detail::check_defined(weight, "embedding", "weight");
-  if (weight.dim() != 2)
-    fail("embedding", "weight must be 2-D (num_embeddings, embedding_dim), got ", weight.dim(), "-D");
-  const Tensor flat = checked_indices(indices, weight.size(0), "embedding");
-  Tensor out = detail::new_tensor({flat.numel(), weight.size(1)}, weight.dtype(), "embedding");
+  return nn::impl::embedding(weight, indices, padding_idx, "embedding");
+}
+
+Tensor nn::impl::embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, const char* op) {
+  detail::check_defined(weight, op, "weight");
+  if (weight.dim() != 2) fail(op, "weight must be 2-D (num_embeddings, embedding_dim), got ", weight.dim(), "-D");
+  const Tensor flat = checked_indices(indices, weight.size(0), op);
+  Tensor out = detail::new_tensor({flat.numel(), weight.size(1)}, weight.dtype(), op);
   ops::call<OpId::embedding>(weight.device(), out, weight, 0, flat);
   if (is_floating(weight.dtype()) && autograd::any_needs_grad(weight)) {
     ops::record<OpId::embedding>({weight}, {out},
@@ -55,7 +61,14 @@ Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64
 std::pair<Tensor, Tensor> embedding_bag_bounds(const Tensor& weight, const Tensor& indices, const Tensor& bounds,
                                                std::string_view mode_name, const Tensor& per_sample_weights,
                                                int64_t padding_idx) {
-  const char* op = "_embedding_bag";
+  return nn::impl::embedding_bag_bounds(weight, indices, bounds, mode_name, per_sample_weights, padding_idx,
+                                        "_embedding_bag");
+}
+
+std::pair<Tensor, Tensor> nn::impl::embedding_bag_bounds(const Tensor& weight, const Tensor& indices,
+                                                         const Tensor& bounds, std::string_view mode_name,
+                                                         const Tensor& per_sample_weights, int64_t padding_idx,
+                                                         const char* op) {
   detail::check_defined(weight, op, "weight");
   detail::check_defined(bounds, op, "bounds");
   if (weight.dim() != 2 || !is_floating(weight.dtype()))

@@ -1,5 +1,4 @@
 // Public joining and indexing ops: every index is checked before a kernel runs.
-#include <atomic>
 
 #include "autograd/graph.h"
 #include "core/checked.h"
@@ -24,21 +23,10 @@ void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* o
   core::dispatch_dtype(idx.dtype(), [&]<class I>() {
     if constexpr (std::is_same_v<I, int32_t> || std::is_same_v<I, int64_t>) {
       const I* p = idx.data_ptr<I>();
-      const int64_t n = idx.numel();
-      // one branch-free pass, in parallel (unsigned compare: negatives are huge); the first bad
-      // index is looked for only when there is one
-      std::atomic<bool> any_bad{false};
-      detail::parallel_for(n, 1, [&](int64_t b, int64_t e) {
-        bool bad = false;
-        for (int64_t i = b; i < e; ++i)
-          bad |= static_cast<uint64_t>(static_cast<int64_t>(p[i])) >= static_cast<uint64_t>(size);
-        if (bad) any_bad.store(true, std::memory_order_relaxed);
-      });
-      if (!any_bad.load()) return;
-      for (int64_t i = 0; i < n; ++i)
-        if (p[i] < 0 || p[i] >= size)
-          detail::fail_as<E>(op, "index ", static_cast<int64_t>(p[i]), " is out of bounds for dimension ", dim,
-                             " with size ", size);
+      const int64_t n = idx.numel(), i = ops::first_out_of_range(p, n, size);
+      if (i < n)
+        detail::fail_as<E>(op, "index ", static_cast<int64_t>(p[i]), " is out of bounds for dimension ", dim,
+                           " with size ", size);
     }
   });
 }
