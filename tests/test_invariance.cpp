@@ -725,6 +725,10 @@ std::vector<Entry> corpus() {
           r.grad("cross_entropy (N,C,d1,d2) weight ignored" + s,
                  F::cross_entropy(r.input({4, 21, 9, 11}), randint(0, 21, {4, 9, 11}), r.data({21}, Dist::Positive), 2,
                                   red));
+          r.out("cross_entropy (N,C,d1,d2) data, no log-probabilities kept" + s,
+                F::cross_entropy(r.data({4, 21, 9, 11}), randint(0, 21, {4, 9, 11}), Tensor(), 2, red));
+          r.out("cross_entropy (N,C) data, no log-probabilities kept" + s,
+                F::cross_entropy(r.data({64, 10}), randint(0, 10, {64}), Tensor(), -100, red));
           r.grad("cross_entropy (N,C,d) smoothing weight" + s,
                  F::cross_entropy(r.input({8, 5, 7}), randint(0, 5, {8, 7}), r.data({5}, Dist::Positive), 2, red, 0.1));
           r.grad("bce_with_logits" + s,

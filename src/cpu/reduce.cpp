@@ -274,17 +274,18 @@ namespace {
 // transposed copies). rows(ins, out, n) computes one row from `nin` input rows, cols(ins, out, n,
 // stride, ncols) ncols lines; done(line, count, res, rstride, jstride), when given, sees each
 // group of count computed lines from line o * I + i: element r of line j at res[r * rstride +
-// j * jstride], while it is still in cache.
+// j * jstride], while it is still in cache. An undefined out is not written (done alone sees the
+// lines); the shape is then in[0]'s.
 struct NoDone {
   template <class T>
   void operator()(int64_t, int64_t, const T*, int64_t, int64_t) const {}
 };
 template <class T, int nin, class Rows, class Cols, class Done = NoDone>
 void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, Rows rows, Cols cols, Done done = {}) {
-  const int64_t O = out.size(0), R = out.size(1), I = out.size(2);
+  const int64_t O = in[0]->size(0), R = in[0]->size(1), I = in[0]->size(2);
   std::array<const T*, nin> x;
   for (int k = 0; k < nin; ++k) x[k] = in[k]->template data_ptr<T>();
-  T* y = out.template data_ptr<T>();
+  T* y = out.defined() ? out.template data_ptr<T>() : nullptr;
   auto at = [&](int64_t offset) {
     std::array<const T*, nin> p;
     for (int k = 0; k < nin; ++k) p[k] = x[k] + offset;
@@ -292,9 +293,11 @@ void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, 
   };
   if (I == 1) {
     detail::parallel_for(O, 4 * R, [&](int64_t b, int64_t e) {
+      std::vector<T> scratch(y ? 0 : static_cast<std::size_t>(R));
       for (int64_t m = b; m < e; ++m) {
-        rows(at(m * R), y + m * R, R);
-        done(m, 1, y + m * R, 1, 0);
+        T* res = y ? y + m * R : scratch.data();
+        rows(at(m * R), res, R);
+        done(m, 1, res, 1, 0);
       }
     });
   } else if (R <= detail::kReduceChunk) {
@@ -316,7 +319,8 @@ void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, 
         T* res = buf.data() + nin * R * ld;
         cols(p, res, R, ld, w);
         done((t / spans) * I + (t % spans) * span, w, res, ld, 1);
-        for (int64_t r = 0; r < R; ++r) std::copy_n(res + r * ld, w, y + base + r * I);
+        if (y)
+          for (int64_t r = 0; r < R; ++r) std::copy_n(res + r * ld, w, y + base + r * I);
       }
     });
   } else {
@@ -331,7 +335,8 @@ void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, 
         T* res = buf.data() + nin * R;
         rows(p, res, R);
         done(t, 1, res, 1, 0);
-        for (int64_t r = 0; r < R; ++r) y[base + r * I] = res[r];
+        if (y)
+          for (int64_t r = 0; r < R; ++r) y[base + r * I] = res[r];
       }
     });
   }
@@ -374,8 +379,9 @@ void exp_array(const float* x, float* y, int64_t n) { dmath::exp_f32(x, y, n); }
 void exp_array(const double* x, double* y, int64_t n) { dmath::exp_f64(x, y, n); }
 }  // namespace
 
-// logp by log_softmax's lines, and each target's term as nll_loss composes it,
-// where(keep, -logp[t] (* the target's weight), 0), taken from a line while it is in cache.
+// logp by log_softmax's lines (not written when logp is undefined: no gradient), and each
+// target's term as nll_loss composes it, where(keep, -logp[t] (* the target's weight), 0), taken
+// from a line while it is in cache.
 void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, const Tensor& target,
                    const Tensor& weights, int64_t ignore_index) {
   dispatch_floating(in.dtype(), [&]<class T>() {

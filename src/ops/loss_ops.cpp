@@ -116,10 +116,11 @@ Tensor cross_entropy_terms(const Tensor& input, const Tensor& target, const Tens
   const Tensor in = input.detach().contiguous().view({N, C, P});
   const Tensor t = target.contiguous().view({N, P});
   const Tensor w = weights.defined() ? weights.detach().contiguous().view({N, P}) : Tensor();
-  Tensor logp = detail::new_tensor({N, C, P}, input.dtype(), op);
+  const bool grad = autograd::needs_grad(input);  // logp is only kept for the backward
+  Tensor logp = grad ? detail::new_tensor({N, C, P}, input.dtype(), op) : Tensor();
   Tensor terms = detail::new_tensor(target.sizes(), input.dtype(), op);
   ops::call<OpId::cross_entropy>(input.device(), logp, terms.view({N, P}), in, t, w, ignore_index);
-  if (autograd::needs_grad(input))
+  if (grad)
     ops::record<OpId::cross_entropy>(
         {input}, {terms}, autograd::formulas::CrossEntropySaved{logp, target, weights, input.sizes(), ignore_index});
   return terms;

@@ -35,8 +35,9 @@ using Softmax = void(const Tensor& out, const Tensor& in);
 using SoftmaxBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
 // cross_entropy with class targets (cpu/reduce.cpp): in and logp contiguous (N, C, P) floating;
 // target contiguous (N, P) int64, each in [0, C) or ignore_index; weights undefined or each
-// target's weight, contiguous (N, P) of in's dtype. logp = log_softmax over C; terms (N, P):
-// -logp[t] (times the target's weight), +0 where ignored.
+// target's weight, contiguous (N, P) of in's dtype. logp = log_softmax over C (undefined: not
+// written, when no gradient needs it); terms (N, P): -logp[t] (times the target's weight), +0
+// where ignored.
 // The backward writes grad_in (N, C, P) from logp, target (ignored ones replaced by 0) and
 // grad_target (N, P), the gradient reaching each target's log-probability: the composed
 // log_softmax-and-nll backward's bits (ops/loss_ops.cpp).
