@@ -53,11 +53,11 @@ void check_nll_args(const Tensor& input, const Tensor& target, const Tensor& wei
       DITTO_CHECK(p[i] >= 0 && p[i] < C, "nll_loss", "target ", p[i], " is out of bounds for ", C, " classes");
 }
 
-// Each target's weight, 0 where ignored: the mean's denominator (the sum of the picked weights, or
-// the count of kept targets without weights).
+// Each target's weight, 0 where ignored (undefined without a weight): what multiplies each term,
+// and the mean's denominator summed (reduce_nll).
 Tensor target_weights(const Tensor& target, const Tensor& weight, int64_t ignore_index, ScalarType dtype) {
+  if (!weight.defined()) return Tensor();
   const Tensor keep = target.ne(ignore_index);
-  if (!weight.defined()) return keep.to(dtype);
   const Tensor safe = where(keep, target, 0);
   return where(keep, weight.to(dtype).index_select(0, safe.reshape({safe.numel()})).view(target.sizes()), 0.0);
 }
@@ -83,7 +83,7 @@ Tensor nll_impl(const Tensor& input_in, const Tensor& target_in, const Tensor& w
   const Tensor keep = target.ne(ignore_index);
   const Tensor safe = where(keep, target, 0);
   const Tensor picked = input.gather(1, safe.unsqueeze(1)).squeeze(1);
-  const Tensor w = weight.defined() ? target_weights(target, weight, ignore_index, input.dtype()) : Tensor();
+  const Tensor w = target_weights(target, weight, ignore_index, input.dtype());
   Tensor loss = where(keep, w.defined() ? -picked * w : -picked, 0.0);
   if (unbatched && reduction == Reduction::None) loss = loss.squeeze(0);
   return reduce_nll(loss, target, w, ignore_index, reduction);
@@ -244,7 +244,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     return cross_entropy_probs(input, target, weight, ignore_index, reduction, label_smoothing);
   check_nll_args(input, target, weight, ignore_index, "cross_entropy");
   if (label_smoothing == 0 && input.numel() > 0) {  // log_softmax and nll_loss's bits, in one node
-    const Tensor w = weight.defined() ? target_weights(target, weight, ignore_index, input.dtype()) : Tensor();
+    const Tensor w = target_weights(target, weight, ignore_index, input.dtype());
     return reduce_nll(impl::cross_entropy_terms(input, target, w, ignore_index), target, w, ignore_index, reduction);
   }
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
