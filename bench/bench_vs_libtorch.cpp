@@ -478,6 +478,48 @@ void add(const std::string& name, Fn&& fn) {
   benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn))->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
+// Upsampling x2 of (8, 64, 64, 64) (the shape) and reflection padding of (8, 64, 64, 64) by
+// 3 on every side, forward and backward (the input's gradient from ones).
+const ditto::Shape kUpIn{8, 64, 64, 64};
+enum class Resample { Bilinear, Bicubic, Nearest, ReflectPad };
+void ditto_resample(benchmark::State& state, int threads, Resample kind, bool backward) {
+  Setup s(threads, false);
+  ditto::Tensor x = ditto::randn(kUpIn).requires_grad_(backward);
+  const char* mode = kind == Resample::Bilinear ? "bilinear" : kind == Resample::Bicubic ? "bicubic" : "nearest";
+  for (auto _ : state) {
+    x.mutable_grad() = ditto::Tensor();
+    ditto::Tensor y =
+        kind == Resample::ReflectPad
+            ? dnn::functional::pad(x, {3, 3, 3, 3}, "reflect")
+            : dnn::functional::interpolate(x, std::nullopt, std::vector<double>{2.0}, mode,
+                                           kind == Resample::Nearest ? std::nullopt : std::optional<bool>(false));
+    if (backward) y.backward(ditto::ones(y.sizes()));
+    benchmark::DoNotOptimize(backward ? x.grad() : y);
+  }
+  rate(state, "Mpix/s", 1e-6 * 8 * 64 * 64 * 64);
+}
+void torch_resample(benchmark::State& state, int threads, Resample kind, bool backward) {
+  Setup s(threads, false);
+  torch::Tensor x = torch::randn({8, 64, 64, 64}).requires_grad_(backward);
+  namespace tf = torch::nn::functional;
+  for (auto _ : state) {
+    x.mutable_grad().reset();
+    torch::Tensor y;
+    if (kind == Resample::ReflectPad) {
+      y = tf::pad(x, tf::PadFuncOptions({3, 3, 3, 3}).mode(torch::kReflect));
+    } else {
+      auto o = tf::InterpolateFuncOptions().scale_factor(std::vector<double>{2.0, 2.0});
+      if (kind == Resample::Bilinear) o.mode(torch::kBilinear).align_corners(false);
+      if (kind == Resample::Bicubic) o.mode(torch::kBicubic).align_corners(false);
+      if (kind == Resample::Nearest) o.mode(torch::kNearest);
+      y = tf::interpolate(x, o);
+    }
+    if (backward) y.backward(torch::ones(y.sizes()));
+    benchmark::DoNotOptimize(backward ? x.grad() : y);
+  }
+  rate(state, "Mpix/s", 1e-6 * 8 * 64 * 64 * 64);
+}
+
 void register_all() {
   for (int t : {1, 2}) {
     const std::string tn = "/threads:" + std::to_string(t);
@@ -530,6 +572,16 @@ void register_all() {
       both(
           "ctc_loss" + part, [t, bwd](benchmark::State& s) { ditto_ctc(s, t, bwd); },
           [t, bwd](benchmark::State& s) { torch_ctc(s, t, bwd); });
+      const std::pair<const char*, Resample> resamples[] = {{"upsample_bilinear_x2", Resample::Bilinear},
+                                                            {"upsample_bicubic_x2", Resample::Bicubic},
+                                                            {"upsample_nearest_x2", Resample::Nearest},
+                                                            {"reflection_pad2d_3", Resample::ReflectPad}};
+      for (const auto& [w, kind] : resamples) {
+        const Resample k = kind;
+        both(
+            w + part, [t, k, bwd](benchmark::State& s) { ditto_resample(s, t, k, bwd); },
+            [t, k, bwd](benchmark::State& s) { torch_resample(s, t, k, bwd); });
+      }
     }
     both(
         "mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); },

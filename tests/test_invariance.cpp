@@ -671,6 +671,58 @@ std::vector<Entry> corpus() {
     r.grad("to (1,1)", F::adaptive_avg_pool2d(r.input({4, 6, 33, 33}, Layout::Transposed), 1));
     r.grad("(9,17) to (4,6) strided", F::adaptive_avg_pool2d(r.input({3, 9, 17}, Layout::Strided), {4, 6}));
   });
+  add("pad",
+      {"constant_pad_nd", "reflection_pad1d", "reflection_pad2d", "reflection_pad3d", "replication_pad1d",
+       "replication_pad2d", "replication_pad3d", "_pad_circular", "reflection_pad1d_backward",
+       "reflection_pad2d_backward", "reflection_pad3d_backward", "replication_pad1d_backward",
+       "replication_pad2d_backward", "replication_pad3d_backward", "_pad_circular_backward"},
+      [](Run& r) {
+        r.grad("constant (2,-1,3,1)", F::pad(r.input({4, 6, 33, 33}), {2, -1, 3, 1}, "constant", 0.5));
+        r.grad("reflect 2d", F::pad(r.input({4, 6, 33, 33}, Layout::Transposed), {3, 2, 1, 4}, "reflect"));
+        r.grad("reflect 1d", F::pad(r.input({5, 257}, Layout::Strided), {7, 5}, "reflect"));
+        r.grad("reflect 3d", F::pad(r.input({2, 3, 9, 10, 11}), {1, 2, 3, 1, 2, 2}, "reflect"));
+        r.grad("replicate 2d", F::pad(r.input({4, 6, 33, 33}), {5, 0, 2, 7}, "replicate"));
+        r.grad("replicate 1d", F::pad(r.input({3, 4, 129}, Layout::Transposed), {9, 9}, "replicate"));
+        r.grad("replicate 3d", F::pad(r.input({2, 3, 9, 10, 11}, Layout::Strided), {2, 2, 2, 2, 2, 2}, "replicate"));
+        r.grad("circular 2d", F::pad(r.input({4, 6, 33, 33}), {4, 33, -2, 5}, "circular"));
+      });
+  add("upsample",
+      {"upsample_nearest1d",
+       "upsample_nearest2d",
+       "upsample_nearest3d",
+       "_upsample_nearest_exact1d",
+       "_upsample_nearest_exact2d",
+       "_upsample_nearest_exact3d",
+       "upsample_linear1d",
+       "upsample_bilinear2d",
+       "upsample_trilinear3d",
+       "upsample_bicubic2d",
+       "upsample_nearest1d_backward",
+       "upsample_nearest2d_backward",
+       "upsample_nearest3d_backward",
+       "_upsample_nearest_exact1d_backward",
+       "_upsample_nearest_exact2d_backward",
+       "_upsample_nearest_exact3d_backward",
+       "upsample_linear1d_backward",
+       "upsample_bilinear2d_backward",
+       "upsample_trilinear3d_backward",
+       "upsample_bicubic2d_backward"},
+      [](Run& r) {
+        const std::vector<double> x2{2.0}, odd{1.7, 0.6};
+        r.grad("bilinear x2", F::interpolate(r.input({4, 6, 33, 33}), std::nullopt, x2, "bilinear"));
+        r.grad("bilinear (1.7,0.6) ac",
+               F::interpolate(r.input({4, 6, 33, 33}, Layout::Transposed), std::nullopt, odd, "bilinear", true));
+        r.grad("bicubic to (50,21)", F::interpolate(r.input({4, 6, 33, 33}), nn::SizeArg{50, 21}, {}, "bicubic"));
+        r.grad("nearest 2d", F::interpolate(r.input({4, 6, 33, 33}, Layout::Strided), nn::SizeArg{47, 20}));
+        r.grad("nearest-exact 2d", F::interpolate(r.input({4, 6, 33, 33}), std::nullopt, odd, "nearest-exact"));
+        r.grad("linear 1d", F::interpolate(r.input({5, 7, 101}), nn::SizeArg{333}, {}, "linear"));
+        r.grad("nearest 1d", F::interpolate(r.input({5, 7, 101}), nn::SizeArg{70}));
+        r.grad("nearest-exact 1d", F::interpolate(r.input({5, 7, 101}), nn::SizeArg{250}, {}, "nearest-exact"));
+        r.grad("trilinear", F::interpolate(r.input({2, 3, 9, 10, 11}), nn::SizeArg{13, 7, 20}, {}, "trilinear"));
+        r.grad("nearest 3d", F::interpolate(r.input({2, 3, 9, 10, 11}), std::nullopt, x2));
+        r.grad("nearest-exact 3d",
+               F::interpolate(r.input({2, 3, 9, 10, 11}), nn::SizeArg{5, 12, 8}, {}, "nearest-exact"));
+      });
   add(
       "max_unpool", {"max_unpooling2d_forward_out", "max_unpooling3d_forward_out", "max_pool2d_with_indices", "gather"},
       [](Run& r) {
@@ -1162,6 +1214,18 @@ TEST(BatchInvariance, Pooling) {
                          with_input_grad([](const Tensor& x) { return F::avg_pool2d(x, 3, 2, 1); }));
   expect_batch_invariant("adaptive_avg_pool2d", {3, 13, 11}, with_input_grad([](const Tensor& x) {
                            return F::adaptive_avg_pool2d(x, {5, 7});
+                         }));
+}
+
+TEST(BatchInvariance, Resampling) {
+  expect_batch_invariant("reflect pad", {3, 13, 11}, with_input_grad([](const Tensor& x) {
+                           return F::pad(x, {3, 2, 1, 4}, "reflect");
+                         }));
+  expect_batch_invariant("bilinear", {3, 13, 11}, with_input_grad([](const Tensor& x) {
+                           return F::interpolate(x, std::nullopt, std::vector<double>{2.0}, "bilinear");
+                         }));
+  expect_batch_invariant("bicubic", {3, 13, 11}, with_input_grad([](const Tensor& x) {
+                           return F::interpolate(x, nn::SizeArg{20, 7}, {}, "bicubic", true);
                          }));
 }
 

@@ -9,3 +9,4 @@
 #include "ditto/nn/loss.h"
 #include "ditto/nn/module.h"
 #include "ditto/nn/normalization.h"
+#include "ditto/nn/resample.h"

@@ -368,3 +368,7 @@ from ditto._composites import (  # noqa: E402,F401
     logical_not,
     logical_or,
 )
+
+
+def constant_pad_nd(input, pad, value=0):
+    return nn.functional.pad(input, pad, "constant", value)

@@ -236,6 +236,27 @@ void bind_nn(py::module_& m) {
     return functional::adaptive_avg_pool2d(x, o);
   });
 
+  // --- padding and upsampling
+  f.def("pad", [](const Tensor& x, py::handle pad, const std::string& mode, std::optional<double> value) {
+    const Shape p = shape_from_sequence(pad, "pad");
+    py::gil_scoped_release nogil;
+    return functional::pad(x, p, mode, value);
+  });
+  f.def("interpolate", [](const Tensor& x, py::handle size, py::handle scale_factor, const std::string& mode,
+                          std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor) {
+    std::optional<SizeArg> s;
+    if (!size.is_none()) s = size_arg(size, "interpolate");
+    std::optional<std::vector<double>> sf;
+    if (!scale_factor.is_none()) {
+      if (py::isinstance<py::sequence>(scale_factor))
+        sf = scale_factor.cast<std::vector<double>>();
+      else
+        sf = std::vector<double>{scale_factor.cast<double>()};
+    }
+    py::gil_scoped_release nogil;
+    return functional::interpolate(x, s, sf, mode, align_corners, recompute_scale_factor);
+  });
+
   // --- nn.init: the bounds are computed in C++ exactly as PyTorch's Python computes them
   py::module_ i = m.def_submodule("_init", "the functions behind ditto.nn.init");
   i.def("calculate_gain", &init::calculate_gain, py::arg("nonlinearity"), py::arg("param") = 0.01);

@@ -27,6 +27,25 @@ def pools():
     F.max_unpool3d(ditto.ones(1, 1, 1, 1, 1), ditto.zeros(1, 1, 1, 1, 1, dtype=ditto.int64), 1)
 
 
+def pads():
+    a, b, c = leaf(ditto.ones(1, 2, 3)), leaf(ditto.ones(1, 2, 3, 3)), leaf(ditto.ones(1, 1, 2, 2, 3))
+    total = F.pad(a, (1, 2)).sum()
+    for mode in ("reflect", "replicate", "circular"):
+        total = total + F.pad(a, (1, 1), mode).sum() + F.pad(b, (1, 1, 1, 1), mode).sum()
+        total = total + F.pad(c, (1, 1, 1, 1, 1, 1), mode).sum()
+    total.backward()
+
+
+def upsamples():
+    a, b, c = leaf(ditto.ones(1, 2, 3)), leaf(ditto.ones(1, 2, 3, 3)), leaf(ditto.ones(1, 1, 2, 2, 3))
+    total = F.interpolate(a, scale_factor=2, mode="linear").sum()
+    total = total + F.interpolate(b, size=5, mode="bilinear").sum() + F.interpolate(b, size=5, mode="bicubic").sum()
+    total = total + F.interpolate(c, scale_factor=2, mode="trilinear").sum()
+    for mode in ("nearest", "nearest-exact"):
+        total = total + sum(F.interpolate(t, scale_factor=1.5, mode=mode).sum() for t in (a, b, c))
+    total.backward()
+
+
 def activations():
     a = leaf(x)
     (F.gelu(a).sum() + ditto.relu(a).sum()).backward()
@@ -146,6 +165,41 @@ CALLS = {
     "adaptive_avg_pool2d_backward": pools,
     "max_unpooling2d_forward_out": pools,
     "max_unpooling3d_forward_out": pools,
+    "constant_pad_nd": pads,
+    "reflection_pad1d": pads,
+    "reflection_pad1d_backward": pads,
+    "reflection_pad2d": pads,
+    "reflection_pad2d_backward": pads,
+    "reflection_pad3d": pads,
+    "reflection_pad3d_backward": pads,
+    "replication_pad1d": pads,
+    "replication_pad1d_backward": pads,
+    "replication_pad2d": pads,
+    "replication_pad2d_backward": pads,
+    "replication_pad3d": pads,
+    "replication_pad3d_backward": pads,
+    "_pad_circular": pads,
+    "_pad_circular_backward": pads,
+    "upsample_nearest1d": upsamples,
+    "upsample_nearest1d_backward": upsamples,
+    "upsample_nearest2d": upsamples,
+    "upsample_nearest2d_backward": upsamples,
+    "upsample_nearest3d": upsamples,
+    "upsample_nearest3d_backward": upsamples,
+    "_upsample_nearest_exact1d": upsamples,
+    "_upsample_nearest_exact1d_backward": upsamples,
+    "_upsample_nearest_exact2d": upsamples,
+    "_upsample_nearest_exact2d_backward": upsamples,
+    "_upsample_nearest_exact3d": upsamples,
+    "_upsample_nearest_exact3d_backward": upsamples,
+    "upsample_linear1d": upsamples,
+    "upsample_linear1d_backward": upsamples,
+    "upsample_bilinear2d": upsamples,
+    "upsample_bilinear2d_backward": upsamples,
+    "upsample_trilinear3d": upsamples,
+    "upsample_trilinear3d_backward": upsamples,
+    "upsample_bicubic2d": upsamples,
+    "upsample_bicubic2d_backward": upsamples,
     "lerp.Scalar": lambda: x.lerp(x * 2, 0.5),
     "addcmul": lambda: ditto.addcmul(x, x, x, value=0.5),
     "addcdiv": lambda: x.addcdiv(x, x + 10),

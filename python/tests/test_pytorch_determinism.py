@@ -320,3 +320,46 @@ def test_scans_repeat_bit_for_bit_at_every_thread_count_and_match_pytorch(op):
         assert results[0][1] == rx.grad.numpy().tobytes()  # and the backward too
     else:
         real.testing.assert_close(got_grad, rx.grad)
+
+
+# test_torch.py's alert tests for padding and upsampling: PyTorch alerts for their backward on CUDA
+# only; ditto's is deterministic everywhere, so none alerts, and the result repeats bit for bit.
+def _backward_twice(fn, x):
+    grads = []
+    for _ in range(2):
+        x.grad = None
+        fn(x).sum().backward()
+        grads.append(x.grad.clone())
+    assert torch.equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("module,shape,name", [
+    (nn.ReflectionPad1d((1, 2)), (2, 3, 8), "reflection_pad1d_backward_cuda"),
+    (nn.ReflectionPad2d((1, 2, 3, 4)), (2, 3, 8, 8), "reflection_pad2d_backward_cuda"),
+    (nn.ReflectionPad3d((1, 2, 3, 4, 5, 6)), (2, 3, 8, 8, 8), "reflection_pad3d_backward_out_cuda"),
+    (nn.ReplicationPad1d((1, 2)), (2, 3, 4), "replication_pad1d_backward_cuda"),
+    (nn.ReplicationPad2d((1, 2, 3, 4)), (2, 3, 4, 4), "replication_pad2d_backward_cuda"),
+    (nn.ReplicationPad3d((1, 2, 3, 4, 5, 6)), (2, 3, 4, 4, 4), "replication_pad3d_backward_cuda"),
+])  # fmt: skip
+def test_no_alert_padding_backward(module, shape, name):
+    x = torch.randn(*shape, requires_grad=True)
+    check_nondeterministic_alert(lambda: module(x).sum().backward(), name, should_alert=False)
+    with DeterministicGuard(True):
+        _backward_twice(module, x)
+
+
+@pytest.mark.parametrize("mode,shape,name", [
+    ("linear", (2, 3, 4), "upsample_linear1d_backward_out_cuda"),
+    ("bilinear", (2, 3, 4, 4), "upsample_bilinear2d_backward_out_cuda"),
+    ("bicubic", (2, 3, 4, 4), "upsample_bicubic2d_backward_out_cuda"),
+    ("trilinear", (2, 3, 4, 4, 4), "upsample_trilinear3d_backward_out_cuda"),
+])  # fmt: skip
+def test_no_alert_interpolate_backward(mode, shape, name):
+    x = torch.randn(*shape, requires_grad=True)
+
+    def fn(t):
+        return nn.functional.interpolate(t, scale_factor=1.7, mode=mode, align_corners=False)
+
+    check_nondeterministic_alert(lambda: fn(x).sum().backward(), name, should_alert=False)
+    with DeterministicGuard(True):
+        _backward_twice(fn, x)

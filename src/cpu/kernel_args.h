@@ -15,6 +15,25 @@ struct Pool2dArgs {
   int64_t divisor;
 };
 
+// Padding of the last `dims` (1 to 3) dims (cpu/resample.cpp): before[d] positions are added before
+// spatial dim d (negative: that many are cropped), value is the constant mode's fill.
+enum class PadMode : uint8_t { Constant, Reflect, Replicate, Circular };
+struct PadArgs {
+  PadMode mode;
+  int dims;
+  int64_t before[3];
+  double value;
+};
+// Upsampling of the last `dims` dims (cpu/resample.cpp, Note [Upsampling arithmetic]): PyTorch's
+// scale_factor per spatial dim, or <= 0 when the scale comes from the sizes.
+enum class UpsampleMode : uint8_t { Nearest, NearestExact, Linear, Cubic };
+struct UpsampleArgs {
+  UpsampleMode mode;
+  int dims;
+  bool align_corners;
+  double scales[3];
+};
+
 // Replace is scatter_ without a reduction: the last value along a line wins.
 enum class ScatterReduction : uint8_t { Sum, Prod, Mean, Amax, Amin, Replace };
 

@@ -14,6 +14,7 @@
 #include "cpu/decl/pointwise.h"
 #include "cpu/decl/pool.h"
 #include "cpu/decl/reduce.h"
+#include "cpu/decl/resample.h"
 #include "cpu/decl/scan.h"
 #include "cpu/decl/scatter.h"
 #include "cpu/decl/sort.h"

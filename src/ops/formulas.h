@@ -143,6 +143,14 @@ struct AvgPool2dSaved {
   Pool2dArgs args;
   bool has_divisor;  // divisor_override given (args.divisor)
 };
+struct PadSaved {
+  Shape input;
+  PadArgs args;
+};
+struct UpsampleSaved {
+  Shape input;
+  UpsampleArgs args;
+};
 struct MaxUnpoolSaved {
   Shape input;
   int64_t planes, out_len;
@@ -259,6 +267,9 @@ DITTO_FORMULA(max_pool2d, MaxPool2dSaved);
 DITTO_FORMULA(avg_pool2d, AvgPool2dSaved);
 DITTO_FORMULA(adaptive_avg_pool2d, InputShape);
 DITTO_FORMULA(max_unpool, MaxUnpoolSaved);
+DITTO_FORMULA(constant_pad_nd, PadSaved);  // ops/resample_ops.cpp
+DITTO_FORMULA(pad, PadSaved);
+DITTO_FORMULA(upsample, UpsampleSaved);
 // formulas_nn.cpp: pointwise ops with several operands, GELU, embedding
 DITTO_FORMULA(lerp, LerpSaved);
 DITTO_FORMULA(addcmul, AddcSaved);

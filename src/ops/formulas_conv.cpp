@@ -3,6 +3,7 @@
 #include "ditto/nn/functional.h"
 #include "ditto/ops.h"
 #include "ops/formulas.h"
+#include "ops/resample_ops.h"
 
 namespace ditto::autograd::formulas {
 namespace F = nn::functional;
@@ -34,5 +35,19 @@ DITTO_FORMULA(adaptive_avg_pool2d, InputShape) { return {F::adaptive_avg_pool2d_
 DITTO_FORMULA(max_unpool, MaxUnpoolSaved) {
   return {g[0].reshape({s.planes, s.out_len}).gather(1, *s.indices).reshape(s.input)};
 }
+
+// Padding's gradient is the constant pad by the negated widths (a crop), as PyTorch's.
+DITTO_FORMULA(constant_pad_nd, PadSaved) {
+  const int64_t nd = g[0].dim();
+  Shape p;
+  for (int d = 0; d < s.args.dims; ++d) {
+    const int64_t k = nd - 1 - d, before = s.args.before[s.args.dims - 1 - d];
+    p.push_back(-before);
+    p.push_back(-(g[0].size(k) - s.input[static_cast<std::size_t>(k)] - before));
+  }
+  return {F::pad(g[0], p)};
+}
+DITTO_FORMULA(pad, PadSaved) { return {nn::impl::pad_backward(g[0], s.input, s.args)}; }
+DITTO_FORMULA(upsample, UpsampleSaved) { return {nn::impl::upsample_backward(g[0], s.input, s.args)}; }
 
 }  // namespace ditto::autograd::formulas

@@ -128,6 +128,13 @@ using AvgPool2d = void(const Tensor& out, const Tensor& input, const Pool2dArgs&
 using AvgPool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out, const Pool2dArgs& args);
 using AdaptivePool2d = void(const Tensor& out, const Tensor& input);
 using AdaptivePool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out);
+// Padding and upsampling (cpu/resample.cpp, Note [Resampling order]): in and out contiguous, of one
+// floating dtype, the same leading dims, resampled over their last args.dims dims. The backward
+// writes grad_in (the input's shape) from grad_out (the output's).
+using Pad = void(const Tensor& out, const Tensor& in, const PadArgs& args);
+using PadBackward = void(const Tensor& grad_in, const Tensor& grad_out, const PadArgs& args);
+using Upsample = void(const Tensor& out, const Tensor& in, const UpsampleArgs& args);
+using UpsampleBackward = void(const Tensor& grad_in, const Tensor& grad_out, const UpsampleArgs& args);
 // out (P, L_out) = 0, then out[p][indices[p][i]] = input[p][i]; indices are in range.
 using MaxUnpool = void(const Tensor& out, const Tensor& input, const Tensor& indices);
 // out = a + w (b - a) as fma(w, b - a, a) for |w| < 0.5, else fma(w - 1, b - a, b) (PyTorch's lerp).

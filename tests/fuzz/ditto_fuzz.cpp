@@ -497,6 +497,82 @@ std::vector<OpFuzzer> generators() {
           }
         }
       });
+  // padding and upsampling
+  reg({"constant_pad_nd", "reflection_pad1d", "reflection_pad2d", "reflection_pad3d", "replication_pad1d",
+       "replication_pad2d", "replication_pad3d", "_pad_circular", "reflection_pad1d_backward",
+       "reflection_pad2d_backward", "reflection_pad3d_backward", "replication_pad1d_backward",
+       "replication_pad2d_backward", "replication_pad3d_backward", "_pad_circular_backward"},
+      [](Ctx& c) {
+        const char* modes[] = {"constant", "reflect", "replicate", "circular", "wrap"};
+        const std::string mode = c.r.chance(0.02) ? modes[4] : modes[c.r.range(0, 3)];
+        const int64_t dims = c.r.range(1, 3);
+        Shape s = c.r.chance(0.1) ? shape_arg(c.r, 5) : Shape{};
+        if (s.empty()) {
+          if (c.r.chance(0.8)) s = {c.r.range(0, 2), c.r.range(0, 3)};
+          for (int64_t d = 0; d < dims; ++d) s.push_back(c.r.range(0, 5));
+        }
+        const bool any_dtype = (mode == "constant" || mode == "circular") && c.r.chance(0.2);
+        const Tensor x = any_dtype ? c.tensor(s, c.r.pick(kDtypes)) : c.floating(s);
+        Shape pad;
+        const int64_t n = c.r.chance(0.05) ? c.r.range(0, 9) : 2 * dims;
+        for (int64_t k = 0; k < n; ++k)
+          pad.push_back(c.r.chance(0.03) ? (c.r.chance(0.5) ? kHuge : -kHuge) : c.r.range(-3, 5));
+        c.desc << mode << " pad(";
+        for (int64_t p : pad) c.desc << p << ",";
+        c.desc << ") ";
+        std::optional<double> value;
+        if (c.r.chance(0.3)) value = static_cast<double>(c.r.range(-2, 2)) / 2;
+        return one(F::pad(x, pad, mode, value));
+      });
+  reg({"upsample_nearest1d",
+       "upsample_nearest2d",
+       "upsample_nearest3d",
+       "_upsample_nearest_exact1d",
+       "_upsample_nearest_exact2d",
+       "_upsample_nearest_exact3d",
+       "upsample_linear1d",
+       "upsample_bilinear2d",
+       "upsample_trilinear3d",
+       "upsample_bicubic2d",
+       "upsample_nearest1d_backward",
+       "upsample_nearest2d_backward",
+       "upsample_nearest3d_backward",
+       "_upsample_nearest_exact1d_backward",
+       "_upsample_nearest_exact2d_backward",
+       "_upsample_nearest_exact3d_backward",
+       "upsample_linear1d_backward",
+       "upsample_bilinear2d_backward",
+       "upsample_trilinear3d_backward",
+       "upsample_bicubic2d_backward"},
+      [](Ctx& c) {
+        const char* modes[] = {"nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area"};
+        const int64_t dims = c.r.range(1, 3);
+        const char* mode = c.r.chance(0.1) ? modes[c.r.range(0, 6)]
+                           : dims == 1     ? modes[c.r.pick(std::vector<int64_t>{0, 1, 2})]
+                           : dims == 2     ? modes[c.r.pick(std::vector<int64_t>{0, 1, 3, 4})]
+                                           : modes[c.r.pick(std::vector<int64_t>{0, 1, 5})];
+        Shape s{c.r.range(0, 2), c.r.range(1, 3)};
+        for (int64_t d = 0; d < dims; ++d) s.push_back(c.r.range(c.r.chance(0.05) ? 0 : 1, 5));
+        const Tensor x = c.floating(c.r.chance(0.05) ? shape_arg(c.r, 5) : s);
+        std::optional<nn::SizeArg> size;
+        std::optional<std::vector<double>> scale;
+        if (c.r.chance(0.5) || c.r.chance(0.05)) {
+          Shape o;
+          for (int64_t d = 0; d < (c.r.chance(0.1) ? 1 : dims); ++d)
+            o.push_back(c.r.chance(0.03) ? kHuge : c.r.range(0, 7));
+          size = nn::SizeArg(o);
+        }
+        if (!size || c.r.chance(0.05)) {
+          std::vector<double> v;
+          for (int64_t d = 0; d < (c.r.chance(0.3) ? 1 : dims); ++d)
+            v.push_back(c.r.chance(0.03) ? 1e300 : static_cast<double>(c.r.range(-1, 12)) / 4);
+          scale = v;
+        }
+        std::optional<bool> ac, recompute;
+        if (c.r.chance(0.5)) ac = c.r.chance(0.5);
+        if (c.r.chance(0.2)) recompute = c.r.chance(0.5);
+        return one(F::interpolate(x, size, scale, mode, ac, recompute));
+      });
   return g;
 }
 

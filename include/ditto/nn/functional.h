@@ -2,8 +2,10 @@
 // The ops behind the modules, as free functions (torch.nn.functional).
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "ditto/ops.h"
 #include "ditto/random.h"
@@ -166,6 +168,21 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size, S
                            SizeArg padding, bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size);
+
+// Padding, as PyTorch's F.pad: pad holds (before, after) pairs from the last dim backwards; mode
+// "constant" (value, default 0; any rank and dtype; negative widths crop), "reflect", "replicate"
+// or "circular" (floating, the last 1 to 3 dims of an unbatched or batched input).
+Tensor pad(const Tensor& input, const Shape& pad, const std::string& mode = "constant",
+           std::optional<double> value = std::nullopt);
+// Upsampling, as PyTorch's F.interpolate: size or scale_factor (exactly one; one value or one per
+// spatial dim); mode "nearest", "nearest-exact", "linear" (3-D input), "bilinear", "bicubic"
+// (4-D), "trilinear" (5-D); align_corners only for the interpolating modes. Index and weight
+// arithmetic as PyTorch's CPU kernels, so the results and gradients have their bits (Note
+// [Upsampling arithmetic], src/cpu/resample.cpp).
+Tensor interpolate(const Tensor& input, const std::optional<SizeArg>& size = std::nullopt,
+                   const std::optional<std::vector<double>>& scale_factor = std::nullopt,
+                   const std::string& mode = "nearest", std::optional<bool> align_corners = std::nullopt,
+                   std::optional<bool> recompute_scale_factor = std::nullopt);
 
 }  // namespace functional
 // ===== end of convolution and pooling ===========================================================

@@ -218,3 +218,26 @@ def adaptive_avg_pool2d(input, output_size):
     if isinstance(output_size, (list, tuple)):
         output_size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(output_size)]
     return _nn.adaptive_avg_pool2d(input, output_size)
+
+
+def pad(input, pad, mode="constant", value=None):
+    return _nn.pad(input, list(pad), mode, value)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    if antialias:
+        raise NotImplementedError("ditto: interpolate(antialias=True) is not implemented")
+    return _nn.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

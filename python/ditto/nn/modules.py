@@ -15,6 +15,9 @@ __all__ = [
     "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "EmbeddingBag", "Dropout", "GELU", "ReLU", "Sigmoid", "Tanh",
     "Softmax", "LogSoftmax", "Flatten", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss",
     "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "CTCLoss",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+    "ConstantPad3d", "ZeroPad2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
 ]  # fmt: skip
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -984,3 +987,73 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
                                                   pos_weight=self.pos_weight)  # fmt: skip
+
+
+class _PadNd(Module):
+    _dims = 0
+    _mode = "constant"
+
+    def __init__(self, padding, value=0.0):
+        super().__init__()
+        self.padding = _ntuple(padding, 2 * self._dims)
+        self.value = value
+
+    def forward(self, input):
+        if self._mode == "constant":
+            return F.pad(input, self.padding, "constant", self.value)
+        return F.pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        return f"{self.padding}" if self._mode != "constant" else f"padding={self.padding}, value={self.value}"
+
+
+def _pad_module(name, dims, mode):
+    return type(name, (_PadNd,), {"_dims": dims, "_mode": mode, "__module__": __name__})
+
+
+ReflectionPad1d = _pad_module("ReflectionPad1d", 1, "reflect")
+ReflectionPad2d = _pad_module("ReflectionPad2d", 2, "reflect")
+ReflectionPad3d = _pad_module("ReflectionPad3d", 3, "reflect")
+ReplicationPad1d = _pad_module("ReplicationPad1d", 1, "replicate")
+ReplicationPad2d = _pad_module("ReplicationPad2d", 2, "replicate")
+ReplicationPad3d = _pad_module("ReplicationPad3d", 3, "replicate")
+CircularPad1d = _pad_module("CircularPad1d", 1, "circular")
+CircularPad2d = _pad_module("CircularPad2d", 2, "circular")
+CircularPad3d = _pad_module("CircularPad3d", 3, "circular")
+ConstantPad1d = _pad_module("ConstantPad1d", 1, "constant")
+ConstantPad2d = _pad_module("ConstantPad2d", 2, "constant")
+ConstantPad3d = _pad_module("ConstantPad3d", 3, "constant")
+
+
+class ZeroPad2d(ConstantPad2d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+
+class Upsample(Module):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size = size
+        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
+                             recompute_scale_factor=self.recompute_scale_factor)
+
+    def extra_repr(self):
+        info = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
+        return info + f", mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
