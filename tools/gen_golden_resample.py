@@ -78,6 +78,10 @@ def pad_cases():
     c.append(pad_case('constant_int64', (3, 4), (2, 1, 0, 2), 'constant', value=7, dtype=torch.int64))
     c.append(pad_case('constant_crop_to_empty', (2, 3), (-2, -1), 'constant'))
     c.append(pad_case('constant_empty_input', (2, 0), (1, 2), 'constant', value=3.0))
+    # eight planes or more: the backward's whole-plane form (cpu/resample_impl.h)
+    c.append(pad_case('reflect_2d_planes', (3, 3, 5, 6), (2, 1, 4, 3), 'reflect'))
+    c.append(pad_case('replicate_3d_planes', (2, 4, 3, 4, 5), (2, 1, 0, 3, 1, 2), 'replicate'))
+    c.append(pad_case('constant_2d_planes', (4, 2, 5, 6), (-1, 2, 3, -2), 'constant', value=0.5))
     return c
 
 
@@ -122,6 +126,15 @@ def interp_cases():
         c.append(interp_case(mode + '_float64', (2, 2, 5, 7), mode, size=[8, 11], dtype=torch.float64))
         c.append(interp_case(mode + '_recompute', (2, 2, 5, 7), mode, scale_factor=1.3, recompute=True))
         c.append(interp_case(mode + '_strided', (2, 2, 5, 7), mode, size=[11, 6], transposed=True))
+    # eight planes or more: the backward's whole-plane form (cpu/resample_impl.h)
+    for mode, shape, kw in (('linear', (3, 3, 7), dict(size=[17])), ('bilinear', (3, 3, 6, 5), dict(size=[11, 9])),
+                            ('bilinear', (2, 4, 6, 5), dict(scale_factor=2.0, align_corners=True)),
+                            ('bicubic', (2, 4, 5, 6), dict(scale_factor=1.7)),
+                            ('bicubic', (3, 3, 6, 5), dict(size=[4, 13], align_corners=True)),
+                            ('trilinear', (1, 8, 3, 4, 5), dict(size=[5, 7, 6])),
+                            ('nearest', (4, 4, 5, 7), dict(size=[9, 4])),
+                            ('nearest-exact', (2, 4, 3, 4, 5), dict(scale_factor=1.6))):
+        c.append(interp_case('%s_planes_%d' % (mode, len(c)), shape, mode, **kw))
     return c
 
 

@@ -22,6 +22,16 @@ namespace {
 
 Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : t.detach().contiguous(); }
 
+// A gradient of input_size's shape from grad_output, by call(grad_input, dense grad_output).
+template <class Call>
+Tensor gradient(const char* op, const Tensor& grad_output, const Shape& input_size, Call call) {
+  Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
+  if (gi.numel() == 0) return gi;
+  if (grad_output.numel() == 0) return gi.fill_(0.0);
+  call(gi, dense(grad_output));
+  return gi;
+}
+
 PadMode pad_mode(const std::string& mode, const char* op) {
   if (mode == "constant") return PadMode::Constant;
   if (mode == "reflect") return PadMode::Reflect;
@@ -162,14 +172,12 @@ Tensor pad_backward(const Tensor& grad_output, const Shape& input_size, const Pa
     out[k] = grad_output.size(static_cast<int64_t>(k));
   }
   if (grad_output.sizes() != out) fail(op, "grad_output ", shape_str(grad_output.sizes()), " does not fit");
-  Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
-  if (gi.numel() == 0) return gi;
-  if (grad_output.numel() == 0) return gi.fill_(0.0);
-  with_pad_row(args.mode, args.dims, [&]<OpId fwd, OpId bwd>() {
-    ops::call<bwd>(grad_output.device(), gi, dense(grad_output), args);
-    return 0;
+  return gradient(op, grad_output, input_size, [&](const Tensor& gi, const Tensor& g) {
+    with_pad_row(args.mode, args.dims, [&]<OpId fwd, OpId bwd>() {
+      ops::call<bwd>(g.device(), gi, g, args);
+      return 0;
+    });
   });
-  return gi;
 }
 
 }  // namespace impl
@@ -328,14 +336,12 @@ Tensor upsample_backward(const Tensor& grad_output, const Shape& input_size, con
   if (grad_output.dim() != static_cast<int64_t>(input_size.size()) || grad_output.size(0) != input_size[0] ||
       grad_output.size(1) != input_size[1])
     fail(op, "grad_output ", shape_str(grad_output.sizes()), " does not fit an input of size ", shape_str(input_size));
-  Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
-  if (gi.numel() == 0) return gi;
-  if (grad_output.numel() == 0) return gi.fill_(0.0);
-  with_upsample_row(args.mode, args.dims, [&]<OpId fwd, OpId bwd>() {
-    ops::call<bwd>(grad_output.device(), gi, dense(grad_output), args);
-    return 0;
+  return gradient(op, grad_output, input_size, [&](const Tensor& gi, const Tensor& g) {
+    with_upsample_row(args.mode, args.dims, [&]<OpId fwd, OpId bwd>() {
+      ops::call<bwd>(g.device(), gi, g, args);
+      return 0;
+    });
   });
-  return gi;
 }
 
 }  // namespace impl
