@@ -423,3 +423,26 @@ TEST(NNPool, MaxPool2dEveryLevelMatchesTheLiteralScan) {
     }
   }
 }
+
+// avg_pool1d and adaptive_avg_pool1d are the 2-D ops over (N, C, 1, L), as in PyTorch (so their
+// bits, forward and backward, are the 2-D ops' bits, checked against PyTorch above).
+TEST(NNPool, OneDimensionalAveragesAreTheTwoDimensionalOnes) {
+  const Tensor x = randn({2, 3, 17}), x1 = randn({3, 11});
+  auto via2d = [](const Tensor& t, auto f) { return f(t.unsqueeze(-2)).squeeze(-2); };
+  EXPECT_TRUE(equal(F::avg_pool1d(x, 3, 2, 1, true, false), via2d(x, [](const Tensor& t) {
+                      return F::avg_pool2d(t, {1, 3}, {1, 2}, {0, 1}, true, false);
+                    })));
+  EXPECT_TRUE(equal(F::avg_pool1d(x1, 4), via2d(x1, [](const Tensor& t) { return F::avg_pool2d(t, {1, 4}); })));
+  EXPECT_TRUE(equal(F::adaptive_avg_pool1d(x, 5), via2d(x, [](const Tensor& t) {
+                      return F::adaptive_avg_pool2d(t, {1, 5});
+                    })));
+  EXPECT_TRUE(equal(nn::AvgPool1d(3, 1)(x), F::avg_pool1d(x, 3, 1)));
+  EXPECT_TRUE(equal(nn::AdaptiveAvgPool1d(4)(x1), F::adaptive_avg_pool1d(x1, 4)));
+  Tensor xr = x.detach().requires_grad_();
+  F::avg_pool1d(xr, 3, 2).sum().backward();
+  EXPECT_EQ(xr.grad().sizes(), x.sizes());
+  expect_error([] { F::avg_pool1d(randn({2, 3, 4, 5}), 2); }, "[avg_pool1d]", "expected 2D (unbatched) or 3D");
+  expect_error([&] { F::avg_pool1d(x, {2, 2}); }, "[avg_pool1d]", "kernel_size");
+  expect_error([&] { F::adaptive_avg_pool1d(x, 0); }, "[adaptive_avg_pool1d]", "output_size");
+  expect_error([&] { nn::AdaptiveAvgPool1d({2, 3})(x); }, "[AdaptiveAvgPool1d]", "output_size");
+}

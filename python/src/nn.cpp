@@ -230,6 +230,18 @@ void bind_nn(py::module_& m) {
     py::gil_scoped_release nogil;
     return functional::avg_pool2d(x, k, s, p, ceil_mode, count_include_pad, divisor_override);
   });
+  f.def("avg_pool1d", [](const Tensor& x, py::handle kernel, py::handle stride, py::handle padding, bool ceil_mode,
+                         bool count_include_pad) {
+    const SizeArg k = size_arg(kernel, "avg_pool1d"), s = size_arg(stride, "avg_pool1d"),
+                  p = size_arg(padding, "avg_pool1d");
+    py::gil_scoped_release nogil;
+    return functional::avg_pool1d(x, k, s, p, ceil_mode, count_include_pad);
+  });
+  f.def("adaptive_avg_pool1d", [](const Tensor& x, py::handle output_size) {
+    const SizeArg o = size_arg(output_size, "adaptive_avg_pool1d");
+    py::gil_scoped_release nogil;
+    return functional::adaptive_avg_pool1d(x, o);
+  });
   f.def("adaptive_avg_pool2d", [](const Tensor& x, py::handle output_size) {
     const SizeArg o = size_arg(output_size, "adaptive_avg_pool2d");
     py::gil_scoped_release nogil;

@@ -223,6 +223,8 @@ SWEEP = [
     Entry("nn.functional.max_pool2d", F("max_pool2d")),
     Entry("nn.functional.avg_pool2d", F("avg_pool2d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.adaptive_avg_pool2d", F("adaptive_avg_pool2d"), CLOSE),
+    Entry("nn.functional.avg_pool1d", F("avg_pool1d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
+    Entry("nn.functional.adaptive_avg_pool1d", F("adaptive_avg_pool1d"), CLOSE),
     Entry("constant_pad_nd", D("constant_pad_nd"), EXACT, grad=EXACT),
     Entry("nn.functional.pad.constant", F("pad"), EXACT, grad=EXACT),
     Entry("nn.functional.pad.reflect", F("pad"), EXACT, grad=EXACT),

@@ -68,6 +68,14 @@ Tensor AvgPool2d::forward(const Tensor& x) {
                           divisor_override_);
 }
 
+Tensor AvgPool1d::forward(const Tensor& x) {
+  return impl::avg_pool1d("AvgPool1d", x, kernel_, stride_, padding_, ceil_mode_, count_include_pad_);
+}
+
+Tensor AdaptiveAvgPool1d::forward(const Tensor& x) {
+  return impl::adaptive_avg_pool1d("AdaptiveAvgPool1d", x, output_size_);
+}
+
 Tensor AdaptiveAvgPool2d::forward(const Tensor& x) {
   return impl::adaptive_avg_pool2d("AdaptiveAvgPool2d", x, output_size_);
 }

@@ -354,6 +354,25 @@ Tensor adaptive_avg_pool2d(const char* op, const Tensor& input, const SizeArg& o
   return unbatch(out, 2, unbatched);
 }
 
+// The 1-D poolings, as PyTorch's: the 2-D ones over (N, C, 1, L), then the height dropped.
+Tensor avg_pool1d(const char* op, const Tensor& input, const SizeArg& kernel_size, const SizeArg& stride,
+                  const SizeArg& padding, bool ceil_mode, bool count_include_pad) {
+  ditto::detail::check_defined(input, op);
+  if (input.dim() != 2 && input.dim() != 3)
+    fail(op, "expected 2D (unbatched) or 3D (batched) input, got ", input.dim(), "D");
+  const int64_t k = expand(kernel_size, 1, op, "kernel_size")[0], p = expand(padding, 1, op, "padding")[0];
+  const SizeArg s = stride.empty() ? SizeArg() : SizeArg({1, expand(stride, 1, op, "stride")[0]});
+  return avg_pool2d(op, input.unsqueeze(-2), {1, k}, s, {0, p}, ceil_mode, count_include_pad, std::nullopt).squeeze(-2);
+}
+
+Tensor adaptive_avg_pool1d(const char* op, const Tensor& input, const SizeArg& output_size) {
+  ditto::detail::check_defined(input, op);
+  if (input.dim() != 2 && input.dim() != 3)
+    fail(op, "expected 2D (unbatched) or 3D (batched) input, got ", input.dim(), "D");
+  const int64_t o = expand(output_size, 1, op, "output_size")[0];
+  return adaptive_avg_pool2d(op, input.unsqueeze(-2), {1, o}).squeeze(-2);
+}
+
 }  // namespace impl
 
 namespace functional {
@@ -405,6 +424,14 @@ Tensor avg_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg stride, Size
 
 Tensor adaptive_avg_pool2d(const Tensor& input, SizeArg output_size) {
   return impl::adaptive_avg_pool2d("adaptive_avg_pool2d", input, output_size);
+}
+
+Tensor avg_pool1d(const Tensor& input, SizeArg kernel_size, SizeArg stride, SizeArg padding, bool ceil_mode,
+                  bool count_include_pad) {
+  return impl::avg_pool1d("avg_pool1d", input, kernel_size, stride, padding, ceil_mode, count_include_pad);
+}
+Tensor adaptive_avg_pool1d(const Tensor& input, SizeArg output_size) {
+  return impl::adaptive_avg_pool1d("adaptive_avg_pool1d", input, output_size);
 }
 
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,

@@ -16,6 +16,9 @@ Tensor avg_pool2d(const char* op, const Tensor& input, const SizeArg& kernel_siz
                   const SizeArg& padding, bool ceil_mode, bool count_include_pad,
                   std::optional<int64_t> divisor_override);
 Tensor adaptive_avg_pool2d(const char* op, const Tensor& input, const SizeArg& output_size);
+Tensor avg_pool1d(const char* op, const Tensor& input, const SizeArg& kernel_size, const SizeArg& stride,
+                  const SizeArg& padding, bool ceil_mode, bool count_include_pad);
+Tensor adaptive_avg_pool1d(const char* op, const Tensor& input, const SizeArg& output_size);
 
 // Checks a convolution's arguments (shapes as the user passed them: dims spatial dims, batched)
 // and returns its output shape.

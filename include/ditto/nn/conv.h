@@ -167,6 +167,33 @@ class AvgPool2d : public UnaryModule {
   std::optional<int64_t> divisor_override_;
 };
 
+class AvgPool1d : public UnaryModule {
+ public:
+  explicit AvgPool1d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, bool ceil_mode = false,
+                     bool count_include_pad = true)
+      : kernel_(std::move(kernel_size)),
+        stride_(std::move(stride)),
+        padding_(std::move(padding)),
+        ceil_mode_(ceil_mode),
+        count_include_pad_(count_include_pad) {}
+  Tensor forward(const Tensor& x) override;
+  std::string name() const override { return "AvgPool1d"; }
+
+ private:
+  SizeArg kernel_, stride_, padding_;
+  bool ceil_mode_, count_include_pad_;
+};
+
+class AdaptiveAvgPool1d : public UnaryModule {
+ public:
+  explicit AdaptiveAvgPool1d(SizeArg output_size) : output_size_(std::move(output_size)) {}
+  Tensor forward(const Tensor& x) override;
+  std::string name() const override { return "AdaptiveAvgPool1d"; }
+
+ private:
+  SizeArg output_size_;
+};
+
 class AdaptiveAvgPool2d : public UnaryModule {
  public:
   explicit AdaptiveAvgPool2d(SizeArg output_size) : output_size_(std::move(output_size)) {}

@@ -156,6 +156,10 @@ Tensor avg_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {},
 // Window i of n over size L: [floor(i * L / n), ceil((i + 1) * L / n)). Output (1, 1) is a mean
 // over (H, W), as in PyTorch.
 Tensor adaptive_avg_pool2d(const Tensor& input, SizeArg output_size);
+// The 1-D forms, as PyTorch's: the 2-D ops over (N, C, 1, L) (so their bits).
+Tensor avg_pool1d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true);
+Tensor adaptive_avg_pool1d(const Tensor& input, SizeArg output_size);
 
 // Gradients of the ops above, on 4-D tensors (PyTorch's *_backward ops); used by the backward
 // formulas and not themselves differentiable.

@@ -213,6 +213,14 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _nn.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _nn.adaptive_avg_pool1d(input, output_size)
+
+
 def adaptive_avg_pool2d(input, output_size):
     # None keeps the input's size in that dim, as in PyTorch
     if isinstance(output_size, (list, tuple)):
