@@ -163,6 +163,19 @@ TEST(NNResample, BadInputRaisesNamingTheOp) {
         F::interpolate(x, std::nullopt, std::vector<double>{1, 2, 3});
       },
       "[interpolate]", "same number of spatial");
+  // area mode reads size and scale_factor as the other modes do
+  expect_error(
+      [&] {
+        F::interpolate(x, std::nullopt, std::vector<double>{1, 2, 3}, "area");
+      },
+      "[interpolate]", "same number of spatial");
+  expect_error([&] { F::interpolate(x, std::nullopt, std::vector<double>{}, "area"); }, "[interpolate]",
+               "same number of spatial");
+  expect_error(
+      [&] {
+        F::interpolate(x, nn::SizeArg{3, 3}, std::vector<double>{2.0}, "area");
+      },
+      "[interpolate]", "only one of size or scale_factor");
   expect_error([&] { F::interpolate(x, nn::SizeArg{0, 3}); }, "[interpolate]", "greater than 0");
   expect_error([&] { F::interpolate(x, std::nullopt, std::vector<double>{0.1}); }, "[interpolate]", "greater than 0");
   expect_error([&] { F::interpolate(x, std::nullopt, std::vector<double>{-1.0}); }, "[interpolate]",

@@ -32,6 +32,14 @@ Tensor gradient(const char* op, const Tensor& grad_output, const Shape& input_si
   return gi;
 }
 
+// f.template operator()<forward row, backward row>() for the op of `dims` spatial dims (1 to 3).
+template <OpId a, OpId b, OpId c, OpId ab, OpId bb, OpId cb, class F>
+decltype(auto) by_dims(int dims, F& f) {
+  if (dims == 1) return f.template operator()<a, ab>();
+  if (dims == 2) return f.template operator()<b, bb>();
+  return f.template operator()<c, cb>();
+}
+
 PadMode pad_mode(const std::string& mode, const char* op) {
   if (mode == "constant") return PadMode::Constant;
   if (mode == "reflect") return PadMode::Reflect;
@@ -44,9 +52,7 @@ PadMode pad_mode(const std::string& mode, const char* op) {
 template <class F>
 decltype(auto) with_pad_row(PadMode mode, int dims, F&& f) {
   auto pick = [&]<OpId a, OpId b, OpId c, OpId ab, OpId bb, OpId cb>() -> decltype(auto) {
-    if (dims == 1) return f.template operator()<a, ab>();
-    if (dims == 2) return f.template operator()<b, bb>();
-    return f.template operator()<c, cb>();
+    return by_dims<a, b, c, ab, bb, cb>(dims, f);
   };
   switch (mode) {
     case PadMode::Reflect:
@@ -202,12 +208,55 @@ UpsampleMode upsample_mode(const std::string& mode, int64_t dim, const char* op)
        "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got ", mode, ")");
 }
 
+// The output's spatial size from size or scale_factor (exactly one; one value or one per spatial
+// dim), and the scales the kernel takes: scale_factor's, or 0 (from the sizes) when recomputed or
+// when size was given. PyTorch's rules and messages.
+struct OutputSize {
+  Shape spatial;
+  double scales[3] = {0, 0, 0};
+};
+OutputSize output_size(const char* op, const Tensor& input, const std::optional<SizeArg>& size,
+                       const std::optional<std::vector<double>>& scale_factor,
+                       std::optional<bool> recompute_scale_factor) {
+  const int dims = static_cast<int>(input.dim() - 2);
+  const bool has_size = size && !size->empty();
+  if (has_size == scale_factor.has_value())
+    fail(op, has_size ? "only one of size or scale_factor should be defined"
+                      : "either size or scale_factor should be defined");
+  if (recompute_scale_factor.value_or(false) && size)
+    fail(op, "recompute_scale_factor is not meaningful with an explicit size.");
+  const Shape in_spatial(input.sizes().begin() + 2, input.sizes().end());
+  OutputSize r;
+  if (has_size) {
+    const Shape& v = size->values();
+    if (v.size() != 1 && static_cast<int>(v.size()) != dims)
+      fail(op,
+           "Input and output must have the same number of spatial dimensions, but got input with spatial "
+           "dimensions of ",
+           shape_str(in_spatial), " and output size of ", shape_str(v), ".");
+    for (int d = 0; d < dims; ++d) r.spatial.push_back(v.size() == 1 ? v[0] : v[static_cast<std::size_t>(d)]);
+    return r;
+  }
+  const std::vector<double>& s = *scale_factor;
+  if (s.size() != 1 && static_cast<int>(s.size()) != dims)
+    fail(op,
+         "Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
+         "dimensions of ",
+         shape_str(in_spatial), " and scale_factor of size ", s.size(), ".");
+  for (int d = 0; d < dims; ++d) {
+    const double f = s.size() == 1 ? s[0] : s[static_cast<std::size_t>(d)];
+    const double o = std::floor(static_cast<double>(input.size(2 + d)) * f);
+    if (!std::isfinite(f) || !(o >= 0) || o > 9.2e18) fail(op, "invalid scale_factor ", f);
+    r.spatial.push_back(static_cast<int64_t>(o));
+    r.scales[d] = recompute_scale_factor.value_or(false) ? 0.0 : f;  // recomputed: from the sizes
+  }
+  return r;
+}
+
 template <class F>
 decltype(auto) with_upsample_row(UpsampleMode mode, int dims, F&& f) {
   auto pick = [&]<OpId a, OpId b, OpId c, OpId ab, OpId bb, OpId cb>() -> decltype(auto) {
-    if (dims == 1) return f.template operator()<a, ab>();
-    if (dims == 2) return f.template operator()<b, bb>();
-    return f.template operator()<c, cb>();
+    return by_dims<a, b, c, ab, bb, cb>(dims, f);
   };
   switch (mode) {
     case UpsampleMode::Nearest:
@@ -250,26 +299,7 @@ Tensor interpolate(const char* op, const Tensor& input, const std::optional<Size
            "trilinear");
     if (nd == 5) fail(op, "area mode is not supported for 5D input yet (adaptive_avg_pool3d)");
     const Tensor x = nd == 3 ? input.unsqueeze(2) : input;
-    Shape os;
-    if (size && !size->empty()) {
-      os = size->values();
-      if (os.size() != 1 && os.size() != static_cast<std::size_t>(nd - 2))
-        fail(op,
-             "Input and output must have the same number of spatial dimensions, but got input with spatial "
-             "dimensions of ",
-             shape_str(Shape(input.sizes().begin() + 2, input.sizes().end())), " and output size of ", shape_str(os),
-             ".");
-      if (os.size() == 1) os.assign(static_cast<std::size_t>(nd - 2), os[0]);
-    } else {
-      if (!scale_factor) fail(op, "either size or scale_factor should be defined");
-      const std::vector<double>& s = *scale_factor;
-      for (int64_t d = 0; d < nd - 2; ++d) {
-        const double f = s.size() == 1 ? s[0] : s.at(static_cast<std::size_t>(d));
-        const double o = std::floor(static_cast<double>(input.size(2 + d)) * f);
-        if (!std::isfinite(f) || !(o >= 0) || o > 9.2e18) fail(op, "invalid scale_factor ", f);
-        os.push_back(static_cast<int64_t>(o));
-      }
-    }
+    Shape os = output_size(op, input, size, scale_factor, recompute_scale_factor).spatial;
     if (nd == 3) os.insert(os.begin(), 1);
     Tensor y = impl::adaptive_avg_pool2d(op, x, SizeArg(os));
     return nd == 3 ? y.squeeze(2) : y;
@@ -283,38 +313,10 @@ Tensor interpolate(const char* op, const Tensor& input, const std::optional<Size
   if (!is_floating(input.dtype()))
     fail(op, "\"", mode, "\" upsampling is not implemented for '", ops::aten_type_name(input.dtype()), "'");
   const int dims = static_cast<int>(nd - 2);
-  if ((size && !size->empty()) == (scale_factor.has_value()))
-    fail(op, size && !size->empty() ? "only one of size or scale_factor should be defined"
-                                    : "either size or scale_factor should be defined");
-  if (recompute_scale_factor.value_or(false) && size)
-    fail(op, "recompute_scale_factor is not meaningful with an explicit size.");
-  UpsampleArgs args{m, dims, align_corners.value_or(false), {0, 0, 0}};
+  const OutputSize o = output_size(op, input, size, scale_factor, recompute_scale_factor);
+  UpsampleArgs args{m, dims, align_corners.value_or(false), {o.scales[0], o.scales[1], o.scales[2]}};
   Shape out_shape = input.sizes();
-  if (size && !size->empty()) {
-    const Shape& v = size->values();
-    if (v.size() != 1 && static_cast<int>(v.size()) != dims)
-      fail(op,
-           "Input and output must have the same number of spatial dimensions, but got input with spatial "
-           "dimensions of ",
-           shape_str(Shape(input.sizes().begin() + 2, input.sizes().end())), " and output size of ", shape_str(v), ".");
-    for (int d = 0; d < dims; ++d) out_shape[static_cast<std::size_t>(2 + d)] = v.size() == 1 ? v[0] : v[d];
-  } else {
-    const std::vector<double>& s = *scale_factor;
-    if (s.size() != 1 && static_cast<int>(s.size()) != dims)
-      fail(op,
-           "Input and scale_factor must have the same number of spatial dimensions, but got input with spatial "
-           "dimensions of ",
-           shape_str(Shape(input.sizes().begin() + 2, input.sizes().end())), " and scale_factor of size ", s.size(),
-           ".");
-    for (int d = 0; d < dims; ++d) {
-      const double f = s.size() == 1 ? s[0] : s[static_cast<std::size_t>(d)];
-      const double o = std::floor(static_cast<double>(input.size(2 + d)) * f);
-      if (!std::isfinite(f) || !(o >= 0) || o > 9.2e18) fail(op, "invalid scale_factor ", f);
-      out_shape[static_cast<std::size_t>(2 + d)] = static_cast<int64_t>(o);
-      // recompute_scale_factor: the kernel takes the scale from the sizes
-      args.scales[d] = recompute_scale_factor.value_or(false) ? 0.0 : f;
-    }
-  }
+  std::copy(o.spatial.begin(), o.spatial.end(), out_shape.begin() + 2);
   for (int d = 0; d < dims; ++d) {
     const std::size_t k = static_cast<std::size_t>(2 + d);
     if (input.size(static_cast<int64_t>(k)) <= 0 || out_shape[k] <= 0)
