@@ -15,9 +15,9 @@ namespace {
 // Records a view's node when self needs grad, with the state make_state() returns (built only
 // then: views are called often, mostly without grad).
 template <OpId id, class MakeState>
-Tensor track_view(const Tensor& self, Tensor out, MakeState make_state) {
+Tensor track_view(const Tensor& self, Tensor out, MakeState make_state, const char* node_name = nullptr) {
   if (autograd::any_needs_grad(self)) {
-    ops::record<id>({self}, {out}, make_state());
+    ops::record<id>({self}, {out}, make_state(), node_name);
     autograd::mark_view(self, out);
   }
   return out;
@@ -86,8 +86,10 @@ Tensor Tensor::squeeze() const {
                                    [&] { return autograd::formulas::InputShape{sizes()}; });
 }
 Tensor Tensor::squeeze(int64_t dim) const {
-  return track_view<OpId::squeeze>(*this, ops::call<OpId::squeeze>(device(), *this, dim),
-                                   [&] { return autograd::formulas::InputShape{sizes()}; });
+  // PyTorch's node of squeeze.dim (squeeze() is SqueezeBackward0)
+  return track_view<OpId::squeeze>(
+      *this, ops::call<OpId::squeeze>(device(), *this, dim), [&] { return autograd::formulas::InputShape{sizes()}; },
+      "SqueezeBackward1");
 }
 Tensor Tensor::unsqueeze(int64_t dim) const {
   return track_view<OpId::unsqueeze>(*this, ops::call<OpId::unsqueeze>(device(), *this, dim),
