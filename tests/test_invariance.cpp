@@ -671,6 +671,45 @@ std::vector<Entry> corpus() {
     r.grad("to (1,1)", F::adaptive_avg_pool2d(r.input({4, 6, 33, 33}, Layout::Transposed), 1));
     r.grad("(9,17) to (4,6) strided", F::adaptive_avg_pool2d(r.input({3, 9, 17}, Layout::Strided), {4, 6}));
   });
+  add("pool3d", {"max_pool3d_with_indices", "max_pool3d_with_indices_backward", "avg_pool3d", "avg_pool3d_backward"},
+      [](Run& r) {
+        for (Dist d : {Dist::Normal, Dist::Ties}) {
+          auto [v, i] = F::max_pool3d_with_indices(r.input({2, 6, 9, 17, 17}, Layout::Contiguous, d), 3, 2, 1);
+          r.out("max indices 3x3x3 stride 2 pad 1", i);
+          r.grad("max values 3x3x3 stride 2 pad 1", v);
+          r.grad("max (2,2,3) ceil dilation 2",
+                 F::max_pool3d(r.input({2, 3, 7, 13, 11}, Layout::Transposed, d), {2, 2, 3}, {}, 0, 2, true));
+        }
+        r.grad("avg 3x3x3 stride 2 pad 1", F::avg_pool3d(r.input({2, 6, 9, 17, 17}), 3, 2, 1));
+        r.grad("avg no pad count, ceil, strided",
+               F::avg_pool3d(r.input({3, 7, 9, 8}, Layout::Strided), {2, 3, 2}, 2, 1, true, false));
+      });
+  add("adaptive_pool",
+      {"adaptive_avg_pool3d", "adaptive_avg_pool3d_backward", "adaptive_max_pool2d", "adaptive_max_pool2d_backward",
+       "adaptive_max_pool3d", "adaptive_max_pool3d_backward"},
+      [](Run& r) {
+        r.grad("avg 3d (7,13,11) to (3,5,7)", F::adaptive_avg_pool3d(r.input({2, 3, 7, 13, 11}), {3, 5, 7}));
+        for (Dist d : {Dist::Normal, Dist::Ties}) {
+          auto [v, i] = F::adaptive_max_pool2d_with_indices(r.input({4, 6, 33, 33}, Layout::Transposed, d), {7, 5});
+          r.out("max 2d indices", i);
+          r.grad("max 2d (33,33) to (7,5)", v);
+          r.grad("max 1d", F::adaptive_max_pool1d(r.input({3, 5, 17}, Layout::Strided, d), 6));
+          r.grad("max 3d (7,13,11) to (4,3,5)",
+                 F::adaptive_max_pool3d(r.input({2, 3, 7, 13, 11}, Layout::Contiguous, d), {4, 3, 5}));
+        }
+      });
+  add("fractional_lp_pool",
+      {"fractional_max_pool2d", "fractional_max_pool2d_backward", "fractional_max_pool3d",
+       "fractional_max_pool3d_backward", "avg_pool2d"},
+      [](Run& r) {
+        const Tensor x4 = r.input({4, 6, 33, 33}), x5 = r.input({2, 3, 9, 13, 11}, Layout::Transposed);
+        r.grad("fractional 2d to (20,17)",
+               F::fractional_max_pool2d(x4, {3, 2}, {20, 17}, {}, r.data({4, 6, 2}, Dist::Positive) / 2.5));
+        r.grad("fractional 3d to (5,6,7)",
+               F::fractional_max_pool3d(x5, 2, {5, 6, 7}, {}, r.data({2, 3, 3}, Dist::Positive) / 2.5));
+        r.grad("lp 2d p=2", F::lp_pool2d(r.input({2, 3, 13, 11}), 2.0, {3, 2}));
+        r.grad("lp 1d p=3 strided", F::lp_pool1d(r.input({3, 5, 17}, Layout::Strided), 3.0, 3, 2, true));
+      });
   add("pad",
       {"constant_pad_nd", "reflection_pad1d", "reflection_pad2d", "reflection_pad3d", "replication_pad1d",
        "replication_pad2d", "replication_pad3d", "_pad_circular", "reflection_pad1d_backward",

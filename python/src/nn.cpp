@@ -203,12 +203,14 @@ void bind_nn(py::module_& m) {
       const SizeArg k = size_arg(kernel, name), s = size_arg(stride, name), p = size_arg(padding, name),
                     d = size_arg(dilation, name);
       py::gil_scoped_release nogil;
-      return dims == 1 ? functional::max_pool1d_with_indices(x, k, s, p, d, ceil_mode)
-                       : functional::max_pool2d_with_indices(x, k, s, p, d, ceil_mode);
+      return dims == 1   ? functional::max_pool1d_with_indices(x, k, s, p, d, ceil_mode)
+             : dims == 2 ? functional::max_pool2d_with_indices(x, k, s, p, d, ceil_mode)
+                         : functional::max_pool3d_with_indices(x, k, s, p, d, ceil_mode);
     });
   };
   max_pool("max_pool1d_with_indices", 1);
   max_pool("max_pool2d_with_indices", 2);
+  max_pool("max_pool3d_with_indices", 3);
   auto unpool = [&](const char* name, int dims) {
     f.def(name, [name, dims](const Tensor& x, const Tensor& indices, py::handle kernel, py::handle stride,
                              py::handle padding, py::handle output_size) {
@@ -223,30 +225,66 @@ void bind_nn(py::module_& m) {
   unpool("max_unpool1d", 1);
   unpool("max_unpool2d", 2);
   unpool("max_unpool3d", 3);
-  f.def("avg_pool2d", [](const Tensor& x, py::handle kernel, py::handle stride, py::handle padding, bool ceil_mode,
-                         bool count_include_pad, std::optional<int64_t> divisor_override) {
-    const SizeArg k = size_arg(kernel, "avg_pool2d"), s = size_arg(stride, "avg_pool2d"),
-                  p = size_arg(padding, "avg_pool2d");
-    py::gil_scoped_release nogil;
-    return functional::avg_pool2d(x, k, s, p, ceil_mode, count_include_pad, divisor_override);
-  });
-  f.def("avg_pool1d", [](const Tensor& x, py::handle kernel, py::handle stride, py::handle padding, bool ceil_mode,
-                         bool count_include_pad) {
-    const SizeArg k = size_arg(kernel, "avg_pool1d"), s = size_arg(stride, "avg_pool1d"),
-                  p = size_arg(padding, "avg_pool1d");
-    py::gil_scoped_release nogil;
-    return functional::avg_pool1d(x, k, s, p, ceil_mode, count_include_pad);
-  });
-  f.def("adaptive_avg_pool1d", [](const Tensor& x, py::handle output_size) {
-    const SizeArg o = size_arg(output_size, "adaptive_avg_pool1d");
-    py::gil_scoped_release nogil;
-    return functional::adaptive_avg_pool1d(x, o);
-  });
-  f.def("adaptive_avg_pool2d", [](const Tensor& x, py::handle output_size) {
-    const SizeArg o = size_arg(output_size, "adaptive_avg_pool2d");
-    py::gil_scoped_release nogil;
-    return functional::adaptive_avg_pool2d(x, o);
-  });
+  auto avg_pool = [&](const char* name, int dims) {
+    f.def(name, [name, dims](const Tensor& x, py::handle kernel, py::handle stride, py::handle padding, bool ceil_mode,
+                             bool count_include_pad, std::optional<int64_t> divisor_override) {
+      const SizeArg k = size_arg(kernel, name), s = size_arg(stride, name), p = size_arg(padding, name);
+      py::gil_scoped_release nogil;
+      return dims == 1   ? functional::avg_pool1d(x, k, s, p, ceil_mode, count_include_pad)
+             : dims == 2 ? functional::avg_pool2d(x, k, s, p, ceil_mode, count_include_pad, divisor_override)
+                         : functional::avg_pool3d(x, k, s, p, ceil_mode, count_include_pad, divisor_override);
+    });
+  };
+  avg_pool("avg_pool1d", 1);
+  avg_pool("avg_pool2d", 2);
+  avg_pool("avg_pool3d", 3);
+  // adaptive pooling; output_size entries already resolved (None: the input's size) in Python
+  auto adaptive = [&](const char* name, auto fn) {
+    f.def(name, [name, fn](const Tensor& x, py::handle output_size) {
+      const SizeArg o = size_arg(output_size, name);
+      py::gil_scoped_release nogil;
+      return fn(x, o);
+    });
+  };
+  adaptive("adaptive_avg_pool1d",
+           [](const Tensor& x, const SizeArg& o) { return functional::adaptive_avg_pool1d(x, o); });
+  adaptive("adaptive_avg_pool2d",
+           [](const Tensor& x, const SizeArg& o) { return functional::adaptive_avg_pool2d(x, o); });
+  adaptive("adaptive_avg_pool3d",
+           [](const Tensor& x, const SizeArg& o) { return functional::adaptive_avg_pool3d(x, o); });
+  adaptive("adaptive_max_pool1d_with_indices",
+           [](const Tensor& x, const SizeArg& o) { return functional::adaptive_max_pool1d_with_indices(x, o); });
+  adaptive("adaptive_max_pool2d_with_indices",
+           [](const Tensor& x, const SizeArg& o) { return functional::adaptive_max_pool2d_with_indices(x, o); });
+  adaptive("adaptive_max_pool3d_with_indices",
+           [](const Tensor& x, const SizeArg& o) { return functional::adaptive_max_pool3d_with_indices(x, o); });
+  auto fractional = [&](const char* name, int dims) {
+    f.def(name, [name, dims](const Tensor& x, py::handle kernel, py::handle output_size, py::handle output_ratio,
+                             std::optional<Tensor> samples) {
+      const SizeArg k = size_arg(kernel, name), o = output_size.is_none() ? SizeArg() : size_arg(output_size, name);
+      std::vector<double> r;
+      if (py::isinstance<py::sequence>(output_ratio))
+        r = output_ratio.cast<std::vector<double>>();
+      else if (!output_ratio.is_none())
+        r = {output_ratio.cast<double>()};
+      const Tensor u = samples ? *samples : Tensor();
+      py::gil_scoped_release nogil;
+      return dims == 2 ? functional::fractional_max_pool2d_with_indices(x, k, o, r, u)
+                       : functional::fractional_max_pool3d_with_indices(x, k, o, r, u);
+    });
+  };
+  fractional("fractional_max_pool2d_with_indices", 2);
+  fractional("fractional_max_pool3d_with_indices", 3);
+  auto lp_pool = [&](const char* name, int dims) {
+    f.def(name, [name, dims](const Tensor& x, double norm_type, py::handle kernel, py::handle stride, bool ceil_mode) {
+      const SizeArg k = size_arg(kernel, name), s = size_arg(stride, name);
+      py::gil_scoped_release nogil;
+      return dims == 1 ? functional::lp_pool1d(x, norm_type, k, s, ceil_mode)
+                       : functional::lp_pool2d(x, norm_type, k, s, ceil_mode);
+    });
+  };
+  lp_pool("lp_pool1d", 1);
+  lp_pool("lp_pool2d", 2);
 
   // --- padding and upsampling
   f.def("pad", [](const Tensor& x, py::handle pad, const std::string& mode, std::optional<double> value) {

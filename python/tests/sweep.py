@@ -60,6 +60,16 @@ class Entry:
         self.note = note
 
 
+def seeded(fn, seed=42):
+    """fn after ditto.manual_seed(seed): OpInfo runs PyTorch's random ops after torch.manual_seed(42)."""
+
+    def run(*a, **k):
+        ditto.manual_seed(seed)
+        return fn(*a, **k)
+
+    return run
+
+
 def method(name):
     return lambda input, *a, **k: getattr(input, name)(*a, **k)
 
@@ -227,6 +237,14 @@ SWEEP = [
     Entry("nn.functional.adaptive_avg_pool2d", F("adaptive_avg_pool2d"), CLOSE),
     Entry("nn.functional.avg_pool1d", F("avg_pool1d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.adaptive_avg_pool1d", F("adaptive_avg_pool1d"), CLOSE),
+    Entry("nn.functional.max_pool3d", F("max_pool3d")),
+    Entry("nn.functional.avg_pool3d", F("avg_pool3d"), EXACT, grad=EXACT, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
+    Entry("nn.functional.adaptive_avg_pool3d", F("adaptive_avg_pool3d"), CLOSE),
+    Entry("nn.functional.adaptive_max_pool1d", F("adaptive_max_pool1d")),
+    Entry("nn.functional.adaptive_max_pool2d", F("adaptive_max_pool2d")),
+    Entry("nn.functional.adaptive_max_pool3d", F("adaptive_max_pool3d")),
+    Entry("nn.functional.fractional_max_pool2d", seeded(F("fractional_max_pool2d")), note="both draw their samples after manual_seed(42), as OpInfo's wrapper_set_seed"),
+    Entry("nn.functional.fractional_max_pool3d", seeded(F("fractional_max_pool3d")), note="both draw their samples after manual_seed(42), as OpInfo's wrapper_set_seed"),
     Entry("constant_pad_nd", D("constant_pad_nd"), EXACT, grad=EXACT),
     Entry("nn.functional.pad.constant", F("pad"), EXACT, grad=EXACT),
     Entry("nn.functional.pad.reflect", F("pad"), EXACT, grad=EXACT),
@@ -264,9 +282,7 @@ BY_NAME = {e.opinfo: e for e in SWEEP}
 
 # Samples that fail today, per entry: at most this many, each for the reason given. The sweep
 # test fails when an entry fails more, or no longer fails at all (then its line goes).
-KNOWN_FAILURES = {
-    "nn.functional.interpolate.area": (8, "5-D input: area mode is adaptive_avg_pool3d, which ditto does not have yet"),
-}
+KNOWN_FAILURES = {}
 # Samples where PyTorch's vector kernels (not its DEFAULT one) give other bits than ditto, and
 # ditto's are PyTorch's DEFAULT kernel's: test_opinfo_sweep.py checks that under
 # ATEN_CPU_CAPABILITY=default these entries pass whole.

@@ -19,6 +19,15 @@ def conv():
     F.conv2d(leaf(ditto.ones(1, 1, 3, 3)), w, padding=1).sum().backward()
 
 
+def pools3d():
+    a = ditto.randn(1, 2, 4, 6, 6, requires_grad=True)
+    b = ditto.randn(1, 2, 6, 6, requires_grad=True)
+    s = F.max_pool3d(a, 2).sum() + F.avg_pool3d(a, 2).sum() + F.adaptive_avg_pool3d(a, 3).sum()
+    s = s + F.adaptive_max_pool2d(b, 3).sum() + F.adaptive_max_pool3d(a, 2).sum()
+    s = s + F.fractional_max_pool2d(b, 2, output_size=3).sum() + F.fractional_max_pool3d(a, 2, output_ratio=0.5).sum()
+    s.backward()
+
+
 def pools():
     a = leaf(ditto.arange(16.0).reshape(1, 1, 4, 4))
     out, ind = F.max_pool2d(a, 2, return_indices=True)
@@ -164,6 +173,20 @@ CALLS = {
     "adaptive_avg_pool2d": pools,
     "adaptive_avg_pool2d_backward": pools,
     "max_unpooling2d_forward_out": pools,
+    "max_pool3d_with_indices": pools3d,
+    "max_pool3d_with_indices_backward": pools3d,
+    "avg_pool3d": pools3d,
+    "avg_pool3d_backward": pools3d,
+    "adaptive_avg_pool3d": pools3d,
+    "adaptive_avg_pool3d_backward": pools3d,
+    "adaptive_max_pool2d": pools3d,
+    "adaptive_max_pool2d_backward": pools3d,
+    "adaptive_max_pool3d": pools3d,
+    "adaptive_max_pool3d_backward": pools3d,
+    "fractional_max_pool2d": pools3d,
+    "fractional_max_pool2d_backward": pools3d,
+    "fractional_max_pool3d": pools3d,
+    "fractional_max_pool3d_backward": pools3d,
     "max_unpooling3d_forward_out": pools,
     "constant_pad_nd": pads,
     "reflection_pad1d": pads,

@@ -363,3 +363,27 @@ def test_no_alert_interpolate_backward(mode, shape, name):
     check_nondeterministic_alert(lambda: fn(x).sum().backward(), name, should_alert=False)
     with DeterministicGuard(True):
         _backward_twice(fn, x)
+
+
+# test_torch.py's alert tests for pooling: PyTorch alerts for (or switches) these backwards on CUDA
+# only; ditto's are deterministic everywhere, so none alerts, and the gradient repeats bit for bit.
+@pytest.mark.parametrize("make,shape,name", [
+    (lambda: nn.AvgPool3d(3), (2, 3, 3, 3, 3), "avg_pool3d_backward_cuda"),
+    (lambda: nn.AdaptiveAvgPool3d(3), (2, 3, 3, 3, 3), "adaptive_avg_pool3d_backward_cuda"),
+    (lambda: nn.MaxPool3d(3), (2, 3, 3, 3, 3), "max_pool3d_with_indices_backward_cuda"),
+    (lambda: nn.AdaptiveMaxPool2d(3), (2, 3, 3), "adaptive_max_pool2d_backward_cuda"),
+    (lambda: nn.FractionalMaxPool2d(2, output_ratio=0.5), (2, 3, 3, 3), "fractional_max_pool2d_backward_cuda"),
+    (lambda: nn.FractionalMaxPool3d(2, output_ratio=0.5), (2, 3, 2, 2, 2), "fractional_max_pool3d_backward_cuda"),
+])  # fmt: skip
+def test_no_alert_pooling_backward(make, shape, name):
+    module = make()
+    x = torch.randn(*shape, requires_grad=True)
+    check_nondeterministic_alert(lambda: module(x).sum().backward(), name, should_alert=False)
+    with DeterministicGuard(True):
+        grads = []
+        for _ in range(2):
+            torch.manual_seed(3)  # fractional pooling draws its windows: the same draw each time
+            x.grad = None
+            module(x).sum().backward()
+            grads.append(x.grad.clone())
+        assert torch.equal(grads[0], grads[1])

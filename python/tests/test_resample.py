@@ -24,11 +24,23 @@ def same(d, t, exact=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
 
 
-def run_both(make, shape, dtype=real.float32, exact=True):
+def run_both(make, shape, dtype=real.float32, exact=True, seed=None):
+    """make(torch.nn) and make(ditto.nn) on one input (after manual_seed(seed) in each when
+    given): outputs (all of a tuple) and the input's gradient of the first output compared."""
     g = real.Generator().manual_seed(7)
     x = real.randn(*shape, dtype=dtype, generator=g)
     xt, xd = x.clone().requires_grad_(), D(x).requires_grad_()
-    yt, yd = make(real.nn)(xt), make(ditto.nn)(xd)
+    mt, md = make(real.nn), make(ditto.nn)
+    if seed is not None:
+        real.manual_seed(seed)
+    yt = mt(xt)
+    if seed is not None:
+        ditto.manual_seed(seed)
+    yd = md(xd)
+    if isinstance(yt, tuple):
+        for a, b in zip(yd[1:], yt[1:]):
+            same(a, b)
+        yt, yd = yt[0], yd[0]
     same(yd, yt, exact)
     gout = real.randn(*yt.shape, dtype=dtype, generator=g)
     yt.backward(gout)

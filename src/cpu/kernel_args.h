@@ -8,9 +8,11 @@ namespace ditto {
 struct Conv2dArgs {
   int64_t stride[2], padding[2], dilation[2], groups;
 };
-// Geometry of a 2-D pooling window; divisor (avg_pool2d's divisor_override) is 0 when unset.
-struct Pool2dArgs {
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
+// Geometry of a pooling window over three spatial dims, depth first: 1-D and 2-D pooling have
+// kernel, stride and dilation 1 and padding 0 in the dims they lack. divisor (avg_pool's
+// divisor_override) is 0 when unset.
+struct PoolArgs {
+  int64_t kernel[3], stride[3], padding[3], dilation[3];
   bool ceil_mode, count_include_pad;
   int64_t divisor;
 };

@@ -1,4 +1,4 @@
-// max_pool2d inside windows at the AVX2 level (built with -mavx2 -mfma; called only after the
+// max pooling's inside windows at the AVX2 level (built with -mavx2 -mfma; called only after the
 // run-time check in cpu/capability.h). The algorithm: cpu/pool_impl.h.
 #include "cpu/pool_impl.h"
 #include "cpu/pool_kernels.h"

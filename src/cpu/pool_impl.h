@@ -1,9 +1,9 @@
 #pragma once
-// max_pool2d over the windows that lie inside the image, V::N output columns at a time, written
+// max pooling (1-D to 3-D) over the windows that lie inside the row, V::N output columns at a time, written
 // once over the SIMD abstraction in cpu/simd.h and instantiated per level (cpu/pool_kernels.cpp,
 // *_avx2.cpp, *_avx512.cpp). Include only from those files.
 //
-// Each window is scanned as PyTorch's CPU kernel scans it, row-major, a tap replacing the running
+// Each window is scanned as PyTorch's CPU kernels scan it, row-major, a tap replacing the running
 // maximum when it is strictly greater or NaN (so the first maximum wins, or the last NaN). Lane j
 // follows exactly that scan for its own window: the lanes are only different windows. The winner
 // is tracked by its tap number (exact in a float lane) and turned into a plane index after.
@@ -19,19 +19,20 @@ using namespace ::ditto::simd;
 template <class V>
 using S = typename V::Scalar;
 
-// Output columns [ow0, ow1) of one output row whose windows are inside the image: window rows
-// h0, h0 + dH, ... < h1 of the plane x (row length W), columns ow * sW - pW + kw * dW.
+// Output columns [ow0, ow1) of one output row whose windows are inside the row: the window's rows
+// start at plane offsets rows[0..nrows) (nrows >= 1, in scan order: depth, then height), its
+// columns at ow * sW - pW + kw * dW. Tap numbers (nrows * kW of them) must be exact in T.
 template <class V>
-inline void max_pool_inside(const S<V>* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW, int64_t dW,
-                            int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, S<V>* vrow, int64_t* irow) {
+inline void max_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW,
+                            int64_t pW, int64_t ow0, int64_t ow1, S<V>* vrow, int64_t* irow) {
   using T = S<V>;
   for (int64_t ow = ow0; ow < ow1; ow += V::N) {
     const int count = ow1 - ow < V::N ? int(ow1 - ow) : V::N;
     V m(-std::numeric_limits<T>::infinity()), best(T(0));
     int64_t tap = 0;
-    for (int64_t h = h0; h < h1; h += dH)
+    for (int64_t r = 0; r < nrows; ++r)
       for (int64_t kw = 0; kw < kW; ++kw, ++tap) {
-        const T* p = x + h * W + ow * sW - pW + kw * dW;
+        const T* p = x + rows[r] + ow * sW - pW + kw * dW;
         V v;
         if (sW == 1)
           v = count == V::N ? V::load(p) : V::load_partial(p, count);
@@ -49,7 +50,7 @@ inline void max_pool_inside(const S<V>* x, int64_t W, int64_t h0, int64_t h1, in
       store_partial(vrow + ow, m, count);
     for (int j = 0; j < count; ++j) {
       const int64_t t = int64_t(bt[j]);
-      irow[ow + j] = (h0 + (t / kW) * dH) * W + (ow + j) * sW - pW + (t % kW) * dW;
+      irow[ow + j] = rows[t / kW] + (ow + j) * sW - pW + (t % kW) * dW;
     }
   }
 }
@@ -57,11 +58,10 @@ inline void max_pool_inside(const S<V>* x, int64_t W, int64_t h0, int64_t h1, in
 }  // namespace DITTO_SIMD_ISA
 }  // namespace ditto::cpu::pool_impl
 
-#define DITTO_POOL_LEVEL_T(level, V, T, sfx)                                                                  \
-  void max_pool_inside_##sfx##_##level(const T* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW, \
-                                       int64_t dW, int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, \
-                                       int64_t* irow) {                                                       \
-    pool_impl::max_pool_inside<simd::V>(x, W, h0, h1, dH, kW, dW, sW, pW, ow0, ow1, vrow, irow);              \
+#define DITTO_POOL_LEVEL_T(level, V, T, sfx)                                                                       \
+  void max_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW,     \
+                                       int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, int64_t* irow) { \
+    pool_impl::max_pool_inside<simd::V>(x, rows, nrows, kW, dW, sW, pW, ow0, ow1, vrow, irow);                     \
   }
 #define DITTO_POOL_LEVEL(level, VF, VD)      \
   namespace ditto::cpu::pool_kernels {       \

@@ -1,4 +1,4 @@
-// The scalar level of max_pool2d's inside windows, and the dispatcher.
+// The scalar level of max pooling's inside windows, and the dispatcher.
 #include "cpu/pool_kernels.h"
 
 #include "cpu/capability.h"
@@ -8,12 +8,12 @@ DITTO_POOL_LEVEL(scalar, F32x1, F64x1)
 
 namespace ditto::cpu {
 
-#define DITTO_POOL_DISPATCH(T, sfx)                                                                                   \
-  void max_pool_inside(const T* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW, int64_t dW, int64_t sW, \
-                       int64_t pW, int64_t ow0, int64_t ow1, T* vrow, int64_t* irow) {                                \
-    using namespace pool_kernels;                                                                                     \
-    by_level(&max_pool_inside_##sfx##_scalar, &max_pool_inside_##sfx##_avx2, &max_pool_inside_##sfx##_avx512)(        \
-        x, W, h0, h1, dH, kW, dW, sW, pW, ow0, ow1, vrow, irow);                                                      \
+#define DITTO_POOL_DISPATCH(T, sfx)                                                                                    \
+  void max_pool_inside(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW, int64_t pW, \
+                       int64_t ow0, int64_t ow1, T* vrow, int64_t* irow) {                                             \
+    using namespace pool_kernels;                                                                                      \
+    by_level(&max_pool_inside_##sfx##_scalar, &max_pool_inside_##sfx##_avx2, &max_pool_inside_##sfx##_avx512)(         \
+        x, rows, nrows, kW, dW, sW, pW, ow0, ow1, vrow, irow);                                                         \
   }
 DITTO_POOL_DISPATCH(float, f32)
 DITTO_POOL_DISPATCH(double, f64)

@@ -1,14 +1,13 @@
 #pragma once
-// max_pool2d's inside windows per level (cpu/pool_impl.h) and their dispatcher, which picks the
+// max pooling's inside windows per level (cpu/pool_impl.h) and their dispatcher, which picks the
 // level from cpu_capability(). Every level gives the same values and indices.
 #include <cstdint>
 
 namespace ditto::cpu::pool_kernels {
 
-#define DITTO_POOL_DECLARE_T(level, T, sfx)                                                                   \
-  void max_pool_inside_##sfx##_##level(const T* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW, \
-                                       int64_t dW, int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, \
-                                       int64_t* irow);
+#define DITTO_POOL_DECLARE_T(level, T, sfx)                                                                    \
+  void max_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, \
+                                       int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, int64_t* irow);
 #define DITTO_POOL_DECLARE(level) DITTO_POOL_DECLARE_T(level, float, f32) DITTO_POOL_DECLARE_T(level, double, f64)
 DITTO_POOL_DECLARE(scalar)
 DITTO_POOL_DECLARE(avx2)
@@ -20,11 +19,11 @@ DITTO_POOL_DECLARE(avx512)
 
 namespace ditto::cpu {
 
-// Output columns [ow0, ow1) of one output row of max_pool2d whose windows lie inside the image
+// Output columns [ow0, ow1) of one output row of max pooling whose windows lie inside the row
 // (see cpu/pool_impl.h): values to vrow, plane indices to irow.
-void max_pool_inside(const float* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW, int64_t dW, int64_t sW,
-                     int64_t pW, int64_t ow0, int64_t ow1, float* vrow, int64_t* irow);
-void max_pool_inside(const double* x, int64_t W, int64_t h0, int64_t h1, int64_t dH, int64_t kW, int64_t dW, int64_t sW,
+void max_pool_inside(const float* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW, int64_t pW,
+                     int64_t ow0, int64_t ow1, float* vrow, int64_t* irow);
+void max_pool_inside(const double* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW,
                      int64_t pW, int64_t ow0, int64_t ow1, double* vrow, int64_t* irow);
 
 }  // namespace ditto::cpu

@@ -63,21 +63,22 @@ Tensor MaxUnpoolNd::unpool(const Tensor& x, const Tensor& indices, const Shape& 
   return impl::max_unpool(dims_, name_, x, indices, kernel_, stride_, padding_, output_size);
 }
 
-Tensor AvgPool2d::forward(const Tensor& x) {
-  return impl::avg_pool2d("AvgPool2d", x, kernel_, stride_, padding_, ceil_mode_, count_include_pad_,
-                          divisor_override_);
+Tensor AvgPoolNd::forward(const Tensor& x) {
+  return impl::avg_pool(dims_, name_, x, kernel_, stride_, padding_, ceil_mode_, count_include_pad_, divisor_override_);
 }
 
-Tensor AvgPool1d::forward(const Tensor& x) {
-  return impl::avg_pool1d("AvgPool1d", x, kernel_, stride_, padding_, ceil_mode_, count_include_pad_);
+Tensor AdaptiveAvgPoolNd::forward(const Tensor& x) { return impl::adaptive_avg_pool(dims_, name_, x, output_size_); }
+
+std::pair<Tensor, Tensor> AdaptiveMaxPoolNd::forward_with_indices(const Tensor& x) {
+  return impl::adaptive_max_pool(dims_, name_, x, output_size_);
 }
 
-Tensor AdaptiveAvgPool1d::forward(const Tensor& x) {
-  return impl::adaptive_avg_pool1d("AdaptiveAvgPool1d", x, output_size_);
+std::pair<Tensor, Tensor> FractionalMaxPoolNd::forward_with_indices(const Tensor& x) {
+  return impl::fractional_max_pool(dims_, name_, x, kernel_, output_size_, output_ratio_, Tensor());
 }
 
-Tensor AdaptiveAvgPool2d::forward(const Tensor& x) {
-  return impl::adaptive_avg_pool2d("AdaptiveAvgPool2d", x, output_size_);
+Tensor LPPoolNd::forward(const Tensor& x) {
+  return impl::lp_pool(dims_, name_, x, norm_type_, kernel_, stride_, ceil_mode_);
 }
 
 }  // namespace ditto::nn

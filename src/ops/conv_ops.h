@@ -1,9 +1,30 @@
 #pragma once
-// What nn::functional's convolution and pooling and the conv/pool modules share. `op` is the name
-// errors carry: the functional op's ("conv2d") or the module's ("Conv2d"). dims: spatial dims.
+// What nn::functional's convolution and pooling and the conv/pool modules share (ops/conv_ops.cpp,
+// ops/pool_ops.cpp). `op` is the name errors carry: the functional op's ("conv2d") or the module's
+// ("Conv2d"). dims: spatial dims.
+#include <optional>
+#include <vector>
+
 #include "ditto/nn/functional.h"
 
 namespace ditto::nn::impl {
+
+// --- argument helpers
+// One number for every dim, or dims numbers.
+Shape expand(const SizeArg& a, int dims, const char* op, const char* what);
+void check_at_least(const Shape& v, int64_t lo, const char* op, const char* what);
+void check_floating(const Tensor& t, const char* op, const char* what = "input");
+// (N, C, *spatial) from a batched or unbatched input; unbatch undoes it (and 1-D's height 1).
+Tensor batched(const Tensor& x, int dims, const char* op, bool& unbatched);
+Tensor unbatch(Tensor t, int dims, bool unbatched);
+// Channels and spatial sizes must be non-zero (the batch may be empty), as in PyTorch's pooling.
+void check_nonempty_planes(const Tensor& x, const char* op);
+Tensor dense(const Tensor& t);  // contiguous, detached when copied
+void check_4d(const Tensor& t, const char* op, const char* what);
+void check_size4(const Shape& s, const char* op);
+void check_grad_shape(const Tensor& g, const Shape& want, const char* op);
+
+// --- the ops
 
 Tensor conv(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
             const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation, int64_t groups);
@@ -12,13 +33,19 @@ std::pair<Tensor, Tensor> max_pool(int dims, const char* op, const Tensor& input
                                    bool ceil_mode);
 Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& indices, const SizeArg& kernel_size,
                   const SizeArg& stride, const SizeArg& padding, const Shape& output_size);
-Tensor avg_pool2d(const char* op, const Tensor& input, const SizeArg& kernel_size, const SizeArg& stride,
-                  const SizeArg& padding, bool ceil_mode, bool count_include_pad,
-                  std::optional<int64_t> divisor_override);
-Tensor adaptive_avg_pool2d(const char* op, const Tensor& input, const SizeArg& output_size);
-Tensor avg_pool1d(const char* op, const Tensor& input, const SizeArg& kernel_size, const SizeArg& stride,
-                  const SizeArg& padding, bool ceil_mode, bool count_include_pad);
-Tensor adaptive_avg_pool1d(const char* op, const Tensor& input, const SizeArg& output_size);
+// Pooling over dims = 1, 2 or 3 spatial dims (fractional: 2 or 3; lp: 1 or 2).
+Tensor avg_pool(int dims, const char* op, const Tensor& input, const SizeArg& kernel_size, const SizeArg& stride,
+                const SizeArg& padding, bool ceil_mode, bool count_include_pad,
+                std::optional<int64_t> divisor_override);
+Tensor adaptive_avg_pool(int dims, const char* op, const Tensor& input, const SizeArg& output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool(int dims, const char* op, const Tensor& input, const SizeArg& output_size);
+// output_size, or else output_ratio (one number or dims, each in (0, 1)); samples undefined: drawn
+// as PyTorch draws them, rand(N, C, dims) in the input's dtype.
+std::pair<Tensor, Tensor> fractional_max_pool(int dims, const char* op, const Tensor& input, const SizeArg& kernel_size,
+                                              const SizeArg& output_size, const std::vector<double>& output_ratio,
+                                              const Tensor& samples);
+Tensor lp_pool(int dims, const char* op, const Tensor& input, double norm_type, const SizeArg& kernel_size,
+               const SizeArg& stride, bool ceil_mode);
 
 // Checks a convolution's arguments (shapes as the user passed them: dims spatial dims, batched)
 // and returns its output shape.

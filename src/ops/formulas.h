@@ -15,7 +15,7 @@ namespace ditto::autograd::formulas {
 struct NoSaved {};  // the gradient needs nothing: neg, add, sub, copies, expand
 struct InputShape {
   Shape input;
-};  // view, squeeze, unsqueeze, adaptive_avg_pool2d
+};  // view, squeeze, unsqueeze, adaptive_avg_pool
 struct SavedInput {
   SavedTensor x;
 };
@@ -134,13 +134,13 @@ struct Conv2dSaved {
   bool grad_bias;
   SavedTensor x, w;  // x only when weight needs grad, w only when input does
 };
-struct MaxPool2dSaved {
+struct MaxPoolSaved {
   Shape input;
   SavedTensor indices;
 };
-struct AvgPool2dSaved {
+struct AvgPoolSaved {
   Shape input;
-  Pool2dArgs args;
+  PoolArgs args;
   bool has_divisor;  // divisor_override given (args.divisor)
 };
 struct PadSaved {
@@ -263,9 +263,12 @@ DITTO_FORMULA(put, PutSaved);
 DITTO_FORMULA(scatter_reduce, ScatterReduceSaved);
 // formulas_conv.cpp: convolution and pooling
 DITTO_FORMULA(conv2d, Conv2dSaved);
-DITTO_FORMULA(max_pool2d, MaxPool2dSaved);
-DITTO_FORMULA(avg_pool2d, AvgPool2dSaved);
-DITTO_FORMULA(adaptive_avg_pool2d, InputShape);
+// the pooling formulas pick the 2-D or 3-D backward op by the input's rank (4 or 5)
+DITTO_FORMULA(max_pool, MaxPoolSaved);
+DITTO_FORMULA(adaptive_max_pool, MaxPoolSaved);
+DITTO_FORMULA(fractional_max_pool, MaxPoolSaved);
+DITTO_FORMULA(avg_pool, AvgPoolSaved);
+DITTO_FORMULA(adaptive_avg_pool, InputShape);
 DITTO_FORMULA(max_unpool, MaxUnpoolSaved);
 DITTO_FORMULA(constant_pad_nd, PadSaved);  // ops/resample_ops.cpp
 DITTO_FORMULA(pad, PadSaved);

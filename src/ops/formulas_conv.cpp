@@ -9,6 +9,8 @@ namespace ditto::autograd::formulas {
 namespace F = nn::functional;
 namespace {
 nn::SizeArg pair(const int64_t (&v)[2]) { return {v[0], v[1]}; }
+nn::SizeArg last2(const int64_t (&v)[3]) { return {v[1], v[2]}; }
+nn::SizeArg triple(const int64_t (&v)[3]) { return {v[0], v[1], v[2]}; }
 }  // namespace
 
 DITTO_FORMULA(conv2d, Conv2dSaved) {
@@ -20,16 +22,33 @@ DITTO_FORMULA(conv2d, Conv2dSaved) {
   return {gx, gw, gb};
 }
 
-DITTO_FORMULA(max_pool2d, MaxPool2dSaved) { return {F::max_pool2d_with_indices_backward(g[0], *s.indices, s.input)}; }
+DITTO_FORMULA(max_pool, MaxPoolSaved) {
+  return {s.input.size() == 5 ? F::max_pool3d_with_indices_backward(g[0], *s.indices, s.input)
+                              : F::max_pool2d_with_indices_backward(g[0], *s.indices, s.input)};
+}
+DITTO_FORMULA(adaptive_max_pool, MaxPoolSaved) {
+  return {s.input.size() == 5 ? F::adaptive_max_pool3d_backward(g[0], *s.indices, s.input)
+                              : F::adaptive_max_pool2d_backward(g[0], *s.indices, s.input)};
+}
+DITTO_FORMULA(fractional_max_pool, MaxPoolSaved) {
+  return {s.input.size() == 5 ? F::fractional_max_pool3d_backward(g[0], *s.indices, s.input)
+                              : F::fractional_max_pool2d_backward(g[0], *s.indices, s.input)};
+}
 
-DITTO_FORMULA(avg_pool2d, AvgPool2dSaved) {
-  const Pool2dArgs& a = s.args;
+DITTO_FORMULA(avg_pool, AvgPoolSaved) {
+  const PoolArgs& a = s.args;
   const std::optional<int64_t> divisor = s.has_divisor ? std::optional<int64_t>(a.divisor) : std::nullopt;
-  return {F::avg_pool2d_backward(g[0], s.input, pair(a.kernel), pair(a.stride), pair(a.padding), a.ceil_mode,
+  if (s.input.size() == 5)
+    return {F::avg_pool3d_backward(g[0], s.input, triple(a.kernel), triple(a.stride), triple(a.padding), a.ceil_mode,
+                                   a.count_include_pad, divisor)};
+  return {F::avg_pool2d_backward(g[0], s.input, last2(a.kernel), last2(a.stride), last2(a.padding), a.ceil_mode,
                                  a.count_include_pad, divisor)};
 }
 
-DITTO_FORMULA(adaptive_avg_pool2d, InputShape) { return {F::adaptive_avg_pool2d_backward(g[0], s.input)}; }
+DITTO_FORMULA(adaptive_avg_pool, InputShape) {
+  return {s.input.size() == 5 ? F::adaptive_avg_pool3d_backward(g[0], s.input)
+                              : F::adaptive_avg_pool2d_backward(g[0], s.input)};
+}
 
 // Gathers the gradient at the indices.
 DITTO_FORMULA(max_unpool, MaxUnpoolSaved) {

@@ -297,12 +297,8 @@ Tensor interpolate(const char* op, const Tensor& input, const std::optional<Size
       fail(op,
            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | "
            "trilinear");
-    if (nd == 5) fail(op, "area mode is not supported for 5D input yet (adaptive_avg_pool3d)");
-    const Tensor x = nd == 3 ? input.unsqueeze(2) : input;
-    Shape os = output_size(op, input, size, scale_factor, recompute_scale_factor).spatial;
-    if (nd == 3) os.insert(os.begin(), 1);
-    Tensor y = impl::adaptive_avg_pool2d(op, x, SizeArg(os));
-    return nd == 3 ? y.squeeze(2) : y;
+    return impl::adaptive_avg_pool(static_cast<int>(nd - 2), op, input,
+                                   SizeArg(output_size(op, input, size, scale_factor, recompute_scale_factor).spatial));
   }
   const UpsampleMode m = upsample_mode(mode, nd, op);
   const bool interpolating = m == UpsampleMode::Linear || m == UpsampleMode::Cubic;

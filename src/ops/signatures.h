@@ -114,7 +114,7 @@ using ScatterReduce = bool(const Tensor& self, int64_t dim, const Tensor& index,
                            ScatterReduction reduce, bool include_self);
 using Arange = void(const Tensor& out, double start, double step);
 using Linspace = void(const Tensor& out, double start, double end);
-// Convolution and pooling (cpu/conv.cpp, cpu/pool.cpp): 4-D contiguous tensors (N, C, H, W);
+// Convolution (cpu/conv.cpp): 4-D contiguous tensors (N, C, H, W);
 // bias may be undefined. Output sizes are those of the tensors passed.
 using Conv2d = void(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                     const Conv2dArgs& args);
@@ -122,12 +122,19 @@ using Conv2dBackwardInput = void(const Tensor& grad_input, const Tensor& grad_ou
                                  const Conv2dArgs& args);
 using Conv2dBackwardWeight = void(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
                                   const Conv2dArgs& args);
-using MaxPool2d = void(const Tensor& values, const Tensor& indices, const Tensor& input, const Pool2dArgs& args);
-using MaxPool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices);
-using AvgPool2d = void(const Tensor& out, const Tensor& input, const Pool2dArgs& args);
-using AvgPool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out, const Pool2dArgs& args);
-using AdaptivePool2d = void(const Tensor& out, const Tensor& input);
-using AdaptivePool2dBackward = void(const Tensor& grad_input, const Tensor& grad_out);
+// Pooling (cpu/pool.cpp): (N, C, H, W) or (N, C, D, H, W) contiguous tensors, output sizes those
+// of the tensors passed; max pooling's indices are flat positions in each input plane, and their
+// backward adds grad_out at them in each plane's output order. Fractional pooling's samples are
+// (N * C, spatial dims) in the input's dtype.
+using MaxPool = void(const Tensor& values, const Tensor& indices, const Tensor& input, const PoolArgs& args);
+using MaxPoolBackward = void(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices);
+using AvgPool = void(const Tensor& out, const Tensor& input, const PoolArgs& args);
+using AvgPoolBackward = void(const Tensor& grad_input, const Tensor& grad_out, const PoolArgs& args);
+using AdaptivePool = void(const Tensor& out, const Tensor& input);
+using AdaptivePoolBackward = void(const Tensor& grad_input, const Tensor& grad_out);
+using AdaptiveMaxPool = void(const Tensor& values, const Tensor& indices, const Tensor& input);
+using FractionalMaxPool = void(const Tensor& values, const Tensor& indices, const Tensor& input, const Tensor& samples,
+                               const PoolArgs& args);
 // Padding and upsampling (cpu/resample.cpp, Note [Resampling order]): in and out contiguous, of one
 // floating dtype, the same leading dims, resampled over their last args.dims dims. The backward
 // writes grad_in (the input's shape) from grad_out (the output's).

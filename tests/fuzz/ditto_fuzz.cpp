@@ -497,6 +497,51 @@ std::vector<OpFuzzer> generators() {
           }
         }
       });
+  // 3-D, adaptive, fractional and power-average pooling
+  reg({"max_pool3d_with_indices", "max_pool3d_with_indices_backward", "avg_pool3d", "avg_pool3d_backward",
+       "adaptive_avg_pool3d", "adaptive_avg_pool3d_backward", "adaptive_max_pool2d", "adaptive_max_pool2d_backward",
+       "adaptive_max_pool3d", "adaptive_max_pool3d_backward", "fractional_max_pool2d", "fractional_max_pool2d_backward",
+       "fractional_max_pool3d", "fractional_max_pool3d_backward"},
+      [](Ctx& c) {
+        auto arg = [&](int64_t lo) {
+          return c.r.chance(0.05) ? (c.r.chance(0.5) ? kHuge : int64_t{-1}) : c.r.range(lo, 3);
+        };
+        auto pair = [](std::pair<Tensor, Tensor> p) { return std::vector<Tensor>{p.first, p.second}; };
+        const int64_t N = c.r.range(0, 2), C = c.r.range(1, 3);
+        const Shape s5{N, C, c.r.range(1, 5), c.r.range(1, 5), c.r.range(1, 5)};
+        const Tensor x5 = c.floating(c.r.chance(0.9) ? s5 : shape_arg(c.r));
+        const Tensor x4 = c.floating(c.r.chance(0.9) ? Shape{N, C, c.r.range(1, 6), c.r.range(1, 6)} : shape_arg(c.r));
+        const nn::SizeArg k3{arg(1), arg(1), arg(1)};
+        switch (c.r.range(0, 10)) {
+          case 0:
+            return pair(F::max_pool3d_with_indices(x5, k3, c.r.chance(0.3) ? nn::SizeArg() : nn::SizeArg(arg(1)),
+                                                   arg(0), arg(1), c.r.chance(0.5)));
+          case 1:
+            return one(F::avg_pool3d(x5, k3, {}, arg(0), c.r.chance(0.5), c.r.chance(0.5),
+                                     c.r.chance(0.2) ? std::optional<int64_t>(c.r.range(-1, 3)) : std::nullopt));
+          case 2: return one(F::adaptive_avg_pool3d(x5, {arg(1), arg(1), arg(1)}));
+          case 3: return pair(F::adaptive_max_pool3d_with_indices(x5, {arg(1), arg(1), arg(1)}));
+          case 4: return pair(F::adaptive_max_pool2d_with_indices(x4, {arg(1), arg(1)}));
+          case 5: return one(F::adaptive_max_pool1d(c.floating({N, C, c.r.range(1, 6)}), arg(1)));
+          case 6: {
+            const Tensor u = c.r.chance(0.7) ? Tensor() : c.floating({N, C, c.r.range(1, 3)});
+            return pair(F::fractional_max_pool2d_with_indices(
+                x4, {arg(1), arg(1)}, c.r.chance(0.8) ? nn::SizeArg{arg(1), arg(1)} : nn::SizeArg(),
+                c.r.chance(0.5) ? std::vector<double>{} : std::vector<double>{0.5 * double(c.r.range(0, 2))}, u));
+          }
+          case 7: return pair(F::fractional_max_pool3d_with_indices(x5, arg(1), {arg(1), arg(1), arg(1)}));
+          case 8: return one(F::lp_pool2d(x4, double(c.r.range(1, 3)), {arg(1), arg(1)}, {}, c.r.chance(0.5)));
+          case 9: {
+            const Tensor g = c.floating({N, C, c.r.range(1, 3), c.r.range(1, 3), c.r.range(1, 3)});
+            return one(F::max_pool3d_with_indices_backward(g, c.index(g.sizes(), 8), s5));
+          }
+          default: {
+            const Tensor g = c.floating({N, C, c.r.range(1, 3), c.r.range(1, 3)});
+            return one(c.r.chance(0.5) ? F::adaptive_max_pool2d_backward(g, c.index(g.sizes(), 8), x4.sizes())
+                                       : F::fractional_max_pool2d_backward(g, c.index(g.sizes(), 8), x4.sizes()));
+          }
+        }
+      });
   // padding and upsampling
   reg({"constant_pad_nd", "reflection_pad1d", "reflection_pad2d", "reflection_pad3d", "replication_pad1d",
        "replication_pad2d", "replication_pad3d", "_pad_circular", "reflection_pad1d_backward",

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ditto/nn/functional.h"
 #include "ditto/nn/module.h"
@@ -102,6 +103,14 @@ class MaxPool2d : public MaxPoolNd {
   explicit MaxPool2d(std::initializer_list<int64_t> kernel_size) : MaxPool2d(SizeArg(kernel_size)) {}
 };
 
+class MaxPool3d : public MaxPoolNd {
+ public:
+  explicit MaxPool3d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, SizeArg dilation = 1,
+                     bool ceil_mode = false)
+      : MaxPoolNd("MaxPool3d", 3, kernel_size, stride, padding, dilation, ceil_mode) {}
+  explicit MaxPool3d(std::initializer_list<int64_t> kernel_size) : MaxPool3d(SizeArg(kernel_size)) {}
+};
+
 // MaxUnpool1d / 2d / 3d take the values and indices of a max pool, so they have no one-tensor
 // forward: m.unpool(x, indices) or m(x, indices, output_size). output_size is the spatial size
 // or the full one; empty: (in - 1) * stride + kernel - 2 * padding. Refused in deterministic
@@ -147,61 +156,175 @@ class MaxUnpool3d : public MaxUnpoolNd {
   explicit MaxUnpool3d(std::initializer_list<int64_t> kernel_size) : MaxUnpool3d(SizeArg(kernel_size)) {}
 };
 
-class AvgPool2d : public UnaryModule {
+// AvgPool1d / 2d / 3d (1-D has no divisor_override, as in PyTorch).
+class AvgPoolNd : public UnaryModule {
  public:
-  explicit AvgPool2d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, bool ceil_mode = false,
-                     bool count_include_pad = true, std::optional<int64_t> divisor_override = std::nullopt)
-      : kernel_(std::move(kernel_size)),
+  Tensor forward(const Tensor& x) override;
+  std::string name() const override { return name_; }
+
+ protected:
+  AvgPoolNd(const char* name, int dims, SizeArg kernel_size, SizeArg stride, SizeArg padding, bool ceil_mode,
+            bool count_include_pad, std::optional<int64_t> divisor_override)
+      : name_(name),
+        dims_(dims),
+        kernel_(std::move(kernel_size)),
         stride_(std::move(stride)),
         padding_(std::move(padding)),
         ceil_mode_(ceil_mode),
         count_include_pad_(count_include_pad),
         divisor_override_(divisor_override) {}
-  explicit AvgPool2d(std::initializer_list<int64_t> kernel_size) : AvgPool2d(SizeArg(kernel_size)) {}
-  Tensor forward(const Tensor& x) override;
-  std::string name() const override { return "AvgPool2d"; }
 
  private:
+  const char* name_;
+  int dims_;
   SizeArg kernel_, stride_, padding_;
   bool ceil_mode_, count_include_pad_;
   std::optional<int64_t> divisor_override_;
 };
 
-class AvgPool1d : public UnaryModule {
+class AvgPool1d : public AvgPoolNd {
  public:
   explicit AvgPool1d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, bool ceil_mode = false,
                      bool count_include_pad = true)
-      : kernel_(std::move(kernel_size)),
+      : AvgPoolNd("AvgPool1d", 1, kernel_size, stride, padding, ceil_mode, count_include_pad, std::nullopt) {}
+};
+class AvgPool2d : public AvgPoolNd {
+ public:
+  explicit AvgPool2d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, bool ceil_mode = false,
+                     bool count_include_pad = true, std::optional<int64_t> divisor_override = std::nullopt)
+      : AvgPoolNd("AvgPool2d", 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) {}
+  explicit AvgPool2d(std::initializer_list<int64_t> kernel_size) : AvgPool2d(SizeArg(kernel_size)) {}
+};
+class AvgPool3d : public AvgPoolNd {
+ public:
+  explicit AvgPool3d(SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0, bool ceil_mode = false,
+                     bool count_include_pad = true, std::optional<int64_t> divisor_override = std::nullopt)
+      : AvgPoolNd("AvgPool3d", 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) {}
+  explicit AvgPool3d(std::initializer_list<int64_t> kernel_size) : AvgPool3d(SizeArg(kernel_size)) {}
+};
+
+// AdaptiveAvgPool1d / 2d / 3d and AdaptiveMaxPool1d / 2d / 3d (forward_with_indices also gives the
+// indices, as return_indices=True).
+class AdaptiveAvgPoolNd : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override;
+  std::string name() const override { return name_; }
+
+ protected:
+  AdaptiveAvgPoolNd(const char* name, int dims, SizeArg output_size)
+      : name_(name), dims_(dims), output_size_(std::move(output_size)) {}
+
+ private:
+  const char* name_;
+  int dims_;
+  SizeArg output_size_;
+};
+class AdaptiveAvgPool1d : public AdaptiveAvgPoolNd {
+ public:
+  explicit AdaptiveAvgPool1d(SizeArg output_size) : AdaptiveAvgPoolNd("AdaptiveAvgPool1d", 1, output_size) {}
+};
+class AdaptiveAvgPool2d : public AdaptiveAvgPoolNd {
+ public:
+  explicit AdaptiveAvgPool2d(SizeArg output_size) : AdaptiveAvgPoolNd("AdaptiveAvgPool2d", 2, output_size) {}
+};
+class AdaptiveAvgPool3d : public AdaptiveAvgPoolNd {
+ public:
+  explicit AdaptiveAvgPool3d(SizeArg output_size) : AdaptiveAvgPoolNd("AdaptiveAvgPool3d", 3, output_size) {}
+};
+
+class AdaptiveMaxPoolNd : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override { return forward_with_indices(x).first; }
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
+  std::string name() const override { return name_; }
+
+ protected:
+  AdaptiveMaxPoolNd(const char* name, int dims, SizeArg output_size)
+      : name_(name), dims_(dims), output_size_(std::move(output_size)) {}
+
+ private:
+  const char* name_;
+  int dims_;
+  SizeArg output_size_;
+};
+class AdaptiveMaxPool1d : public AdaptiveMaxPoolNd {
+ public:
+  explicit AdaptiveMaxPool1d(SizeArg output_size) : AdaptiveMaxPoolNd("AdaptiveMaxPool1d", 1, output_size) {}
+};
+class AdaptiveMaxPool2d : public AdaptiveMaxPoolNd {
+ public:
+  explicit AdaptiveMaxPool2d(SizeArg output_size) : AdaptiveMaxPoolNd("AdaptiveMaxPool2d", 2, output_size) {}
+};
+class AdaptiveMaxPool3d : public AdaptiveMaxPoolNd {
+ public:
+  explicit AdaptiveMaxPool3d(SizeArg output_size) : AdaptiveMaxPoolNd("AdaptiveMaxPool3d", 3, output_size) {}
+};
+
+// FractionalMaxPool2d / 3d: output_size, or else output_ratio; each forward draws new samples from
+// the default generator, as PyTorch's module does (functional.h's fractional_max_pool2d).
+class FractionalMaxPoolNd : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override { return forward_with_indices(x).first; }
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x);
+  std::string name() const override { return name_; }
+
+ protected:
+  FractionalMaxPoolNd(const char* name, int dims, SizeArg kernel_size, SizeArg output_size,
+                      std::vector<double> output_ratio)
+      : name_(name),
+        dims_(dims),
+        kernel_(std::move(kernel_size)),
+        output_size_(std::move(output_size)),
+        output_ratio_(std::move(output_ratio)) {}
+
+ private:
+  const char* name_;
+  int dims_;
+  SizeArg kernel_, output_size_;
+  std::vector<double> output_ratio_;
+};
+class FractionalMaxPool2d : public FractionalMaxPoolNd {
+ public:
+  explicit FractionalMaxPool2d(SizeArg kernel_size, SizeArg output_size = {}, std::vector<double> output_ratio = {})
+      : FractionalMaxPoolNd("FractionalMaxPool2d", 2, kernel_size, output_size, std::move(output_ratio)) {}
+};
+class FractionalMaxPool3d : public FractionalMaxPoolNd {
+ public:
+  explicit FractionalMaxPool3d(SizeArg kernel_size, SizeArg output_size = {}, std::vector<double> output_ratio = {})
+      : FractionalMaxPoolNd("FractionalMaxPool3d", 3, kernel_size, output_size, std::move(output_ratio)) {}
+};
+
+// LPPool1d / 2d: (sum over the window of x^p)^(1/p), PyTorch's composition (functional.h).
+class LPPoolNd : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override;
+  std::string name() const override { return name_; }
+
+ protected:
+  LPPoolNd(const char* name, int dims, double norm_type, SizeArg kernel_size, SizeArg stride, bool ceil_mode)
+      : name_(name),
+        dims_(dims),
+        norm_type_(norm_type),
+        kernel_(std::move(kernel_size)),
         stride_(std::move(stride)),
-        padding_(std::move(padding)),
-        ceil_mode_(ceil_mode),
-        count_include_pad_(count_include_pad) {}
-  Tensor forward(const Tensor& x) override;
-  std::string name() const override { return "AvgPool1d"; }
+        ceil_mode_(ceil_mode) {}
 
  private:
-  SizeArg kernel_, stride_, padding_;
-  bool ceil_mode_, count_include_pad_;
+  const char* name_;
+  int dims_;
+  double norm_type_;
+  SizeArg kernel_, stride_;
+  bool ceil_mode_;
 };
-
-class AdaptiveAvgPool1d : public UnaryModule {
+class LPPool1d : public LPPoolNd {
  public:
-  explicit AdaptiveAvgPool1d(SizeArg output_size) : output_size_(std::move(output_size)) {}
-  Tensor forward(const Tensor& x) override;
-  std::string name() const override { return "AdaptiveAvgPool1d"; }
-
- private:
-  SizeArg output_size_;
+  LPPool1d(double norm_type, SizeArg kernel_size, SizeArg stride = {}, bool ceil_mode = false)
+      : LPPoolNd("LPPool1d", 1, norm_type, kernel_size, stride, ceil_mode) {}
 };
-
-class AdaptiveAvgPool2d : public UnaryModule {
+class LPPool2d : public LPPoolNd {
  public:
-  explicit AdaptiveAvgPool2d(SizeArg output_size) : output_size_(std::move(output_size)) {}
-  Tensor forward(const Tensor& x) override;
-  std::string name() const override { return "AdaptiveAvgPool2d"; }
-
- private:
-  SizeArg output_size_;
+  LPPool2d(double norm_type, SizeArg kernel_size, SizeArg stride = {}, bool ceil_mode = false)
+      : LPPoolNd("LPPool2d", 2, norm_type, kernel_size, stride, ceil_mode) {}
 };
 
 }  // namespace ditto::nn

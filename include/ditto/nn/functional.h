@@ -126,15 +126,19 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), SizeArg stride = 1,
               SizeArg padding = 0, SizeArg dilation = 1, int64_t groups = 1);
 
-// Max pooling. Indices (int64) are flat positions within each input plane (h * W + w), as
-// PyTorch's; NaN wins a window (the last NaN), ties go to the first position.
+// Max pooling. Indices (int64) are flat positions within each input plane ((d * H + h) * W + w),
+// as PyTorch's; NaN wins a window (the last NaN), ties go to the first position.
 Tensor max_pool1d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
                   SizeArg dilation = 1, bool ceil_mode = false);
 Tensor max_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
                   SizeArg dilation = 1, bool ceil_mode = false);
+Tensor max_pool3d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
+                  SizeArg dilation = 1, bool ceil_mode = false);
 std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, SizeArg kernel_size, SizeArg stride = {},
                                                   SizeArg padding = 0, SizeArg dilation = 1, bool ceil_mode = false);
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, SizeArg kernel_size, SizeArg stride = {},
+                                                  SizeArg padding = 0, SizeArg dilation = 1, bool ceil_mode = false);
+std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, SizeArg kernel_size, SizeArg stride = {},
                                                   SizeArg padding = 0, SizeArg dilation = 1, bool ceil_mode = false);
 
 // Inverse of max pooling: zeros with input written at indices. output_size is the spatial size
@@ -148,30 +152,74 @@ Tensor max_unpool2d(const Tensor& input, const Tensor& indices, SizeArg kernel_s
 Tensor max_unpool3d(const Tensor& input, const Tensor& indices, SizeArg kernel_size, SizeArg stride = {},
                     SizeArg padding = 0, const Shape& output_size = {});
 
-// Average pooling: each window summed in row-major order, then divided (as PyTorch's CPU kernel,
-// so the bits match it).
+// Average pooling: each window summed in row-major order, then divided (as PyTorch's CPU kernels,
+// so the bits match it). The 1-D form is the 2-D one over (N, C, 1, L), as PyTorch's.
+Tensor avg_pool1d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true);
 Tensor avg_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
                   bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
-// Window i of n over size L: [floor(i * L / n), ceil((i + 1) * L / n)). Output (1, 1) is a mean
-// over (H, W), as in PyTorch.
-Tensor adaptive_avg_pool2d(const Tensor& input, SizeArg output_size);
-// The 1-D forms, as PyTorch's: the 2-D ops over (N, C, 1, L) (so their bits).
-Tensor avg_pool1d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
-                  bool ceil_mode = false, bool count_include_pad = true);
-Tensor adaptive_avg_pool1d(const Tensor& input, SizeArg output_size);
+Tensor avg_pool3d(const Tensor& input, SizeArg kernel_size, SizeArg stride = {}, SizeArg padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
 
-// Gradients of the ops above, on 4-D tensors (PyTorch's *_backward ops); used by the backward
-// formulas and not themselves differentiable.
+// Adaptive pooling: window i of n over size L is [floor(i * L / n), ceil((i + 1) * L / n)). An
+// average to output size 1 everywhere is a mean over the planes, as in PyTorch.
+Tensor adaptive_avg_pool1d(const Tensor& input, SizeArg output_size);
+Tensor adaptive_avg_pool2d(const Tensor& input, SizeArg output_size);
+Tensor adaptive_avg_pool3d(const Tensor& input, SizeArg output_size);
+Tensor adaptive_max_pool1d(const Tensor& input, SizeArg output_size);
+Tensor adaptive_max_pool2d(const Tensor& input, SizeArg output_size);
+Tensor adaptive_max_pool3d(const Tensor& input, SizeArg output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input, SizeArg output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, SizeArg output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input, SizeArg output_size);
+
+// Fractional max pooling (Graham, 2014), as PyTorch's: output_size, or else output_ratio (one
+// number or one per dim, in (0, 1)); the windows start at pseudo-random offsets from one sample
+// in [0, 1) per (sample, channel, dim). random_samples (N, C, 2 or 3) in the input's dtype, or
+// undefined: drawn as PyTorch's F.fractional_max_pool*d draws them, rand({N, C, dims}), so a seed
+// gives PyTorch's windows.
+Tensor fractional_max_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg output_size = {},
+                             std::vector<double> output_ratio = {}, const Tensor& random_samples = Tensor());
+Tensor fractional_max_pool3d(const Tensor& input, SizeArg kernel_size, SizeArg output_size = {},
+                             std::vector<double> output_ratio = {}, const Tensor& random_samples = Tensor());
+std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(const Tensor& input, SizeArg kernel_size,
+                                                             SizeArg output_size = {},
+                                                             std::vector<double> output_ratio = {},
+                                                             const Tensor& random_samples = Tensor());
+std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(const Tensor& input, SizeArg kernel_size,
+                                                             SizeArg output_size = {},
+                                                             std::vector<double> output_ratio = {},
+                                                             const Tensor& random_samples = Tensor());
+
+// Power-average pooling, PyTorch's composition: (sum over the window of x^p)^(1/p), computed as
+// (sign(a) * relu(|a|) * kernel area)^(1/p) of a = avg_pool(x^p) (no padding).
+Tensor lp_pool1d(const Tensor& input, double norm_type, SizeArg kernel_size, SizeArg stride = {},
+                 bool ceil_mode = false);
+Tensor lp_pool2d(const Tensor& input, double norm_type, SizeArg kernel_size, SizeArg stride = {},
+                 bool ceil_mode = false);
+
+// Gradients of the ops above, on 4-D (2-D pooling) or 5-D (3-D) tensors (PyTorch's *_backward
+// ops); used by the backward formulas and not themselves differentiable.
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,
                              SizeArg padding, SizeArg dilation, int64_t groups);
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size, SizeArg stride,
                               SizeArg padding, SizeArg dilation, int64_t groups);
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
+Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
+Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
+Tensor fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
+Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size, SizeArg kernel_size, SizeArg stride,
                            SizeArg padding, bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override);
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Shape& input_size, SizeArg kernel_size, SizeArg stride,
+                           SizeArg padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size);
+Tensor adaptive_avg_pool3d_backward(const Tensor& grad_output, const Shape& input_size);
 
 // Padding, as PyTorch's F.pad: pad holds (before, after) pairs from the last dim backwards; mode
 // "constant" (value, default 0; any rank and dtype; negative widths crop), "reflect", "replicate"

@@ -187,6 +187,10 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _nn.max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     out, indices = _nn.max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, indices) if return_indices else out
@@ -194,6 +198,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     out, indices = _nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    out, indices = _nn.max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, indices) if return_indices else out
 
 
@@ -209,12 +218,23 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _nn.max_unpool3d(input, indices, kernel_size, stride, padding, output_size)
 
 
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _nn.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None)
+
+
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    return _nn.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return _nn.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _adaptive_size(input, output_size, dims):
+    # None keeps the input's size in that dim, as in PyTorch
+    if isinstance(output_size, (list, tuple)):
+        return [input.shape[-dims + i] if s is None else s for i, s in enumerate(output_size)]
+    return output_size
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -222,10 +242,72 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def adaptive_avg_pool2d(input, output_size):
-    # None keeps the input's size in that dim, as in PyTorch
-    if isinstance(output_size, (list, tuple)):
-        output_size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(output_size)]
-    return _nn.adaptive_avg_pool2d(input, output_size)
+    return _nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _nn.adaptive_avg_pool3d(input, _adaptive_size(input, output_size, 3))
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool1d_with_indices(input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool2d_with_indices(input, _adaptive_size(input, output_size, 2))
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool3d_with_indices(input, _adaptive_size(input, output_size, 3))
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    out, indices = adaptive_max_pool1d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    out, indices = adaptive_max_pool3d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+# Fractional max pooling draws its samples as PyTorch's does (torch.rand(N, C, dims) from the
+# default generator) when _random_samples is None, so a seed gives PyTorch's windows.
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):  # fmt: skip
+    return _nn.fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):  # fmt: skip
+    return _nn.fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):  # fmt: skip
+    out, indices = _nn.fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
+                                                          _random_samples)  # fmt: skip
+    return (out, indices) if return_indices else out
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):  # fmt: skip
+    out, indices = _nn.fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
+                                                          _random_samples)  # fmt: skip
+    return (out, indices) if return_indices else out
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _nn.lp_pool1d(input, float(norm_type), kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _nn.lp_pool2d(input, float(norm_type), kernel_size, stride, ceil_mode)
 
 
 def pad(input, pad, mode="constant", value=None):
