@@ -650,6 +650,23 @@ std::vector<Entry> corpus() {
     r.grad("stride 2 pad 2", F::conv1d(r.input({3, 4, 29}, Layout::Strided), r.input({6, 4, 5}), r.input({6}), 2, 2));
     r.grad("dilation 3", F::conv1d(r.input({2, 3, 33}), r.input({5, 3, 3}), Tensor(), 1, 0, 3));
   });
+  add("conv3d_transpose",
+      {"conv3d", "conv3d_backward_input", "conv3d_backward_weight", "conv_transpose2d", "conv_transpose3d", "conv2d",
+       "conv2d_backward_weight"},
+      [](Run& r) {
+        r.grad("conv3d 3x3x3 pad 1", F::conv3d(r.input({2, 4, 6, 9, 8}), r.input({6, 4, 3, 3, 3}), r.input({6}), 1, 1));
+        r.grad("conv3d strided groups dilation",
+               F::conv3d(r.input({2, 4, 7, 9, 8}, Layout::Transposed), r.input({4, 2, 2, 3, 2}), Tensor(), {1, 2, 1},
+                         {1, 0, 1}, {2, 1, 1}, 2));
+        r.grad("conv_transpose2d k4 s2 (issue's shape, fewer channels)",
+               F::conv_transpose2d(r.input({4, 16, 16, 16}), r.input({16, 8, 4, 4}), r.input({8}), 2, 1));
+        r.grad("conv_transpose2d output_padding >= stride",
+               F::conv_transpose2d(r.input({2, 4, 7, 6}, Layout::Strided), r.input({4, 3, 3, 3}), Tensor(), 1, 1, 1, 1,
+                                   2));
+        r.grad("conv_transpose3d groups", F::conv_transpose3d(r.input({2, 4, 3, 5, 4}), r.input({4, 2, 2, 3, 2}),
+                                                              r.input({4}), 2, 0, {1, 0, 1}, 2));
+        r.grad("conv_transpose1d", F::conv_transpose1d(r.input({3, 4, 17}), r.input({4, 5, 3}), Tensor(), 2, 1, 1));
+      });
   add("max_pool", {"max_pool2d_with_indices", "max_pool2d_with_indices_backward"}, [](Run& r) {
     for (Dist d : {Dist::Normal, Dist::Ties}) {
       auto [v, i] = F::max_pool2d_with_indices(r.input({4, 6, 33, 33}, Layout::Contiguous, d), 3, 2, 1);

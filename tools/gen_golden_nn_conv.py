@@ -5,7 +5,8 @@ convolution and pooling (tests/test_nn_conv.cpp, tests/test_nn_pool.cpp).
 Run with Debian's python (the one with torch):  /usr/bin/python3 tools/gen_golden_nn_conv.py [out]
 
 Format: {"meta": ..., "conv": [...], "max_pool": [...], "max_unpool": [...], "avg_pool2d": [...],
-"adaptive_avg_pool2d": [...], "init": [...]}. A tensor is {"dtype", "shape", "hex"}: row-major raw
+"adaptive_avg_pool2d": [...], "init": [...], "conv_more": [...] (conv3d and the transposed
+convolutions, with PyTorch's keyword arguments), "init_more": [...] (Conv3d, ConvTranspose*d)}. A tensor is {"dtype", "shape", "hex"}: row-major raw
 IEEE-754 bits in hex (int64 tensors: "values" instead of "hex"). Every case holds its inputs, the
 op's arguments, PyTorch's output(s), the upstream gradient grad_output and PyTorch's gradients.
 Inputs come from a fixed torch.Generator, so the file is the same on every run of one PyTorch.
@@ -211,6 +212,67 @@ def adaptive_cases():
     return c
 
 
+def conv_more_case(name, op, x_shape, w_shape, bias=True, dtype=torch.float32, **kw):
+    """conv3d and the transposed convolutions: inputs, PyTorch's keyword arguments, outputs."""
+    x = rnd(*x_shape, dtype=dtype).requires_grad_()
+    w = rnd(*w_shape, dtype=dtype).requires_grad_()
+    out_channels = w_shape[0] if op == 'conv3d' else w_shape[1] * kw.get('groups', 1)
+    b = rnd(out_channels, dtype=dtype).requires_grad_() if bias else None
+    out = getattr(F, op)(x, w, b, **kw)
+    gout = rnd(*out.shape, dtype=dtype)
+    gx, gw, gb = grads(out, [x, w, b], gout)
+    return {'name': name, 'op': op, 'input': enc(x), 'weight': enc(w), 'bias': enc(b) if bias else None, 'args': kw,
+            'output': enc(out), 'grad_output': enc(gout), 'grad_input': enc(gx), 'grad_weight': enc(gw),
+            'grad_bias': enc(gb) if bias else None, 'grad_fn': type(out.grad_fn).__name__}
+
+
+def conv_more_cases():
+    c = []
+    c.append(conv_more_case('c3_basic', 'conv3d', (2, 3, 5, 6, 7), (4, 3, 3, 3, 3)))
+    c.append(conv_more_case('c3_stride_pad_rect', 'conv3d', (1, 2, 7, 8, 6), (3, 2, 2, 3, 1), stride=(2, 1, 2),
+                            padding=(1, 1, 0)))
+    c.append(conv_more_case('c3_dilation_groups', 'conv3d', (1, 4, 7, 7, 7), (4, 2, 2, 2, 2), dilation=(2, 1, 3),
+                            groups=2, padding=1))
+    c.append(conv_more_case('c3_unbatched_nobias', 'conv3d', (2, 4, 5, 6), (3, 2, 2, 2, 2), bias=False))
+    c.append(conv_more_case('c3_float64', 'conv3d', (1, 2, 4, 5, 5), (2, 2, 3, 3, 3), dtype=torch.float64,
+                            stride=2, padding=1))
+    c.append(conv_more_case('t1_basic', 'conv_transpose1d', (2, 3, 7), (3, 4, 3), stride=2, padding=1))
+    c.append(conv_more_case('t1_outpad_dilation', 'conv_transpose1d', (2, 2, 6), (2, 3, 2), stride=3,
+                            output_padding=2, dilation=2))
+    c.append(conv_more_case('t1_unbatched_groups', 'conv_transpose1d', (4, 5), (4, 1, 3), groups=2, bias=False))
+    c.append(conv_more_case('t2_k4_s2', 'conv_transpose2d', (2, 6, 5, 4), (6, 3, 4, 4), stride=2, padding=1))
+    c.append(conv_more_case('t2_outpad_rect', 'conv_transpose2d', (1, 3, 4, 5), (3, 2, 3, 2), stride=(2, 3),
+                            padding=(1, 0), output_padding=(1, 2)))
+    c.append(conv_more_case('t2_groups_dilation', 'conv_transpose2d', (2, 4, 5, 5), (4, 3, 3, 3), groups=2,
+                            dilation=2, padding=2))
+    c.append(conv_more_case('t2_unbatched', 'conv_transpose2d', (3, 4, 4), (3, 2, 2, 2), stride=2))
+    c.append(conv_more_case('t2_float64', 'conv_transpose2d', (2, 3, 4, 4), (3, 2, 3, 3), dtype=torch.float64,
+                            stride=2, padding=1, output_padding=1))
+    c.append(conv_more_case('t3_basic', 'conv_transpose3d', (1, 4, 3, 4, 3), (4, 2, 3, 3, 3), stride=2, padding=1,
+                            output_padding=(1, 0, 1)))
+    c.append(conv_more_case('t3_groups_nobias', 'conv_transpose3d', (2, 4, 3, 3, 4), (4, 1, 2, 2, 2), groups=4,
+                            bias=False, dilation=(1, 2, 1)))
+    return c
+
+
+def init_more_cases():
+    specs = [
+        ('Conv3d', dict(in_channels=3, out_channels=4, kernel_size=3)),
+        ('Conv3d', dict(in_channels=4, out_channels=6, kernel_size=[1, 2, 3], groups=2, bias=False)),
+        ('ConvTranspose1d', dict(in_channels=4, out_channels=6, kernel_size=3)),
+        ('ConvTranspose2d', dict(in_channels=6, out_channels=4, kernel_size=4, stride=2, groups=2)),
+        ('ConvTranspose3d', dict(in_channels=2, out_channels=3, kernel_size=2, bias=False)),
+    ]
+    out = []
+    for s in [0, 42]:
+        for kind, kw in specs:
+            torch.manual_seed(s)
+            m = getattr(torch.nn, kind)(**kw)
+            out.append({'seed': s, 'module': kind, 'args': kw, 'weight': enc(m.weight),
+                        'bias': enc(m.bias) if m.bias is not None else None})
+    return out
+
+
 def init_cases():
     seeds = [0, 1, 42, 1234]
     specs = [
@@ -260,6 +322,9 @@ def main():
         'avg_pool2d': avg_cases(),
         'adaptive_avg_pool2d': adaptive_cases(),
         'init': init_cases(),
+        # after every section above, so that adding these left their inputs as they were
+        'conv_more': conv_more_cases(),
+        'init_more': init_more_cases(),
     }
     with open(path, 'w') as f:
         json.dump(doc, f, indent=None, separators=(',', ':'))

@@ -197,6 +197,25 @@ void bind_nn(py::module_& m) {
   conv("conv2d", [](const Tensor& x, const Tensor& w, const Tensor& b, SizeArg s, SizeArg p, SizeArg d, int64_t g) {
     return functional::conv2d(x, w, b, s, p, d, g);
   });
+  conv("conv3d", [](const Tensor& x, const Tensor& w, const Tensor& b, SizeArg s, SizeArg p, SizeArg d, int64_t g) {
+    return functional::conv3d(x, w, b, s, p, d, g);
+  });
+  // conv_transpose1d/2d/3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+  auto conv_transpose = [&](const char* name, int dims) {
+    f.def(name, [name, dims](const Tensor& x, const Tensor& w, std::optional<Tensor> b, py::handle stride,
+                             py::handle padding, py::handle output_padding, int64_t groups, py::handle dilation) {
+      const SizeArg s = size_arg(stride, name), p = size_arg(padding, name), o = size_arg(output_padding, name),
+                    d = size_arg(dilation, name);
+      const Tensor bias = b ? *b : Tensor();
+      py::gil_scoped_release nogil;
+      return dims == 1   ? functional::conv_transpose1d(x, w, bias, s, p, o, groups, d)
+             : dims == 2 ? functional::conv_transpose2d(x, w, bias, s, p, o, groups, d)
+                         : functional::conv_transpose3d(x, w, bias, s, p, o, groups, d);
+    });
+  };
+  conv_transpose("conv_transpose1d", 1);
+  conv_transpose("conv_transpose2d", 2);
+  conv_transpose("conv_transpose3d", 3);
   auto max_pool = [&](const char* name, int dims) {
     f.def(name, [name, dims](const Tensor& x, py::handle kernel, py::handle stride, py::handle padding,
                              py::handle dilation, bool ceil_mode) {

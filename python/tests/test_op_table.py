@@ -19,6 +19,13 @@ def conv():
     F.conv2d(leaf(ditto.ones(1, 1, 3, 3)), w, padding=1).sum().backward()
 
 
+def convs3d():
+    x = ditto.randn(1, 2, 3, 4, 4, requires_grad=True)
+    w = ditto.randn(2, 2, 2, 2, 2, requires_grad=True)
+    (F.conv3d(x, w).sum() + F.conv_transpose3d(x, w).sum()).backward()
+    F.conv_transpose2d(ditto.randn(1, 2, 3, 3), ditto.randn(2, 3, 2, 2))
+
+
 def pools3d():
     a = ditto.randn(1, 2, 4, 6, 6, requires_grad=True)
     b = ditto.randn(1, 2, 6, 6, requires_grad=True)
@@ -174,6 +181,11 @@ CALLS = {
     "adaptive_avg_pool2d_backward": pools,
     "max_unpooling2d_forward_out": pools,
     "max_pool3d_with_indices": pools3d,
+    "conv3d": convs3d,
+    "conv3d_backward_input": convs3d,
+    "conv3d_backward_weight": convs3d,
+    "conv_transpose2d": convs3d,
+    "conv_transpose3d": convs3d,
     "max_pool3d_with_indices_backward": pools3d,
     "avg_pool3d": pools3d,
     "avg_pool3d_backward": pools3d,

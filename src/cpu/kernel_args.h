@@ -4,9 +4,10 @@
 
 namespace ditto {
 
-// Geometry of a 2-D convolution (conv1d runs as conv2d with height 1).
-struct Conv2dArgs {
-  int64_t stride[2], padding[2], dilation[2], groups;
+// Geometry of a convolution over three spatial dims, depth first: 2-D convolution has depth
+// stride and dilation 1 and padding 0 (conv1d runs as conv2d with height 1).
+struct ConvArgs {
+  int64_t stride[3], padding[3], dilation[3], groups;
 };
 // Geometry of a pooling window over three spatial dims, depth first: 1-D and 2-D pooling have
 // kernel, stride and dilation 1 and padding 0 in the dims they lack. divisor (avg_pool's

@@ -21,18 +21,20 @@ Shape sizes(const SizeArg& a, int dims, const char* op, const char* what, int64_
 }  // namespace
 
 ConvNd::ConvNd(const char* name, int dims, int64_t in, int64_t out, const SizeArg& kernel, const SizeArg& stride,
-               const SizeArg& padding, const SizeArg& dilation, int64_t groups, bool bias, ScalarType dtype)
-    : name_(name), dims_(dims), in_(in), out_(out), groups_(groups), has_bias_(bias) {
+               const SizeArg& padding, const SizeArg& dilation, int64_t groups, bool bias, ScalarType dtype,
+               bool transposed, const SizeArg& output_padding)
+    : name_(name), dims_(dims), in_(in), out_(out), groups_(groups), has_bias_(bias), transposed_(transposed) {
   kernel_ = sizes(kernel, dims, name, "kernel_size", 1);
   stride_ = sizes(stride, dims, name, "stride", 1);
   padding_ = sizes(padding, dims, name, "padding", 0);
   dilation_ = sizes(dilation, dims, name, "dilation", 1);
+  output_padding_ = sizes(output_padding, dims, name, "output_padding", 0);
   DITTO_CHECK(groups > 0, name, "groups must be a positive integer, got ", groups);
   DITTO_CHECK(in >= 0 && out >= 0, name, "in_channels and out_channels must be non-negative, got ", in, " and ", out);
   DITTO_CHECK(in % groups == 0, name, "in_channels (", in, ") must be divisible by groups (", groups, ")");
   DITTO_CHECK(out % groups == 0, name, "out_channels (", out, ") must be divisible by groups (", groups, ")");
   DITTO_CHECK(is_floating(dtype), name, "parameters must be floating point, got ", dtype_name(dtype));
-  Shape wshape{out, in / groups};
+  Shape wshape = transposed ? Shape{in, out / groups} : Shape{out, in / groups};
   wshape.insert(wshape.end(), kernel_.begin(), kernel_.end());
   register_parameter("weight", empty(wshape, dtype));
   if (bias) register_parameter("bias", zeros({out}, dtype));
@@ -52,7 +54,10 @@ void ConvNd::reset_parameters() {
 }
 
 Tensor ConvNd::forward(const Tensor& x) {
-  return impl::conv(dims_, name_, x, weight(), has_bias_ ? param(1) : Tensor(), stride_, padding_, dilation_, groups_);
+  const Tensor b = has_bias_ ? param(1) : Tensor();
+  if (transposed_)
+    return impl::conv_transpose(dims_, name_, x, weight(), b, stride_, padding_, output_padding_, groups_, dilation_);
+  return impl::conv(dims_, name_, x, weight(), b, stride_, padding_, dilation_, groups_);
 }
 
 std::pair<Tensor, Tensor> MaxPoolNd::forward_with_indices(const Tensor& x) {

@@ -59,17 +59,6 @@ Tensor unbatch(Tensor t, int dims, bool unbatched) {
   return unbatched ? t.squeeze(0) : t;
 }
 
-void check_4d(const Tensor& t, const char* op, const char* what) {
-  ditto::detail::check_defined(t, op, what);
-  if (t.dim() != 4) fail(op, "expected ", what, " to be 4D, got ", t.dim(), "D");
-}
-
-void check_size4(const Shape& s, const char* op) {
-  if (s.size() != 4) fail(op, "expected a 4D input size, got ", shape_str(s));
-  for (int64_t v : s)
-    if (v < 0) fail(op, "expected non-negative sizes, got ", shape_str(s));
-}
-
 void check_grad_shape(const Tensor& g, const Shape& want, const char* op) {
   if (g.sizes() != want) fail(op, "expected grad_output of shape ", shape_str(want), ", got ", shape_str(g.sizes()));
 }
@@ -80,38 +69,119 @@ using namespace impl;
 
 namespace {
 
-// 1-D arguments as their 2-D form (height 1).
-void to_2d(int dims, const Shape& v, int64_t fill, int64_t out[2]) {
-  out[0] = dims == 1 ? fill : v[0];
-  out[1] = dims == 1 ? v[0] : v[1];
-}
-
-Conv2dArgs conv_args(int dims, const Shape& s, const Shape& p, const Shape& d, int64_t groups) {
-  Conv2dArgs a;
-  to_2d(dims, s, 1, a.stride);
-  to_2d(dims, p, 0, a.padding);
-  to_2d(dims, d, 1, a.dilation);
+// The kernels' arguments: dims numbers depth first (1-D as 2-D with height 1).
+ConvArgs conv_args(const Shape& s, const Shape& p, const Shape& d, int64_t groups) {
+  ConvArgs a;
+  const bool one = s.size() == 1;  // 1-D: height 1 before the length
+  to_3d(one ? Shape{1, s[0]} : s, 1, a.stride);
+  to_3d(one ? Shape{0, p[0]} : p, 0, a.padding);
+  to_3d(one ? Shape{1, d[0]} : d, 1, a.dilation);
   a.groups = groups;
   return a;
 }
 
-Tensor conv2d_op(const Tensor& x, const Tensor& w, const Tensor& b, const Conv2dArgs& a, const Shape& out_shape) {
-  Tensor out = ditto::detail::new_tensor(out_shape, x.dtype(), "conv2d");
-  const Tensor xc = dense(x), wc = dense(w);
-  if (out.numel() > 0) ops::call<OpId::conv2d>(x.device(), out, xc, wc, b.defined() ? dense(b) : Tensor(), a);
+// The kernels' form of a batched tensor (1-D: height 1 inserted) and of a shape.
+Tensor kernel_form(const Tensor& t, int dims) { return dims == 1 ? t.unsqueeze(2) : t; }
+Shape kernel_shape(Shape s, int dims) {
+  if (dims == 1) s.insert(s.begin() + 2, 1);
+  return s;
+}
+
+template <OpId id2, OpId id3, class... A>
+void call_dims(int dims, const Tensor& x, const A&... a) {
+  if (dims == 3)
+    ops::call<id3>(x.device(), a...);
+  else
+    ops::call<id2>(x.device(), a...);
+}
+
+// Records a convolution (transposed or not): each tensor saved only where the other's gradient
+// needs it.
+template <OpId id>
+void record_conv(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out, const Tensor& xc,
+                 const Tensor& wc, const ConvArgs& a) {
   const bool gx = autograd::needs_grad(x), gw = autograd::needs_grad(w), gb = autograd::needs_grad(b);
-  if (gx || gw || gb) {
-    // each tensor only where the other's gradient needs it
-    ops::record<OpId::conv2d>(
-        {x, w, b}, {out},
-        autograd::formulas::Conv2dSaved{x.sizes(), w.sizes(), a, gb, gw ? xc : Tensor(), gx ? wc : Tensor()});
+  if (gx || gw || gb)
+    ops::record<id>({x, w, b}, {out},
+                    autograd::formulas::ConvSaved{x.sizes(), w.sizes(), a, gb, gw ? xc : Tensor(), gx ? wc : Tensor()});
+}
+
+// The checks a convolution and a transposed one share: input, weight and bias ranks and dtypes;
+// returns the batched input.
+Tensor check_conv(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                  int64_t bias_size, bool& unbatched, const char* weight_layout) {
+  const Tensor x = batched(input, dims, op, unbatched);
+  ditto::detail::check_defined(weight, op, "weight");
+  if (weight.dim() != dims + 2)
+    fail(op, "expected a ", dims + 2, "D weight ", weight_layout, ", got ", weight.dim(), "D");
+  check_floating(x, op);
+  if (weight.dtype() != x.dtype())
+    fail(op, "input (", dtype_name(x.dtype()), ") and weight (", dtype_name(weight.dtype()),
+         ") must have the same dtype");
+  if (bias.defined()) {
+    if (bias.dim() != 1 || bias.size(0) != bias_size)
+      fail(op, "expected bias of shape (", bias_size, ",), got ", shape_str(bias.sizes()));
+    if (bias.dtype() != x.dtype())
+      fail(op, "bias (", dtype_name(bias.dtype()), ") must have the input's dtype (", dtype_name(x.dtype()), ")");
   }
-  return out;
+  return x;
+}
+
+void check_rank(const Tensor& t, int64_t rank, const char* op, const char* what) {
+  ditto::detail::check_defined(t, op, what);
+  if (t.dim() != rank) fail(op, "expected ", what, " to be ", rank, "D, got ", t.dim(), "D");
+}
+void check_size_rank(const Shape& s, std::size_t rank, const char* op, const char* what) {
+  if (s.size() != rank) fail(op, "expected a ", rank, "D ", what, ", got ", shape_str(s));
+  for (int64_t v : s)
+    if (v < 0) fail(op, "expected non-negative sizes, got ", shape_str(s));
+}
+
+// The convolution backward ops (2-D or 3-D), checked against the forward's shapes.
+template <OpId id2, OpId id3>
+Tensor backward_input(int dims, const char* op, const Tensor& grad_output, const Tensor& weight,
+                      const Shape& input_size, const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation,
+                      int64_t groups) {
+  check_rank(grad_output, dims + 2, op, "grad_output");
+  check_rank(weight, dims + 2, op, "weight");
+  check_size_rank(input_size, static_cast<std::size_t>(dims + 2), op, "input size");
+  check_floating(grad_output, op, "grad_output");
+  if (weight.dtype() != grad_output.dtype()) fail(op, "grad_output and weight must have the same dtype");
+  const Shape s = expand(stride, dims, op, "stride"), p = expand(padding, dims, op, "padding"),
+              d = expand(dilation, dims, op, "dilation");
+  check_grad_shape(grad_output, conv_output_shape(dims, op, input_size, weight.sizes(), s, p, d, groups), op);
+  Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
+  if (gi.numel() > 0)
+    call_dims<id2, id3>(dims, grad_output, gi, dense(grad_output), dense(weight), conv_args(s, p, d, groups));
+  return gi;
+}
+
+template <OpId id2, OpId id3>
+Tensor backward_weight(int dims, const char* op, const Tensor& grad_output, const Tensor& input,
+                       const Shape& weight_size, const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation,
+                       int64_t groups) {
+  check_rank(grad_output, dims + 2, op, "grad_output");
+  check_rank(input, dims + 2, op, "input");
+  check_size_rank(weight_size, static_cast<std::size_t>(dims + 2), op, "weight size");
+  check_floating(grad_output, op, "grad_output");
+  if (input.dtype() != grad_output.dtype()) fail(op, "grad_output and input must have the same dtype");
+  const Shape s = expand(stride, dims, op, "stride"), p = expand(padding, dims, op, "padding"),
+              d = expand(dilation, dims, op, "dilation");
+  check_grad_shape(grad_output, conv_output_shape(dims, op, input.sizes(), weight_size, s, p, d, groups), op);
+  Tensor gw = ditto::detail::new_tensor(weight_size, grad_output.dtype(), op);
+  if (gw.numel() > 0)
+    call_dims<id2, id3>(dims, grad_output, gw, dense(grad_output), dense(input), conv_args(s, p, d, groups));
+  return gw;
 }
 
 }  // namespace
 
 namespace impl {
+
+void to_3d(const Shape& v, int64_t fill, int64_t out[3]) {
+  const int n = static_cast<int>(v.size());
+  for (int i = 0; i < 3; ++i) out[i] = i < 3 - n ? fill : v[static_cast<std::size_t>(i - (3 - n))];
+}
 
 Shape conv_output_shape(int dims, const char* op, const Shape& in, const Shape& w, const Shape& s, const Shape& p,
                         const Shape& d, int64_t groups) {
@@ -144,26 +214,95 @@ Shape conv_output_shape(int dims, const char* op, const Shape& in, const Shape& 
 Tensor conv(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
             const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation, int64_t groups) {
   bool unbatched = false;
-  const Tensor x = batched(input, dims, op, unbatched);
-  ditto::detail::check_defined(weight, op, "weight");
-  if (weight.dim() != dims + 2)
-    fail(op, "expected a ", dims + 2, "D weight (out_channels, in_channels / groups, kernel), got ", weight.dim(), "D");
-  check_floating(x, op);
-  if (weight.dtype() != x.dtype())
-    fail(op, "input (", dtype_name(x.dtype()), ") and weight (", dtype_name(weight.dtype()),
-         ") must have the same dtype");
+  const Tensor x = check_conv(dims, op, input, weight, bias, weight.defined() ? weight.size(0) : 0, unbatched,
+                              "(out_channels, in_channels / groups, kernel)");
   const Shape s = expand(stride, dims, op, "stride"), p = expand(padding, dims, op, "padding"),
               d = expand(dilation, dims, op, "dilation");
-  const Shape out = impl::conv_output_shape(dims, op, x.sizes(), weight.sizes(), s, p, d, groups);
-  if (bias.defined()) {
-    if (bias.dim() != 1 || bias.size(0) != weight.size(0))
-      fail(op, "expected bias of shape (", weight.size(0), ",), got ", shape_str(bias.sizes()));
-    if (bias.dtype() != x.dtype())
-      fail(op, "bias (", dtype_name(bias.dtype()), ") must have the input's dtype (", dtype_name(x.dtype()), ")");
+  const Shape out = conv_output_shape(dims, op, x.sizes(), weight.sizes(), s, p, d, groups);
+  const Tensor xk = kernel_form(x, dims), wk = kernel_form(weight, dims);
+  const ConvArgs a = conv_args(s, p, d, groups);
+  Tensor y = ditto::detail::new_tensor(kernel_shape(out, dims), x.dtype(), op);
+  const Tensor xc = dense(xk), wc = dense(wk);
+  if (y.numel() > 0)
+    call_dims<OpId::conv2d, OpId::conv3d>(dims, x, y, xc, wc, bias.defined() ? dense(bias) : Tensor(), a);
+  if (dims == 3)
+    record_conv<OpId::conv3d>(xk, wk, bias, y, xc, wc, a);
+  else
+    record_conv<OpId::conv2d>(xk, wk, bias, y, xc, wc, a);
+  return unbatch(y, dims, unbatched);
+}
+
+// PyTorch's output size: (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1.
+Tensor conv_transpose(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const SizeArg& stride, const SizeArg& padding, const SizeArg& output_padding, int64_t groups,
+                      const SizeArg& dilation) {
+  bool unbatched = false;
+  const Tensor x =
+      check_conv(dims, op, input, weight, bias,
+                 weight.defined() && weight.dim() >= 2 && groups > 0 && weight.size(1) <= INT64_MAX / groups
+                     ? weight.size(1) * groups
+                     : -1,
+                 unbatched, "(in_channels, out_channels / groups, kernel)");
+  const Shape s = expand(stride, dims, op, "stride"), p = expand(padding, dims, op, "padding"),
+              op_ = expand(output_padding, dims, op, "output_padding"), d = expand(dilation, dims, op, "dilation");
+  check_at_least(s, 1, op, "stride");
+  check_at_least(p, 0, op, "padding");
+  check_at_least(op_, 0, op, "output_padding");
+  check_at_least(d, 1, op, "dilation");
+  if (groups < 1) fail(op, "expected groups > 0, got ", groups);
+  const int64_t C = x.size(1), Cin = weight.size(0);
+  if (Cin % groups != 0) fail(op, "in_channels (", Cin, ") must be divisible by groups (", groups, ")");
+  if (C != Cin)
+    fail(op, "expected input with ", Cin, " channels (weight ", shape_str(weight.sizes()), "), got ", C, " channels");
+  Shape out{x.size(0), checked_mul(weight.size(1), groups, op, "the output channels")};
+  for (int i = 0; i < dims; ++i) {
+    if (op_[i] >= s[i] && op_[i] >= d[i])
+      fail(op, "output padding must be smaller than either stride or dilation, got output_padding ", shape_str(op_),
+           ", stride ", shape_str(s), " and dilation ", shape_str(d));
+    const int64_t k = weight.size(2 + i);
+    if (k < 1) fail(op, "expected a non-empty kernel, got weight of shape ", shape_str(weight.sizes()));
+    int64_t o = checked_mul(x.size(2 + i) - 1, s[i], op, "the output size");
+    o = checked_sub(o, checked_mul(2, p[i], op, "the output size"), op, "the output size");
+    o = checked_add(o, checked_mul(d[i], k - 1, op, "the output size"), op, "the output size");
+    o = checked_add(checked_add(o, op_[i], op, "the output size"), 1, op, "the output size");
+    if (o < 1)
+      fail(op, "input of spatial size ", shape_str(Shape(x.sizes().begin() + 2, x.sizes().end())),
+           " gives an output size ", o, " < 1 in dim ", i);
+    out.push_back(o);
   }
-  const Tensor x4 = dims == 1 ? x.unsqueeze(2) : x, w4 = dims == 1 ? weight.unsqueeze(2) : weight;
-  const Shape out4{out[0], out[1], dims == 1 ? 1 : out[2], out.back()};
-  return unbatch(conv2d_op(x4, w4, bias, conv_args(dims, s, p, d, groups), out4), dims, unbatched);
+  const Tensor xk = kernel_form(x, dims), wk = kernel_form(weight, dims);
+  const ConvArgs a = conv_args(s, p, d, groups);
+  Tensor y = ditto::detail::new_tensor(kernel_shape(out, dims), x.dtype(), op);
+  const Tensor xc = dense(xk), wc = dense(wk);
+  if (y.numel() > 0)
+    call_dims<OpId::conv_transpose2d, OpId::conv_transpose3d>(dims, x, y, xc, wc,
+                                                              bias.defined() ? dense(bias) : Tensor(), a);
+  if (dims == 3)
+    record_conv<OpId::conv_transpose3d>(xk, wk, bias, y, xc, wc, a);
+  else
+    record_conv<OpId::conv_transpose2d>(xk, wk, bias, y, xc, wc, a);
+  return unbatch(y, dims, unbatched);
+}
+
+// The gradients of y = conv_transpose(x, w): the convolution of g (over x's positions only:
+// with output_padding >= stride the convolution of y's size has more), and the convolution's
+// weight gradient with x as its output's gradient and g as its input.
+std::pair<Tensor, Tensor> conv_transpose_backward(const Tensor& g, const Tensor& x, const Tensor& w,
+                                                  const Shape& x_size, const Shape& w_size, const ConvArgs& a) {
+  const char* op = "conv_transpose_backward";
+  const int dims = g.dim() == 5 ? 3 : 2;
+  const Tensor gc = dense(g);
+  Tensor gx, gw;
+  if (w.defined()) {
+    gx = ditto::detail::new_tensor(x_size, g.dtype(), op);
+    if (gx.numel() > 0) call_dims<OpId::conv2d, OpId::conv3d>(dims, g, gx, gc, dense(w), Tensor(), a);
+  }
+  if (x.defined()) {
+    gw = ditto::detail::new_tensor(w_size, g.dtype(), op);
+    if (gw.numel() > 0)
+      call_dims<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(dims, g, gw, dense(x), gc, a);
+  }
+  return {gx, gw};
 }
 
 }  // namespace impl
@@ -178,41 +317,45 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
               SizeArg dilation, int64_t groups) {
   return impl::conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups);
 }
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
+              SizeArg dilation, int64_t groups) {
+  return impl::conv(3, "conv3d", input, weight, bias, stride, padding, dilation, groups);
+}
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
+                        SizeArg output_padding, int64_t groups, SizeArg dilation) {
+  return impl::conv_transpose(1, "conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups,
+                              dilation);
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
+                        SizeArg output_padding, int64_t groups, SizeArg dilation) {
+  return impl::conv_transpose(2, "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups,
+                              dilation);
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
+                        SizeArg output_padding, int64_t groups, SizeArg dilation) {
+  return impl::conv_transpose(3, "conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups,
+                              dilation);
+}
 
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,
                              SizeArg padding, SizeArg dilation, int64_t groups) {
-  const char* op = "conv2d_backward_input";
-  check_4d(grad_output, op, "grad_output");
-  check_4d(weight, op, "weight");
-  check_size4(input_size, op);
-  check_floating(grad_output, op, "grad_output");
-  if (weight.dtype() != grad_output.dtype()) fail(op, "grad_output and weight must have the same dtype");
-  const Shape s = expand(stride, 2, op, "stride"), p = expand(padding, 2, op, "padding"),
-              d = expand(dilation, 2, op, "dilation");
-  check_grad_shape(grad_output, impl::conv_output_shape(2, op, input_size, weight.sizes(), s, p, d, groups), op);
-  Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
-  if (gi.numel() > 0)
-    ops::call<OpId::conv2d_backward_input>(grad_output.device(), gi, dense(grad_output), dense(weight),
-                                           conv_args(2, s, p, d, groups));
-  return gi;
+  return backward_input<OpId::conv2d_backward_input, OpId::conv3d_backward_input>(
+      2, "conv2d_backward_input", grad_output, weight, input_size, stride, padding, dilation, groups);
 }
-
+Tensor conv3d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,
+                             SizeArg padding, SizeArg dilation, int64_t groups) {
+  return backward_input<OpId::conv2d_backward_input, OpId::conv3d_backward_input>(
+      3, "conv3d_backward_input", grad_output, weight, input_size, stride, padding, dilation, groups);
+}
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size, SizeArg stride,
                               SizeArg padding, SizeArg dilation, int64_t groups) {
-  const char* op = "conv2d_backward_weight";
-  check_4d(grad_output, op, "grad_output");
-  check_4d(input, op, "input");
-  check_size4(weight_size, op);
-  check_floating(grad_output, op, "grad_output");
-  if (input.dtype() != grad_output.dtype()) fail(op, "grad_output and input must have the same dtype");
-  const Shape s = expand(stride, 2, op, "stride"), p = expand(padding, 2, op, "padding"),
-              d = expand(dilation, 2, op, "dilation");
-  check_grad_shape(grad_output, impl::conv_output_shape(2, op, input.sizes(), weight_size, s, p, d, groups), op);
-  Tensor gw = ditto::detail::new_tensor(weight_size, grad_output.dtype(), op);
-  if (gw.numel() > 0)
-    ops::call<OpId::conv2d_backward_weight>(grad_output.device(), gw, dense(grad_output), dense(input),
-                                            conv_args(2, s, p, d, groups));
-  return gw;
+  return backward_weight<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(
+      2, "conv2d_backward_weight", grad_output, input, weight_size, stride, padding, dilation, groups);
+}
+Tensor conv3d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size, SizeArg stride,
+                              SizeArg padding, SizeArg dilation, int64_t groups) {
+  return backward_weight<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(
+      3, "conv3d_backward_weight", grad_output, input, weight_size, stride, padding, dilation, groups);
 }
 
 }  // namespace functional

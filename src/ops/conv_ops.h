@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "cpu/kernel_args.h"
 #include "ditto/nn/functional.h"
 
 namespace ditto::nn::impl {
@@ -20,14 +21,22 @@ Tensor unbatch(Tensor t, int dims, bool unbatched);
 // Channels and spatial sizes must be non-zero (the batch may be empty), as in PyTorch's pooling.
 void check_nonempty_planes(const Tensor& x, const char* op);
 Tensor dense(const Tensor& t);  // contiguous, detached when copied
-void check_4d(const Tensor& t, const char* op, const char* what);
-void check_size4(const Shape& s, const char* op);
+// A pooling or convolution argument's dims numbers as the kernels' three, depth first (missing
+// dims get fill).
+void to_3d(const Shape& v, int64_t fill, int64_t out[3]);
 void check_grad_shape(const Tensor& g, const Shape& want, const char* op);
 
 // --- the ops
 
 Tensor conv(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
             const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation, int64_t groups);
+Tensor conv_transpose(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const SizeArg& stride, const SizeArg& padding, const SizeArg& output_padding, int64_t groups,
+                      const SizeArg& dilation);
+// conv_transpose's input and weight gradients (undefined where x or w is: the formula saves each
+// only where the other's gradient needs it); 4-D or 5-D tensors in the kernels' form.
+std::pair<Tensor, Tensor> conv_transpose_backward(const Tensor& g, const Tensor& x, const Tensor& w,
+                                                  const Shape& x_size, const Shape& w_size, const ConvArgs& a);
 std::pair<Tensor, Tensor> max_pool(int dims, const char* op, const Tensor& input, const SizeArg& kernel_size,
                                    const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation,
                                    bool ceil_mode);

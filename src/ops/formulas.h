@@ -128,9 +128,9 @@ struct ScatterReduceSaved {
   bool include_self;
   SavedTensor index, self, src, out;  // self, src and out only for prod, amax and amin
 };
-struct Conv2dSaved {
+struct ConvSaved {  // convolution and transposed convolution
   Shape input, weight;
-  Conv2dArgs args;
+  ConvArgs args;
   bool grad_bias;
   SavedTensor x, w;  // x only when weight needs grad, w only when input does
 };
@@ -262,7 +262,9 @@ DITTO_FORMULA(index_put, IndexPutSaved);
 DITTO_FORMULA(put, PutSaved);
 DITTO_FORMULA(scatter_reduce, ScatterReduceSaved);
 // formulas_conv.cpp: convolution and pooling
-DITTO_FORMULA(conv2d, Conv2dSaved);
+// the convolution formulas pick the 2-D or 3-D ops by the input's rank (4 or 5)
+DITTO_FORMULA(conv, ConvSaved);
+DITTO_FORMULA(conv_transpose, ConvSaved);
 // the pooling formulas pick the 2-D or 3-D backward op by the input's rank (4 or 5)
 DITTO_FORMULA(max_pool, MaxPoolSaved);
 DITTO_FORMULA(adaptive_max_pool, MaxPoolSaved);

@@ -2,24 +2,50 @@
 // Each is the op's own gradient kernel(s), called through the public functions.
 #include "ditto/nn/functional.h"
 #include "ditto/ops.h"
+#include "ops/conv_ops.h"
 #include "ops/formulas.h"
 #include "ops/resample_ops.h"
 
 namespace ditto::autograd::formulas {
 namespace F = nn::functional;
 namespace {
-nn::SizeArg pair(const int64_t (&v)[2]) { return {v[0], v[1]}; }
 nn::SizeArg last2(const int64_t (&v)[3]) { return {v[1], v[2]}; }
 nn::SizeArg triple(const int64_t (&v)[3]) { return {v[0], v[1], v[2]}; }
 }  // namespace
 
-DITTO_FORMULA(conv2d, Conv2dSaved) {
-  const Conv2dArgs& a = s.args;
-  const auto st = pair(a.stride), pad = pair(a.padding), dil = pair(a.dilation);
-  Tensor gx = s.w.defined() ? F::conv2d_backward_input(g[0], *s.w, s.input, st, pad, dil, a.groups) : Tensor();
-  Tensor gw = s.x.defined() ? F::conv2d_backward_weight(g[0], *s.x, s.weight, st, pad, dil, a.groups) : Tensor();
-  Tensor gb = s.grad_bias ? g[0].sum({0, 2, 3}) : Tensor();  // canonical sum over (n, oh, ow)
-  return {gx, gw, gb};
+namespace {
+// The convolution's arguments as its public ops take them (2-D: the last two of three).
+struct ConvSizes {
+  nn::SizeArg stride, padding, dilation;
+};
+ConvSizes sizes(const autograd::formulas::ConvSaved& s) {
+  const ConvArgs& a = s.args;
+  if (s.input.size() == 5) return {triple(a.stride), triple(a.padding), triple(a.dilation)};
+  return {last2(a.stride), last2(a.padding), last2(a.dilation)};
+}
+// The bias gradient: the canonical sum over (n, *spatial).
+Tensor grad_bias(const Tensor& g) { return g.dim() == 5 ? g.sum({0, 2, 3, 4}) : g.sum({0, 2, 3}); }
+}  // namespace
+
+DITTO_FORMULA(conv, ConvSaved) {
+  const ConvSizes c = sizes(s);
+  const bool d3 = s.input.size() == 5;
+  const int64_t G = s.args.groups;
+  Tensor gx, gw;
+  if (s.w.defined())
+    gx = d3 ? F::conv3d_backward_input(g[0], *s.w, s.input, c.stride, c.padding, c.dilation, G)
+            : F::conv2d_backward_input(g[0], *s.w, s.input, c.stride, c.padding, c.dilation, G);
+  if (s.x.defined())
+    gw = d3 ? F::conv3d_backward_weight(g[0], *s.x, s.weight, c.stride, c.padding, c.dilation, G)
+            : F::conv2d_backward_weight(g[0], *s.x, s.weight, c.stride, c.padding, c.dilation, G);
+  return {gx, gw, s.grad_bias ? grad_bias(g[0]) : Tensor()};
+}
+
+// y = conv_transpose(x, w) is the convolution's input gradient at x (nn::impl::conv_transpose_backward).
+DITTO_FORMULA(conv_transpose, ConvSaved) {
+  auto [gx, gw] = nn::impl::conv_transpose_backward(g[0], s.x.defined() ? *s.x : Tensor(),
+                                                    s.w.defined() ? *s.w : Tensor(), s.input, s.weight, s.args);
+  return {gx, gw, s.grad_bias ? grad_bias(g[0]) : Tensor()};
 }
 
 DITTO_FORMULA(max_pool, MaxPoolSaved) {

@@ -39,12 +39,6 @@ int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool 
   return o;
 }
 
-// A pooling argument's dims numbers as the kernels' three, depth first (missing dims get fill).
-void to_3d(const Shape& v, int64_t fill, int64_t out[3]) {
-  const int n = static_cast<int>(v.size());
-  for (int i = 0; i < 3; ++i) out[i] = i < 3 - n ? fill : v[static_cast<std::size_t>(i - (3 - n))];
-}
-
 // The kernels' form of a batched input: 1-D as (N, C, 1, L), 2-D and 3-D as they are.
 Tensor kernel_form(const Tensor& x, int dims) { return dims == 1 ? x.unsqueeze(2) : x; }
 Shape kernel_shape(const Tensor& xk, const Shape& out_spatial) {

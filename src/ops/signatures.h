@@ -114,14 +114,15 @@ using ScatterReduce = bool(const Tensor& self, int64_t dim, const Tensor& index,
                            ScatterReduction reduce, bool include_self);
 using Arange = void(const Tensor& out, double start, double step);
 using Linspace = void(const Tensor& out, double start, double end);
-// Convolution (cpu/conv.cpp): 4-D contiguous tensors (N, C, H, W);
-// bias may be undefined. Output sizes are those of the tensors passed.
-using Conv2d = void(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                    const Conv2dArgs& args);
-using Conv2dBackwardInput = void(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
-                                 const Conv2dArgs& args);
-using Conv2dBackwardWeight = void(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
-                                  const Conv2dArgs& args);
+// Convolution (cpu/conv.cpp): 4-D (N, C, H, W) or 5-D (N, C, D, H, W) contiguous tensors; bias may
+// be undefined. Output sizes are those of the tensors passed. ConvTranspose's weight is
+// (C_in, C_out / groups, *kernel), the convolution's whose input gradient it computes.
+using Conv = void(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                  const ConvArgs& args);
+using ConvBackwardInput = void(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                               const ConvArgs& args);
+using ConvBackwardWeight = void(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
+                                const ConvArgs& args);
 // Pooling (cpu/pool.cpp): (N, C, H, W) or (N, C, D, H, W) contiguous tensors, output sizes those
 // of the tensors passed; max pooling's indices are flat positions in each input plane, and their
 // backward adds grad_out at them in each plane's output order. Fractional pooling's samples are

@@ -497,6 +497,40 @@ std::vector<OpFuzzer> generators() {
           }
         }
       });
+  // 3-D and transposed convolution
+  reg({"conv3d", "conv3d_backward_input", "conv3d_backward_weight", "conv_transpose2d", "conv_transpose3d"},
+      [](Ctx& c) {
+        auto arg = [&](int64_t lo) {
+          return c.r.chance(0.05) ? (c.r.chance(0.5) ? kHuge : int64_t{-1}) : c.r.range(lo, 3);
+        };
+        const int64_t N = c.r.range(0, 2), C = c.r.range(1, 3), g = c.r.chance(0.8) ? 1 : C;
+        const Shape s5{N, C, c.r.range(1, 4), c.r.range(1, 4), c.r.range(1, 4)};
+        const Tensor x5 = c.floating(c.r.chance(0.9) ? s5 : shape_arg(c.r));
+        const Tensor x4 = c.floating({N, C, c.r.range(1, 5), c.r.range(1, 5)});
+        const Shape k3{c.r.range(1, 3), c.r.range(1, 3), c.r.range(1, 3)};
+        switch (c.r.range(0, 4)) {
+          case 0: {
+            const Tensor w = c.floating({c.r.range(1, 3) * g, C / g, k3[0], k3[1], k3[2]});
+            return one(
+                F::conv3d(x5, w, c.r.chance(0.5) ? c.floating({w.size(0)}) : Tensor(), arg(1), arg(0), arg(1), g));
+          }
+          case 1: {
+            const Tensor w = c.floating({C, c.r.range(1, 3), c.r.range(1, 4), c.r.range(1, 4)});
+            return one(F::conv_transpose2d(x4, w, c.r.chance(0.5) ? c.floating({w.size(1) * g}) : Tensor(), arg(1),
+                                           arg(0), arg(0), g, arg(1)));
+          }
+          case 2: {
+            const Tensor w = c.floating({C, c.r.range(1, 3), k3[0], k3[1], k3[2]});
+            return one(F::conv_transpose3d(x5, w, Tensor(), arg(1), arg(0), arg(0), g, arg(1)));
+          }
+          case 3:
+            return one(F::conv3d_backward_input(c.floating({N, 2, c.r.range(1, 3), c.r.range(1, 3), c.r.range(1, 3)}),
+                                                c.floating({2, C, 2, 2, 2}), s5, arg(1), arg(0), arg(1), 1));
+          default:
+            return one(F::conv3d_backward_weight(c.floating({N, 2, c.r.range(1, 3), c.r.range(1, 3), c.r.range(1, 3)}),
+                                                 x5, {2, C, 2, 2, 2}, arg(1), arg(0), arg(1), 1));
+        }
+      });
   // 3-D, adaptive, fractional and power-average pooling
   reg({"max_pool3d_with_indices", "max_pool3d_with_indices_backward", "avg_pool3d", "avg_pool3d_backward",
        "adaptive_avg_pool3d", "adaptive_avg_pool3d_backward", "adaptive_max_pool2d", "adaptive_max_pool2d_backward",

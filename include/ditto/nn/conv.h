@@ -12,10 +12,11 @@
 
 namespace ditto::nn {
 
-// Conv1d / Conv2d: weight (out, in / groups, *kernel) and optional bias (out), initialised as
+// Conv1d / 2d / 3d: weight (out, in / groups, *kernel) and optional bias (out), initialised as
 // PyTorch: kaiming_uniform_(weight, a = sqrt(5)), then bias ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in))
-// with fan_in = (in / groups) * prod(kernel), drawn from the default generator in that order
-// (no bias draw when fan_in is 0; the bias is then zero).
+// with fan_in = weight.size(1) * prod(kernel), drawn from the default generator in that order
+// (no bias draw when fan_in is 0; the bias is then zero). ConvTranspose1d / 2d / 3d: weight
+// (in, out / groups, *kernel), initialised the same way (so fan_in = (out / groups) * prod(kernel)).
 class ConvNd : public UnaryModule {
  public:
   Tensor forward(const Tensor& x) override;
@@ -29,18 +30,21 @@ class ConvNd : public UnaryModule {
   const Shape& stride() const { return stride_; }
   const Shape& padding() const { return padding_; }
   const Shape& dilation() const { return dilation_; }
+  const Shape& output_padding() const { return output_padding_; }
+  bool transposed() const { return transposed_; }
   std::string name() const override { return name_; }
 
  protected:
   ConvNd(const char* name, int dims, int64_t in, int64_t out, const SizeArg& kernel, const SizeArg& stride,
-         const SizeArg& padding, const SizeArg& dilation, int64_t groups, bool bias, ScalarType dtype);
+         const SizeArg& padding, const SizeArg& dilation, int64_t groups, bool bias, ScalarType dtype,
+         bool transposed = false, const SizeArg& output_padding = 0);
 
  private:
   const char* name_;
   int dims_;
   int64_t in_, out_, groups_;
-  Shape kernel_, stride_, padding_, dilation_;
-  bool has_bias_;
+  Shape kernel_, stride_, padding_, dilation_, output_padding_;
+  bool has_bias_, transposed_;
   Tensor no_bias_;
 };
 
@@ -56,6 +60,39 @@ class Conv2d : public ConvNd {
   Conv2d(int64_t in_channels, int64_t out_channels, SizeArg kernel_size, SizeArg stride = 1, SizeArg padding = 0,
          SizeArg dilation = 1, int64_t groups = 1, bool bias = true, ScalarType dtype = kFloat32)
       : ConvNd("Conv2d", 2, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, dtype) {}
+};
+
+class Conv3d : public ConvNd {
+ public:
+  Conv3d(int64_t in_channels, int64_t out_channels, SizeArg kernel_size, SizeArg stride = 1, SizeArg padding = 0,
+         SizeArg dilation = 1, int64_t groups = 1, bool bias = true, ScalarType dtype = kFloat32)
+      : ConvNd("Conv3d", 3, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, dtype) {}
+};
+
+// PyTorch's argument order: (in, out, kernel, stride, padding, output_padding, groups, bias, dilation).
+class ConvTranspose1d : public ConvNd {
+ public:
+  ConvTranspose1d(int64_t in_channels, int64_t out_channels, SizeArg kernel_size, SizeArg stride = 1,
+                  SizeArg padding = 0, SizeArg output_padding = 0, int64_t groups = 1, bool bias = true,
+                  SizeArg dilation = 1, ScalarType dtype = kFloat32)
+      : ConvNd("ConvTranspose1d", 1, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+               dtype, true, output_padding) {}
+};
+class ConvTranspose2d : public ConvNd {
+ public:
+  ConvTranspose2d(int64_t in_channels, int64_t out_channels, SizeArg kernel_size, SizeArg stride = 1,
+                  SizeArg padding = 0, SizeArg output_padding = 0, int64_t groups = 1, bool bias = true,
+                  SizeArg dilation = 1, ScalarType dtype = kFloat32)
+      : ConvNd("ConvTranspose2d", 2, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+               dtype, true, output_padding) {}
+};
+class ConvTranspose3d : public ConvNd {
+ public:
+  ConvTranspose3d(int64_t in_channels, int64_t out_channels, SizeArg kernel_size, SizeArg stride = 1,
+                  SizeArg padding = 0, SizeArg output_padding = 0, int64_t groups = 1, bool bias = true,
+                  SizeArg dilation = 1, ScalarType dtype = kFloat32)
+      : ConvNd("ConvTranspose3d", 3, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+               dtype, true, output_padding) {}
 };
 
 // A kernel size alone may be a braced list, m({2, 3}): the pooling modules have an

@@ -125,6 +125,18 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
               SizeArg padding = 0, SizeArg dilation = 1, int64_t groups = 1);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), SizeArg stride = 1,
               SizeArg padding = 0, SizeArg dilation = 1, int64_t groups = 1);
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), SizeArg stride = 1,
+              SizeArg padding = 0, SizeArg dilation = 1, int64_t groups = 1);
+// Transposed convolution (PyTorch's argument order): the input gradient of the convolution with
+// these arguments, so each output element is that gradient's chains (Note [Convolution
+// accumulation order]), then + bias. weight: (in_channels, out_channels / groups, *kernel);
+// output size (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1.
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), SizeArg stride = 1,
+                        SizeArg padding = 0, SizeArg output_padding = 0, int64_t groups = 1, SizeArg dilation = 1);
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), SizeArg stride = 1,
+                        SizeArg padding = 0, SizeArg output_padding = 0, int64_t groups = 1, SizeArg dilation = 1);
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), SizeArg stride = 1,
+                        SizeArg padding = 0, SizeArg output_padding = 0, int64_t groups = 1, SizeArg dilation = 1);
 
 // Max pooling. Indices (int64) are flat positions within each input plane ((d * H + h) * W + w),
 // as PyTorch's; NaN wins a window (the last NaN), ties go to the first position.
@@ -205,6 +217,10 @@ Tensor lp_pool2d(const Tensor& input, double norm_type, SizeArg kernel_size, Siz
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,
                              SizeArg padding, SizeArg dilation, int64_t groups);
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size, SizeArg stride,
+                              SizeArg padding, SizeArg dilation, int64_t groups);
+Tensor conv3d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,
+                             SizeArg padding, SizeArg dilation, int64_t groups);
+Tensor conv3d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size, SizeArg stride,
                               SizeArg padding, SizeArg dilation, int64_t groups);
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);
 Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size);

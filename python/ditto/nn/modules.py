@@ -10,7 +10,8 @@ from ditto.nn import init
 from ditto.nn.parameter import Parameter
 
 __all__ = [
-    "Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv1d", "Conv2d",
+    "Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv1d", "Conv2d", "Conv3d",
+    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "MaxPool1d", "MaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d", "LPPool2d",
@@ -457,7 +458,8 @@ def _ntuple(v, n):
 
 
 class _ConvNd(Module):
-    _dims = 0  # set by Conv1d / Conv2d, with _conv, their functional op
+    _dims = 0  # set by Conv1d / Conv2d / Conv3d, with _conv, their functional op
+    _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):  # fmt: skip
@@ -484,7 +486,8 @@ class _ConvNd(Module):
         self.dilation = _ntuple(dilation, dims)
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(_empty((out_channels, in_channels // groups) + self.kernel_size, dtype))
+        shape = (in_channels, out_channels // groups) if self._transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(_empty(shape + self.kernel_size, dtype))
         if bias:
             self.bias = Parameter(_empty((out_channels,), dtype))
         else:
@@ -528,6 +531,46 @@ class Conv1d(_ConvNd):
 class Conv2d(_ConvNd):
     _dims = 2
     _conv = staticmethod(F.conv2d)
+
+
+class Conv3d(_ConvNd):
+    _dims = 3
+    _conv = staticmethod(F.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """weight (in_channels, out_channels // groups, *kernel_size), initialised as _ConvNd's."""
+
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):  # fmt: skip
+        if isinstance(padding, str):
+            raise ValueError(f"{type(self).__name__} does not support padding strings")
+        self.output_padding = _ntuple(output_padding, self._dims)
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         device, dtype)  # fmt: skip
+
+    def forward(self, input, output_size=None):
+        if output_size is not None:
+            raise NotImplementedError("output_size is not supported yet: give output_padding")
+        return type(self)._conv(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                self.groups, self.dilation)  # fmt: skip
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dims = 1
+    _conv = staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _dims = 2
+    _conv = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _dims = 3
+    _conv = staticmethod(F.conv_transpose3d)
 
 
 class _MaxPoolNd(Module):

@@ -8,9 +8,10 @@
 #include "ditto/tensor.h"
 
 namespace ditto::cpu {
-void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dArgs& args);
-void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
-                           const Conv2dArgs& args);
-void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input,
-                            const Conv2dArgs& args);
+// 4-D (1-D and 2-D convolution) or 5-D (3-D) tensors.
+void conv(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvArgs& args);
+void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight, const ConvArgs& args);
+void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input, const ConvArgs& args);
+void conv_transpose(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                    const ConvArgs& args);
 }  // namespace ditto::cpu

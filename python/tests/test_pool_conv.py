@@ -1,10 +1,11 @@
-"""Pooling modules against PyTorch 1.13 (Debian's python3-torch): 3-D, adaptive, fractional (its
+"""Pooling and convolution modules against PyTorch 1.13 (Debian's python3-torch): 3-D, adaptive, fractional (its
 samples drawn after one seed in each library) and power-average pooling, the same bits forward,
 indices and backward (lp pooling to a power other than 2 within an ulp: ditto's pow is its own)."""
+import numpy as np
 import pytest
 
 import ditto
-from test_resample import real, run_both
+from test_resample import D, real, run_both, same
 
 MODULES = [
     ("MaxPool3d", dict(kernel_size=3, stride=2, padding=1), (2, 3, 5, 7, 6)),
@@ -46,3 +47,30 @@ def test_bad_arguments_raise():
         ditto.nn.functional.fractional_max_pool2d(x, 4, output_size=4)
     with pytest.raises(RuntimeError, match="output_size > 0"):
         ditto.nn.functional.adaptive_max_pool2d(x, (0, 2))
+
+
+@pytest.mark.parametrize("name,args,kw,shape", [
+    ("Conv3d", (2, 4, 3), dict(stride=(1, 2, 1), padding=1), (2, 2, 5, 6, 5)),
+    ("Conv3d", (4, 4, 2), dict(groups=2, padding="same"), (1, 4, 4, 5, 6)),
+    ("ConvTranspose1d", (3, 4, 3), dict(stride=2, output_padding=1), (2, 3, 7)),
+    ("ConvTranspose2d", (4, 6, 4), dict(stride=2, padding=1, groups=2), (2, 4, 5, 5)),
+    ("ConvTranspose3d", (2, 3, 2), dict(stride=2, dilation=(1, 2, 1), bias=False), (1, 2, 3, 3, 4)),
+])  # fmt: skip
+def test_convolution_modules(name, args, kw, shape):
+    """Initial weights bit for bit after one seed; outputs and gradients within the convolution
+    tolerance (PyTorch sums in its BLAS's order)."""
+    real.manual_seed(5)
+    mt = getattr(real.nn, name)(*args, **kw)
+    ditto.manual_seed(5)
+    md = getattr(ditto.nn, name)(*args, **kw)
+    same(md.weight, mt.weight)
+    g = real.Generator().manual_seed(3)
+    x = real.randn(*shape, generator=g)
+    xt, xd = x.clone().requires_grad_(), D(x).requires_grad_()
+    yt, yd = mt(xt), md(xd)
+    close = dict(rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(yd.detach().numpy(), yt.detach().numpy(), **close)
+    yt.sum().backward()
+    yd.sum().backward()
+    np.testing.assert_allclose(xd.grad.numpy(), xt.grad.numpy(), **close)
+    np.testing.assert_allclose(md.weight.grad.numpy(), mt.weight.grad.numpy(), **close)
