@@ -520,6 +520,78 @@ void torch_resample(benchmark::State& state, int threads, Resample kind, bool ba
   rate(state, "Mpix/s", 1e-6 * 8 * 64 * 64 * 64);
 }
 
+// Pooling: adaptive pools to 7x7 of (32, 256, 14, 14) (the shape), 3-D pools of
+// (4, 32, 16, 32, 32) (max 3x3x3 stride 2 pad 1, avg 2x2x2, adaptive to 4x4x4) and fractional max
+// pooling 2x2 of (8, 64, 64, 64) to 45x45 with fixed samples; and the conv_transpose2d,
+// (16, 64, 32, 32) to 32 channels, kernel 4, stride 2, padding 1 (its weight's gradient included);
+// the backward from ones.
+enum class Vision { AdaptiveAvg2d, AdaptiveMax2d, Max3d, Avg3d, AdaptiveAvg3d, Fractional2d, ConvTranspose2d };
+const char* vision_name(Vision p) {
+  switch (p) {
+    case Vision::AdaptiveAvg2d: return "adaptive_avg_pool2d_7x7";
+    case Vision::AdaptiveMax2d: return "adaptive_max_pool2d_7x7";
+    case Vision::Max3d: return "max_pool3d_k3s2p1";
+    case Vision::Avg3d: return "avg_pool3d_k2";
+    case Vision::AdaptiveAvg3d: return "adaptive_avg_pool3d_4";
+    case Vision::Fractional2d: return "fractional_max_pool2d_45";
+    case Vision::ConvTranspose2d: return "conv_transpose2d_k4s2";
+  }
+  return "?";
+}
+std::vector<int64_t> vision_input(Vision p) {
+  if (p == Vision::AdaptiveAvg2d || p == Vision::AdaptiveMax2d) return {32, 256, 14, 14};
+  if (p == Vision::Fractional2d) return {8, 64, 64, 64};
+  if (p == Vision::ConvTranspose2d) return {16, 64, 32, 32};
+  return {4, 32, 16, 32, 32};
+}
+void ditto_vision(benchmark::State& state, int threads, Vision kind, bool backward) {
+  Setup s(threads, false);
+  const auto shape = vision_input(kind);
+  ditto::Tensor x = ditto::randn(shape).requires_grad_(backward);
+  const ditto::Tensor u = ditto::rand({shape[0], shape[1], 2});
+  ditto::Tensor w = ditto::randn({64, 32, 4, 4}).requires_grad_(backward);
+  namespace F = dnn::functional;
+  for (auto _ : state) {
+    x.mutable_grad() = ditto::Tensor();
+    w.mutable_grad() = ditto::Tensor();
+    ditto::Tensor y;
+    switch (kind) {
+      case Vision::AdaptiveAvg2d: y = F::adaptive_avg_pool2d(x, 7); break;
+      case Vision::AdaptiveMax2d: y = F::adaptive_max_pool2d(x, 7); break;
+      case Vision::Max3d: y = F::max_pool3d(x, 3, 2, 1); break;
+      case Vision::Avg3d: y = F::avg_pool3d(x, 2); break;
+      case Vision::AdaptiveAvg3d: y = F::adaptive_avg_pool3d(x, 4); break;
+      case Vision::Fractional2d: y = F::fractional_max_pool2d(x, 2, {45, 45}, {}, u); break;
+      case Vision::ConvTranspose2d: y = F::conv_transpose2d(x, w, ditto::Tensor(), 2, 1); break;
+    }
+    if (backward) y.backward(ditto::ones(y.sizes()));
+    benchmark::DoNotOptimize(backward ? x.grad() : y);
+  }
+}
+void torch_vision(benchmark::State& state, int threads, Vision kind, bool backward) {
+  Setup s(threads, false);
+  const auto shape = vision_input(kind);
+  torch::Tensor x = torch::randn(shape).requires_grad_(backward);
+  const torch::Tensor u = torch::rand({shape[0], shape[1], 2});
+  torch::Tensor w = torch::randn({64, 32, 4, 4}).requires_grad_(backward);
+  for (auto _ : state) {
+    x.mutable_grad().reset();
+    w.mutable_grad().reset();
+    torch::Tensor y;
+    switch (kind) {
+      case Vision::AdaptiveAvg2d: y = torch::adaptive_avg_pool2d(x, {7, 7}); break;
+      case Vision::AdaptiveMax2d: y = std::get<0>(torch::adaptive_max_pool2d(x, {7, 7})); break;
+      case Vision::Max3d: y = torch::max_pool3d(x, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}); break;
+      case Vision::Avg3d: y = torch::avg_pool3d(x, {2, 2, 2}); break;
+      case Vision::AdaptiveAvg3d: y = torch::adaptive_avg_pool3d(x, {4, 4, 4}); break;
+      case Vision::Fractional2d: y = std::get<0>(torch::fractional_max_pool2d(x, {2, 2}, {45, 45}, u)); break;
+      case Vision::ConvTranspose2d: y = torch::conv_transpose2d(x, w, {}, 2, 1); break;
+    }
+    if (backward) y.backward(torch::ones(y.sizes()));
+    benchmark::DoNotOptimize(backward ? x.grad() : y);
+  }
+}
+
 void register_all() {
   for (int t : {1, 2}) {
     const std::string tn = "/threads:" + std::to_string(t);
@@ -582,6 +654,11 @@ void register_all() {
             w + part, [t, k, bwd](benchmark::State& s) { ditto_resample(s, t, k, bwd); },
             [t, k, bwd](benchmark::State& s) { torch_resample(s, t, k, bwd); });
       }
+      for (Vision k : {Vision::AdaptiveAvg2d, Vision::AdaptiveMax2d, Vision::Max3d, Vision::Avg3d,
+                       Vision::AdaptiveAvg3d, Vision::Fractional2d, Vision::ConvTranspose2d})
+        both(
+            vision_name(k) + part, [t, k, bwd](benchmark::State& s) { ditto_vision(s, t, k, bwd); },
+            [t, k, bwd](benchmark::State& s) { torch_vision(s, t, k, bwd); });
     }
     both(
         "mlp_step", [t](benchmark::State& s) { ditto_mlp(s, t, false); },

@@ -29,30 +29,6 @@ Planes planes_of(const Tensor& in, const Tensor& out) {
           d3 ? out.size(2) : 1,    out.size(-2),        out.size(-1)};
 }
 
-// One dim of avg_pool's window of output o: clipped bounds, and the size with padding counted
-// (PyTorch's rules).
-struct Span {
-  int64_t lo, hi, padded;
-};
-Span avg_span(int64_t o, int64_t in, const PoolArgs& a, int d) {
-  int64_t lo = o * a.stride[d] - a.padding[d];
-  int64_t hi = std::min(lo + a.kernel[d], in + a.padding[d]);
-  const int64_t padded = hi - lo;
-  return {std::max<int64_t>(lo, 0), std::min(hi, in), padded};
-}
-struct AvgWindow {
-  Span d, h, w;
-  int64_t divisor;
-  bool empty() const { return d.lo >= d.hi || h.lo >= h.hi || w.lo >= w.hi; }
-};
-AvgWindow avg_window(int64_t od, int64_t oh, int64_t ow, const Planes& p, const PoolArgs& a) {
-  AvgWindow win{avg_span(od, p.D, a, 0), avg_span(oh, p.H, a, 1), avg_span(ow, p.W, a, 2), 0};
-  win.divisor = a.divisor != 0        ? a.divisor
-                : a.count_include_pad ? win.d.padded * win.h.padded * win.w.padded
-                                      : (win.d.hi - win.d.lo) * (win.h.hi - win.h.lo) * (win.w.hi - win.w.lo);
-  return win;
-}
-
 // The cost estimate of a plane for parallel_for, saturating (huge kernels are legal arguments).
 int64_t window_cost(const Planes& p, const PoolArgs& a) {
   int64_t c = p.out_size();
@@ -61,23 +37,74 @@ int64_t window_cost(const Planes& p, const PoolArgs& a) {
   return c;
 }
 
-// Adaptive window i of n over size L: [floor(i * L / n), ceil((i + 1) * L / n)).
+// A window's bounds along one dim: [lo, hi), and for avg_pool its size with padding counted.
 struct Range {
-  int64_t lo, hi;
+  int64_t lo, hi, padded = 0;
   int64_t size() const { return hi - lo; }
 };
-Range adaptive_range(int64_t i, int64_t n, int64_t L) { return {i * L / n, ((i + 1) * L + n - 1) / n}; }
 
-// Visits every output (od, oh, ow) of plane c with its flat output index, then its flat index in
-// the plane; planes are split over threads, each plane's outputs visited in order.
+// Every output's window along each dim, computed once per call, so that their divisions and
+// clipping stay out of the loops.
+struct Boxes {
+  std::vector<Range> d, h, w;
+};
+
+// Adaptive window i of n over size L: [floor(i * L / n), ceil((i + 1) * L / n)).
+std::vector<Range> adaptive_ranges(int64_t n, int64_t L) {
+  std::vector<Range> r(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) r[static_cast<std::size_t>(i)] = {i * L / n, ((i + 1) * L + n - 1) / n};
+  return r;
+}
+Boxes adaptive_boxes(const Planes& p) {
+  return {adaptive_ranges(p.oD, p.D), adaptive_ranges(p.oH, p.H), adaptive_ranges(p.oW, p.W)};
+}
+
+// avg_pool's windows along dim d (PyTorch's rules): the padded window clipped to the input.
+std::vector<Range> avg_ranges(int64_t n, int64_t in, const PoolArgs& a, int d) {
+  std::vector<Range> r(static_cast<std::size_t>(n));
+  for (int64_t o = 0; o < n; ++o) {
+    const int64_t lo = o * a.stride[d] - a.padding[d], hi = std::min(lo + a.kernel[d], in + a.padding[d]);
+    r[static_cast<std::size_t>(o)] = {std::max<int64_t>(lo, 0), std::min(hi, in), hi - lo};
+  }
+  return r;
+}
+Boxes avg_boxes(const Planes& p, const PoolArgs& a) {
+  return {avg_ranges(p.oD, p.D, a, 0), avg_ranges(p.oH, p.H, a, 1), avg_ranges(p.oW, p.W, a, 2)};
+}
+int64_t avg_divisor(const Range& d, const Range& h, const Range& w, const PoolArgs& a) {
+  if (a.divisor != 0) return a.divisor;
+  return a.count_include_pad ? d.padded * h.padded * w.padded : d.size() * h.size() * w.size();
+}
+
+// Visits every output of plane c, in order, with its window and flat output index; planes are
+// split over threads.
 template <class F>
-void for_each_output(const Planes& p, int64_t cost, F&& f) {
+void for_each_box(const Planes& p, const Boxes& b, int64_t cost, F&& f) {
   detail::parallel_for(p.planes, cost, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c)
       for (int64_t od = 0, o = c * p.out_size(); od < p.oD; ++od)
         for (int64_t oh = 0; oh < p.oH; ++oh)
-          for (int64_t ow = 0; ow < p.oW; ++ow, ++o) f(c, od, oh, ow, o);
+          for (int64_t ow = 0; ow < p.oW; ++ow, ++o)
+            f(c, b.d[static_cast<std::size_t>(od)], b.h[static_cast<std::size_t>(oh)],
+              b.w[static_cast<std::size_t>(ow)], o);
   });
+}
+
+// The window's sum in PyTorch's order (depth, row, column), from 0.
+template <class T>
+T box_sum(const T* x, const Planes& p, const Range& d, const Range& h, const Range& w) {
+  T s = T(0);
+  for (int64_t z = d.lo; z < d.hi; ++z)
+    for (int64_t y = h.lo; y < h.hi; ++y)
+      for (const T *v = x + (z * p.H + y) * p.W + w.lo, *e = v + w.size(); v < e; ++v) s = s + *v;
+  return s;
+}
+// gx[window] += g, in the same order.
+template <class T>
+void box_add(T* gx, const Planes& p, const Range& d, const Range& h, const Range& w, T g) {
+  for (int64_t z = d.lo; z < d.hi; ++z)
+    for (int64_t y = h.lo; y < h.hi; ++y)
+      for (T *v = gx + (z * p.H + y) * p.W + w.lo, *e = v + w.size(); v < e; ++v) *v = *v + g;
 }
 
 // PyTorch's max scan over a box of the plane x: strictly greater replaces (ties keep the first),
@@ -179,45 +206,82 @@ void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const T
 void avg_pool(const Tensor& out, const Tensor& input, const PoolArgs& a) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const Planes p = planes_of(input, out);
+    const Boxes b = avg_boxes(p, a);
     const T* px = input.data_ptr<T>();
     T* py = out.data_ptr<T>();
-    for_each_output(p, window_cost(p, a), [&](int64_t c, int64_t od, int64_t oh, int64_t ow, int64_t o) {
-      const T* x = px + c * p.in_size();
-      const AvgWindow win = avg_window(od, oh, ow, p, a);
-      T s = T(0);
-      if (!win.empty())
-        for (int64_t z = win.d.lo; z < win.d.hi; ++z)
-          for (int64_t y = win.h.lo; y < win.h.hi; ++y)
-            for (int64_t i = (z * p.H + y) * p.W + win.w.lo, e = i + win.w.hi - win.w.lo; i < e; ++i) s = s + x[i];
-      // 0 + sum / divisor, as PyTorch's kernels write it (a -0 sum gives +0)
-      py[o] = win.empty() ? T(0) : T(0) + s / static_cast<T>(win.divisor);
+    const int64_t kW = a.kernel[2], sW = a.stride[2], pW = a.padding[2];
+    // Output columns whose window lies inside the row: [in_lo, in_hi).
+    const int64_t in_lo = std::min<int64_t>(pW == 0 ? 0 : (pW - 1) / sW + 1, p.oW);  // ceil(pW / sW), no overflow
+    const int64_t in_hi =
+        std::max<int64_t>(in_lo, std::min<int64_t>(p.oW, p.W - kW + pW >= 0 ? (p.W - kW + pW) / sW + 1 : 0));
+    detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
+      std::vector<int64_t> rows;  // the window's rows, as plane offsets in scan order
+      for (int64_t c = c0; c < c1; ++c) {
+        const T* x = px + c * p.in_size();
+        for (int64_t od = 0; od < p.oD; ++od)
+          for (int64_t oh = 0; oh < p.oH; ++oh) {
+            const Range &d = b.d[static_cast<std::size_t>(od)], &h = b.h[static_cast<std::size_t>(oh)];
+            T* y = py + ((c * p.oD + od) * p.oH + oh) * p.oW;
+            // 0 + sum / divisor, as PyTorch's kernels write it (a -0 sum gives +0); an empty window 0
+            auto window = [&](int64_t ow) {
+              const Range& w = b.w[static_cast<std::size_t>(ow)];
+              y[ow] = d.size() <= 0 || h.size() <= 0 || w.size() <= 0
+                          ? T(0)
+                          : T(0) + box_sum(x, p, d, h, w) / static_cast<T>(avg_divisor(d, h, w, a));
+            };
+            const bool simd = d.size() > 0 && h.size() > 0 && in_lo < in_hi;
+            for (int64_t ow = 0; ow < (simd ? in_lo : p.oW); ++ow) window(ow);
+            if (!simd) continue;
+            // Inside windows: the same sums, vectorised across output columns (cpu/pool_impl.h).
+            rows.clear();
+            for (int64_t z = d.lo; z < d.hi; ++z)
+              for (int64_t r = h.lo; r < h.hi; ++r) rows.push_back((z * p.H + r) * p.W);
+            const T divisor = static_cast<T>(avg_divisor(d, h, b.w[static_cast<std::size_t>(in_lo)], a));
+            avg_pool_inside(x, rows.data(), static_cast<int64_t>(rows.size()), kW, sW, pW, in_lo, in_hi, divisor, y);
+            for (int64_t ow = in_hi; ow < p.oW; ++ow) window(ow);
+          }
+      }
     });
+  });
+}
+
+// Each plane's gradient accumulated serially in output order (as PyTorch's kernels).
+template <class T, class G>
+void scatter_boxes(const Tensor& grad_input, const Tensor& grad_out, const Boxes& b, int64_t cost, G&& grad_of) {
+  const Planes p = planes_of(grad_input, grad_out);
+  const T* pg = grad_out.data_ptr<T>();
+  T* px = grad_input.data_ptr<T>();
+  detail::parallel_for(p.planes, cost, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      T* gx = px + c * p.in_size();
+      std::fill(gx, gx + p.in_size(), T(0));
+      for (int64_t od = 0, o = c * p.out_size(); od < p.oD; ++od)
+        for (int64_t oh = 0; oh < p.oH; ++oh)
+          for (int64_t ow = 0; ow < p.oW; ++ow, ++o) {
+            const Range &d = b.d[static_cast<std::size_t>(od)], &h = b.h[static_cast<std::size_t>(oh)],
+                        &w = b.w[static_cast<std::size_t>(ow)];
+            if (d.size() <= 0 || h.size() <= 0 || w.size() <= 0) continue;
+            box_add(gx, p, d, h, w, grad_of(pg[o], d, h, w));
+          }
+    }
   });
 }
 
 void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const PoolArgs& a) {
   dispatch_floating(grad_input.dtype(), [&]<class T>() {
     const Planes p = planes_of(grad_input, grad_out);
-    const T* pg = grad_out.data_ptr<T>();
-    T* px = grad_input.data_ptr<T>();
-    detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        T* gx = px + c * p.in_size();
-        for (int64_t i = 0; i < p.in_size(); ++i) gx[i] = T(0);
-        for (int64_t od = 0, o = c * p.out_size(); od < p.oD; ++od)
-          for (int64_t oh = 0; oh < p.oH; ++oh)
-            for (int64_t ow = 0; ow < p.oW; ++ow, ++o) {
-              const AvgWindow win = avg_window(od, oh, ow, p, a);
-              if (win.empty()) continue;
-              const T g = pg[o] / static_cast<T>(win.divisor);
-              for (int64_t z = win.d.lo; z < win.d.hi; ++z)
-                for (int64_t y = win.h.lo; y < win.h.hi; ++y)
-                  for (int64_t i = (z * p.H + y) * p.W + win.w.lo, e = i + win.w.hi - win.w.lo; i < e; ++i)
-                    gx[i] = gx[i] + g;
-            }
-      }
-    });
+    scatter_boxes<T>(grad_input, grad_out, avg_boxes(p, a), window_cost(p, a),
+                     [&](T g, const Range& d, const Range& h, const Range& w) {
+                       return g / static_cast<T>(avg_divisor(d, h, w, a));
+                     });
   });
+}
+
+// One division per dim, as PyTorch's kernels (sum / kd / kh / kw; 2-D planes divide by kd = 1,
+// which is exact); the gradient the same way.
+template <class T>
+T adaptive_mean(T s, const Range& d, const Range& h, const Range& w) {
+  return s / static_cast<T>(d.size()) / static_cast<T>(h.size()) / static_cast<T>(w.size());
 }
 
 void adaptive_avg_pool(const Tensor& out, const Tensor& input) {
@@ -225,45 +289,18 @@ void adaptive_avg_pool(const Tensor& out, const Tensor& input) {
     const Planes p = planes_of(input, out);
     const T* px = input.data_ptr<T>();
     T* py = out.data_ptr<T>();
-    for_each_output(p, p.in_size() + p.out_size(), [&](int64_t c, int64_t od, int64_t oh, int64_t ow, int64_t o) {
-      const T* x = px + c * p.in_size();
-      const Range d = adaptive_range(od, p.oD, p.D), h = adaptive_range(oh, p.oH, p.H),
-                  w = adaptive_range(ow, p.oW, p.W);
-      T s = T(0);
-      for (int64_t z = d.lo; z < d.hi; ++z)
-        for (int64_t y = h.lo; y < h.hi; ++y)
-          for (int64_t i = (z * p.H + y) * p.W + w.lo, e = i + w.size(); i < e; ++i) s = s + x[i];
-      // one division per dim, as PyTorch's kernels (sum / kd / kh / kw; 2-D planes divide by kd = 1,
-      // which is exact)
-      py[o] = s / static_cast<T>(d.size()) / static_cast<T>(h.size()) / static_cast<T>(w.size());
-    });
+    for_each_box(p, adaptive_boxes(p), p.in_size() + p.out_size(),
+                 [&](int64_t c, const Range& d, const Range& h, const Range& w, int64_t o) {
+                   py[o] = adaptive_mean(box_sum(px + c * p.in_size(), p, d, h, w), d, h, w);
+                 });
   });
 }
 
 void adaptive_avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out) {
   dispatch_floating(grad_input.dtype(), [&]<class T>() {
     const Planes p = planes_of(grad_input, grad_out);
-    const T* pg = grad_out.data_ptr<T>();
-    T* px = grad_input.data_ptr<T>();
-    detail::parallel_for(p.planes, p.in_size() + p.out_size(), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) {
-        T* gx = px + c * p.in_size();
-        for (int64_t i = 0; i < p.in_size(); ++i) gx[i] = T(0);
-        for (int64_t od = 0, o = c * p.out_size(); od < p.oD; ++od) {
-          const Range d = adaptive_range(od, p.oD, p.D);
-          for (int64_t oh = 0; oh < p.oH; ++oh) {
-            const Range h = adaptive_range(oh, p.oH, p.H);
-            for (int64_t ow = 0; ow < p.oW; ++ow, ++o) {
-              const Range w = adaptive_range(ow, p.oW, p.W);
-              const T g = pg[o] / static_cast<T>(d.size()) / static_cast<T>(h.size()) / static_cast<T>(w.size());
-              for (int64_t z = d.lo; z < d.hi; ++z)
-                for (int64_t y = h.lo; y < h.hi; ++y)
-                  for (int64_t i = (z * p.H + y) * p.W + w.lo, e = i + w.size(); i < e; ++i) gx[i] = gx[i] + g;
-            }
-          }
-        }
-      }
-    });
+    scatter_boxes<T>(grad_input, grad_out, adaptive_boxes(p), p.in_size() + p.out_size(),
+                     [](T g, const Range& d, const Range& h, const Range& w) { return adaptive_mean(g, d, h, w); });
   });
 }
 
@@ -273,10 +310,10 @@ void adaptive_max_pool(const Tensor& values, const Tensor& indices, const Tensor
     const T* px = input.data_ptr<T>();
     T* pv = values.data_ptr<T>();
     int64_t* pi = indices.data_ptr<int64_t>();
-    for_each_output(p, p.in_size() + p.out_size(), [&](int64_t c, int64_t od, int64_t oh, int64_t ow, int64_t o) {
-      max_scan(px + c * p.in_size(), p, adaptive_range(od, p.oD, p.D), adaptive_range(oh, p.oH, p.H),
-               adaptive_range(ow, p.oW, p.W), 1, 1, 1, pv[o], pi[o]);
-    });
+    for_each_box(p, adaptive_boxes(p), p.in_size() + p.out_size(),
+                 [&](int64_t c, const Range& d, const Range& h, const Range& w, int64_t o) {
+                   max_scan(px + c * p.in_size(), p, d, h, w, 1, 1, 1, pv[o], pi[o]);
+                 });
   });
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// max pooling (1-D to 3-D) over the windows that lie inside the row, V::N output columns at a time, written
+// max and average pooling (1-D to 3-D) over the windows that lie inside the row, V::N output columns at a time, written
 // once over the SIMD abstraction in cpu/simd.h and instantiated per level (cpu/pool_kernels.cpp,
 // *_avx2.cpp, *_avx512.cpp). Include only from those files.
 //
@@ -55,6 +55,34 @@ inline void max_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, i
   }
 }
 
+// avg_pool's output columns [ow0, ow1) of one output row whose windows are inside the row (kW
+// columns from ow * sW - pW): lane j sums its own window in PyTorch's order (rows in scan order,
+// then columns), from 0, and writes 0 + sum / divisor, as the scalar kernel does.
+template <class V>
+inline void avg_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW, int64_t pW,
+                            int64_t ow0, int64_t ow1, S<V> divisor, S<V>* out) {
+  using T = S<V>;
+  for (int64_t ow = ow0; ow < ow1; ow += V::N) {
+    const int count = ow1 - ow < V::N ? int(ow1 - ow) : V::N;
+    V s(T(0));
+    for (int64_t r = 0; r < nrows; ++r)
+      for (int64_t kw = 0; kw < kW; ++kw) {
+        const T* p = x + rows[r] + ow * sW - pW + kw;
+        V v;
+        if (sW == 1)
+          v = count == V::N ? V::load(p) : V::load_partial(p, count);
+        else
+          v = count == V::N ? V::load_strided(p, sW) : V::load_strided_partial(p, sW, count);
+        s = s + v;
+      }
+    const V y = V(T(0)) + s / V(divisor);
+    if (count == V::N)
+      store(out + ow, y);
+    else
+      store_partial(out + ow, y, count);
+  }
+}
+
 }  // namespace DITTO_SIMD_ISA
 }  // namespace ditto::cpu::pool_impl
 
@@ -62,6 +90,10 @@ inline void max_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, i
   void max_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW,     \
                                        int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, int64_t* irow) { \
     pool_impl::max_pool_inside<simd::V>(x, rows, nrows, kW, dW, sW, pW, ow0, ow1, vrow, irow);                     \
+  }                                                                                                                \
+  void avg_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW,     \
+                                       int64_t pW, int64_t ow0, int64_t ow1, T divisor, T* out) {                  \
+    pool_impl::avg_pool_inside<simd::V>(x, rows, nrows, kW, sW, pW, ow0, ow1, divisor, out);                       \
   }
 #define DITTO_POOL_LEVEL(level, VF, VD)      \
   namespace ditto::cpu::pool_kernels {       \

@@ -1,4 +1,4 @@
-// The scalar level of max pooling's inside windows, and the dispatcher.
+// The scalar level of max and average pooling's inside windows, and the dispatcher.
 #include "cpu/pool_kernels.h"
 
 #include "cpu/capability.h"
@@ -14,6 +14,12 @@ namespace ditto::cpu {
     using namespace pool_kernels;                                                                                      \
     by_level(&max_pool_inside_##sfx##_scalar, &max_pool_inside_##sfx##_avx2, &max_pool_inside_##sfx##_avx512)(         \
         x, rows, nrows, kW, dW, sW, pW, ow0, ow1, vrow, irow);                                                         \
+  }                                                                                                                    \
+  void avg_pool_inside(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW, int64_t pW,             \
+                       int64_t ow0, int64_t ow1, T divisor, T* out) {                                                  \
+    using namespace pool_kernels;                                                                                      \
+    by_level(&avg_pool_inside_##sfx##_scalar, &avg_pool_inside_##sfx##_avx2, &avg_pool_inside_##sfx##_avx512)(         \
+        x, rows, nrows, kW, sW, pW, ow0, ow1, divisor, out);                                                           \
   }
 DITTO_POOL_DISPATCH(float, f32)
 DITTO_POOL_DISPATCH(double, f64)

@@ -5,9 +5,11 @@
 
 namespace ditto::cpu::pool_kernels {
 
-#define DITTO_POOL_DECLARE_T(level, T, sfx)                                                                    \
-  void max_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, \
-                                       int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, int64_t* irow);
+#define DITTO_POOL_DECLARE_T(level, T, sfx)                                                                       \
+  void max_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW,    \
+                                       int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, int64_t* irow); \
+  void avg_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW,    \
+                                       int64_t pW, int64_t ow0, int64_t ow1, T divisor, T* out);
 #define DITTO_POOL_DECLARE(level) DITTO_POOL_DECLARE_T(level, float, f32) DITTO_POOL_DECLARE_T(level, double, f64)
 DITTO_POOL_DECLARE(scalar)
 DITTO_POOL_DECLARE(avx2)
@@ -25,5 +27,11 @@ void max_pool_inside(const float* x, const int64_t* rows, int64_t nrows, int64_t
                      int64_t ow0, int64_t ow1, float* vrow, int64_t* irow);
 void max_pool_inside(const double* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW,
                      int64_t pW, int64_t ow0, int64_t ow1, double* vrow, int64_t* irow);
+// avg_pool's output columns [ow0, ow1) of one output row whose windows lie inside the row: 0 + sum
+// / divisor to out (see cpu/pool_impl.h).
+void avg_pool_inside(const float* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW, int64_t pW,
+                     int64_t ow0, int64_t ow1, float divisor, float* out);
+void avg_pool_inside(const double* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW, int64_t pW,
+                     int64_t ow0, int64_t ow1, double divisor, double* out);
 
 }  // namespace ditto::cpu
