@@ -119,6 +119,12 @@ TEST(NNConv3d, ModulesCallTheirOps) {
   EXPECT_EQ(t1(randn({3, 7})).sizes(), (Shape{2, 16}));
   EXPECT_EQ(t1.name(), "ConvTranspose1d");
   EXPECT_TRUE(t1.transposed());
+  nn::ConvTranspose2d t2s(3, 2, 3, 2, 1);
+  const Tensor x3 = randn({1, 3, 4, 5});
+  EXPECT_EQ(t2s.forward(x3, {8, 10}).sizes(), (Shape{1, 2, 8, 10}));
+  EXPECT_TRUE(equal(t2s.forward(x3, {1, 2, 8, 9}), F::conv_transpose2d(x3, t2s.weight(), t2s.bias(), 2, 1, {1, 0})));
+  expect_error([&] { t2s.forward(x3, {9, 9}); }, "[ConvTranspose2d]", "must be from 7 to 8");
+  expect_error([&] { c3.forward(x5, {4, 5, 6}); }, "[Conv3d]", "transposed convolutions only");
   nn::ConvTranspose3d t3(2, 2, 2, 2);
   EXPECT_EQ(t3(randn({1, 2, 2, 3, 2})).sizes(), (Shape{1, 2, 4, 6, 4}));
 }

@@ -74,3 +74,17 @@ def test_convolution_modules(name, args, kw, shape):
     yd.sum().backward()
     np.testing.assert_allclose(xd.grad.numpy(), xt.grad.numpy(), **close)
     np.testing.assert_allclose(md.weight.grad.numpy(), mt.weight.grad.numpy(), **close)
+
+
+def test_conv_transpose_output_size():
+    real.manual_seed(1)
+    mt = real.nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1)
+    ditto.manual_seed(1)
+    md = ditto.nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1)
+    x = real.randn(1, 3, 4, 5)
+    for size in [(7, 9), (8, 10), (1, 2, 8, 9)]:
+        yt, yd = mt(x, output_size=size), md(D(x), output_size=size)
+        assert tuple(yd.shape) == tuple(yt.shape)
+        np.testing.assert_allclose(yd.detach().numpy(), yt.detach().numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="valid sizes range"):
+        md(D(x), output_size=(9, 9))

@@ -20,6 +20,9 @@ namespace ditto::nn {
 class ConvNd : public UnaryModule {
  public:
   Tensor forward(const Tensor& x) override;
+  // Transposed modules: the output's spatial size (or its full size) instead of output_padding,
+  // which it picks by PyTorch's rule (sizes from the default output's up to stride - 1 more).
+  Tensor forward(const Tensor& x, const Shape& output_size);
   void reset_parameters();
   Tensor& weight() { return param(0); }
   Tensor& bias();  // undefined when built without bias

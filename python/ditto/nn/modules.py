@@ -551,11 +551,29 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
                          device, dtype)  # fmt: skip
 
+    def _output_padding(self, input, output_size):
+        """PyTorch's rule: output_size (spatial, or with the leading dims) picks output_padding."""
+        if output_size is None:
+            return self.output_padding
+        dims = self._dims
+        lead = 2 if input.dim() == dims + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == lead + dims:
+            output_size = output_size[lead:]
+        if len(output_size) != dims:
+            raise ValueError(f"ConvTranspose{dims}D: for {input.dim()}D input, output_size must have {dims} or "
+                             f"{lead + dims} elements (got {len(output_size)})")  # fmt: skip
+        lo = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d] +
+              self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(dims)]  # fmt: skip
+        hi = [lo[d] + self.stride[d] - 1 for d in range(dims)]
+        if any(not lo[d] <= output_size[d] <= hi[d] for d in range(dims)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {lo} to {hi} "
+                             f"(for an input of {tuple(input.shape[lead:])})")  # fmt: skip
+        return tuple(output_size[d] - lo[d] for d in range(dims))
+
     def forward(self, input, output_size=None):
-        if output_size is not None:
-            raise NotImplementedError("output_size is not supported yet: give output_padding")
-        return type(self)._conv(input, self.weight, self.bias, self.stride, self.padding, self.output_padding,
-                                self.groups, self.dilation)  # fmt: skip
+        return type(self)._conv(input, self.weight, self.bias, self.stride, self.padding,
+                                self._output_padding(input, output_size), self.groups, self.dilation)  # fmt: skip
 
 
 class ConvTranspose1d(_ConvTransposeNd):
