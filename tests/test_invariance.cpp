@@ -688,6 +688,19 @@ std::vector<Entry> corpus() {
     r.grad("to (1,1)", F::adaptive_avg_pool2d(r.input({4, 6, 33, 33}, Layout::Transposed), 1));
     r.grad("(9,17) to (4,6) strided", F::adaptive_avg_pool2d(r.input({3, 9, 17}, Layout::Strided), {4, 6}));
   });
+  add("grid_sample",
+      {"grid_sampler_2d", "grid_sampler_2d_backward", "grid_sampler_3d", "grid_sampler_3d_backward", "bmm"},
+      [](Run& r) {
+        r.grad("bilinear zeros, upsampling (many hits per pixel)",
+               F::grid_sample(r.input({4, 6, 9, 11}), r.data({4, 40, 36, 2}) * 0.9, "bilinear", "zeros", false));
+        r.grad("bicubic reflection strided",
+               F::grid_sample(r.input({2, 3, 9, 8}, Layout::Strided), r.data({2, 17, 13, 2}) * 1.5, "bicubic",
+                              "reflection", true));
+        r.grad("nearest border", F::grid_sample(r.input({2, 3, 9, 8}), r.data({2, 9, 7, 2}), "nearest", "border"));
+        const Tensor theta = r.input({2, 3, 4});
+        r.grad("3-D bilinear through affine_grid",
+               F::grid_sample(r.input({2, 3, 5, 7, 6}), F::affine_grid(theta, {2, 3, 6, 5, 7}), "bilinear", "zeros"));
+      });
   add("pool3d", {"max_pool3d_with_indices", "max_pool3d_with_indices_backward", "avg_pool3d", "avg_pool3d_backward"},
       [](Run& r) {
         for (Dist d : {Dist::Normal, Dist::Ties}) {

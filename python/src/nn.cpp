@@ -305,6 +305,18 @@ void bind_nn(py::module_& m) {
   lp_pool("lp_pool1d", 1);
   lp_pool("lp_pool2d", 2);
 
+  // --- sampling
+  f.def("grid_sample", [](const Tensor& x, const Tensor& grid, const std::string& mode, const std::string& padding,
+                          std::optional<bool> align_corners) {
+    py::gil_scoped_release nogil;
+    return functional::grid_sample(x, grid, mode, padding, align_corners);
+  });
+  f.def("affine_grid", [](const Tensor& theta, py::handle size, std::optional<bool> align_corners) {
+    const Shape s = shape_from_sequence(size, "affine_grid");
+    py::gil_scoped_release nogil;
+    return functional::affine_grid(theta, s, align_corners);
+  });
+
   // --- padding and upsampling
   f.def("pad", [](const Tensor& x, py::handle pad, const std::string& mode, std::optional<double> value) {
     const Shape p = shape_from_sequence(pad, "pad");

@@ -234,6 +234,7 @@ SWEEP = [
     Entry("nn.functional.conv_transpose1d", F("conv_transpose1d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.conv_transpose2d", F("conv_transpose2d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.conv_transpose3d", F("conv_transpose3d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
+    Entry("nn.functional.grid_sample", F("grid_sample"), grad=EXACT, note="bits of PyTorch's AVX2 kernel, gradients included (Note [Grid sampling arithmetic])"),
     Entry("nn.functional.max_pool1d", F("max_pool1d")),
     Entry("nn.functional.max_pool2d", F("max_pool2d")),
     Entry("nn.functional.avg_pool2d", F("avg_pool2d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),

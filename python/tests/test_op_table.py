@@ -19,6 +19,15 @@ def conv():
     F.conv2d(leaf(ditto.ones(1, 1, 3, 3)), w, padding=1).sum().backward()
 
 
+def grids():
+    x = ditto.randn(1, 2, 3, 4, requires_grad=True)
+    x3 = ditto.randn(1, 2, 3, 4, 2, requires_grad=True)
+    theta = ditto.randn(1, 2, 3, requires_grad=True)
+    g3 = F.affine_grid(ditto.randn(1, 3, 4, requires_grad=True), (1, 2, 2, 3, 2), align_corners=False)
+    (F.grid_sample(x, F.affine_grid(theta, (1, 2, 3, 3), align_corners=False), align_corners=False).sum()
+     + F.grid_sample(x3, g3, align_corners=False).sum()).backward()
+
+
 def convs3d():
     x = ditto.randn(1, 2, 3, 4, 4, requires_grad=True)
     w = ditto.randn(2, 2, 2, 2, 2, requires_grad=True)
@@ -181,6 +190,10 @@ CALLS = {
     "adaptive_avg_pool2d_backward": pools,
     "max_unpooling2d_forward_out": pools,
     "max_pool3d_with_indices": pools3d,
+    "grid_sampler_2d": grids,
+    "grid_sampler_2d_backward": grids,
+    "grid_sampler_3d": grids,
+    "grid_sampler_3d_backward": grids,
     "conv3d": convs3d,
     "conv3d_backward_input": convs3d,
     "conv3d_backward_weight": convs3d,

@@ -387,3 +387,25 @@ def test_no_alert_pooling_backward(make, shape, name):
             module(x).sum().backward()
             grads.append(x.grad.clone())
         assert torch.equal(grads[0], grads[1])
+
+
+# test_torch.py's grid_sample alert tests: PyTorch alerts for its CUDA backward; ditto's adds each
+# input-gradient plane on one thread, so none alerts and the gradients repeat bit for bit.
+@pytest.mark.parametrize("dims,name", [(2, "grid_sampler_2d_backward_cuda"), (3, "grid_sampler_3d_backward_cuda")])
+def test_no_alert_grid_sample_backward(dims, name):
+    shape = (2, 3) + (4,) * dims
+    x = torch.randn(*shape, requires_grad=True)
+    grid = torch.randn(2, *((5,) * dims), dims, requires_grad=True)
+
+    def fn():
+        torch.nn.functional.grid_sample(x, grid, align_corners=False).sum().backward()
+
+    check_nondeterministic_alert(fn, name, should_alert=False)
+    with DeterministicGuard(True):
+        grads = []
+        for _ in range(2):
+            x.grad = None
+            grid.grad = None
+            fn()
+            grads.append((x.grad.clone(), grid.grad.clone()))
+        assert torch.equal(grads[0][0], grads[1][0]) and torch.equal(grads[0][1], grads[1][1])

@@ -37,6 +37,15 @@ struct UpsampleArgs {
   double scales[3];
 };
 
+// grid_sample's interpolation and padding (PyTorch's GridSamplerInterpolation / Padding).
+enum class GridMode : uint8_t { Bilinear, Nearest, Bicubic };
+enum class GridPadding : uint8_t { Zeros, Border, Reflection };
+struct GridSampleArgs {
+  GridMode mode;
+  GridPadding padding;
+  bool align_corners;
+};
+
 // Replace is scatter_ without a reduction: the last value along a line wins.
 enum class ScatterReduction : uint8_t { Sum, Prod, Mean, Amax, Amin, Replace };
 

@@ -9,6 +9,7 @@
 #include "cpu/decl/elementwise.h"
 #include "cpu/decl/embedding.h"
 #include "cpu/decl/gemm.h"
+#include "cpu/decl/grid_sample.h"
 #include "cpu/decl/index.h"
 #include "cpu/decl/loss.h"
 #include "cpu/decl/pointwise.h"

@@ -33,6 +33,9 @@ Tensor conv(int dims, const char* op, const Tensor& input, const Tensor& weight,
 Tensor conv_transpose(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
                       const SizeArg& stride, const SizeArg& padding, const SizeArg& output_padding, int64_t groups,
                       const SizeArg& dilation);
+// grid_sample's input (when input_grad) and grid gradients, by the 2-D or 3-D row.
+std::pair<Tensor, Tensor> grid_sample_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
+                                               const GridSampleArgs& args, bool input_grad);
 // conv_transpose's input and weight gradients (undefined where x or w is: the formula saves each
 // only where the other's gradient needs it); 4-D or 5-D tensors in the kernels' form.
 std::pair<Tensor, Tensor> conv_transpose_backward(const Tensor& g, const Tensor& x, const Tensor& w,

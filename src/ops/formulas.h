@@ -151,6 +151,11 @@ struct UpsampleSaved {
   Shape input;
   UpsampleArgs args;
 };
+struct GridSampleSaved {
+  GridSampleArgs args;
+  SavedTensor input, grid;
+  bool input_grad;  // the input needs its gradient
+};
 struct MaxUnpoolSaved {
   Shape input;
   int64_t planes, out_len;
@@ -272,6 +277,7 @@ DITTO_FORMULA(fractional_max_pool, MaxPoolSaved);
 DITTO_FORMULA(avg_pool, AvgPoolSaved);
 DITTO_FORMULA(adaptive_avg_pool, InputShape);
 DITTO_FORMULA(max_unpool, MaxUnpoolSaved);
+DITTO_FORMULA(grid_sample, GridSampleSaved);
 DITTO_FORMULA(constant_pad_nd, PadSaved);  // ops/resample_ops.cpp
 DITTO_FORMULA(pad, PadSaved);
 DITTO_FORMULA(upsample, UpsampleSaved);

@@ -76,6 +76,11 @@ DITTO_FORMULA(adaptive_avg_pool, InputShape) {
                               : F::adaptive_avg_pool2d_backward(g[0], s.input)};
 }
 
+DITTO_FORMULA(grid_sample, GridSampleSaved) {
+  auto [gx, gg] = nn::impl::grid_sample_backward(g[0], *s.input, *s.grid, s.args, s.input_grad);
+  return {gx, gg};
+}
+
 // Gathers the gradient at the indices.
 DITTO_FORMULA(max_unpool, MaxUnpoolSaved) {
   return {g[0].reshape({s.planes, s.out_len}).gather(1, *s.indices).reshape(s.input)};

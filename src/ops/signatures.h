@@ -136,6 +136,11 @@ using AdaptivePoolBackward = void(const Tensor& grad_input, const Tensor& grad_o
 using AdaptiveMaxPool = void(const Tensor& values, const Tensor& indices, const Tensor& input);
 using FractionalMaxPool = void(const Tensor& values, const Tensor& indices, const Tensor& input, const Tensor& samples,
                                const PoolArgs& args);
+// grid_sample (cpu/grid_sample.cpp, Note [Grid sampling arithmetic]): input (N, C, *in), grid
+// (N, *out, dims), output (N, C, *out), contiguous; grad_input may be undefined (not computed).
+using GridSample = void(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& args);
+using GridSampleBackward = void(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
+                                const Tensor& input, const Tensor& grid, const GridSampleArgs& args);
 // Padding and upsampling (cpu/resample.cpp, Note [Resampling order]): in and out contiguous, of one
 // floating dtype, the same leading dims, resampled over their last args.dims dims. The backward
 // writes grad_in (the input's shape) from grad_out (the output's).

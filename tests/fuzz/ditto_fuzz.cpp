@@ -497,6 +497,24 @@ std::vector<OpFuzzer> generators() {
           }
         }
       });
+  // grid sampling
+  reg({"grid_sampler_2d", "grid_sampler_2d_backward", "grid_sampler_3d", "grid_sampler_3d_backward"}, [](Ctx& c) {
+    const char* modes[] = {"bilinear", "nearest", "bicubic", "area"};
+    const char* pads[] = {"zeros", "border", "reflection", "wrap"};
+    const std::string mode = modes[c.r.chance(0.03) ? 3 : c.r.range(0, 2)];
+    const std::string pad = pads[c.r.chance(0.03) ? 3 : c.r.range(0, 2)];
+    const int64_t N = c.r.range(0, 2), C = c.r.range(0, 3);
+    const bool d3 = c.r.chance(0.3);
+    Shape in{N, C}, g{c.r.chance(0.05) ? N + 1 : N};
+    for (int d = 0; d < (d3 ? 3 : 2); ++d) in.push_back(c.r.range(c.r.chance(0.05) ? 0 : 1, 5));
+    for (int d = 0; d < (d3 ? 3 : 2); ++d) g.push_back(c.r.range(0, 4));
+    g.push_back(c.r.chance(0.05) ? 1 : (d3 ? 3 : 2));
+    // grid values mostly in range, some far out, some non-finite
+    Tensor grid = c.floating(g) * (c.r.chance(0.2) ? 1e9 : 1.5);
+    if (c.r.chance(0.05) && grid.numel() > 0) grid = grid / zeros(g);
+    return one(F::grid_sample(c.floating(in), grid, mode, pad,
+                              c.r.chance(0.5) ? std::optional<bool>(c.r.chance(0.5)) : std::nullopt));
+  });
   // 3-D and transposed convolution
   reg({"conv3d", "conv3d_backward_input", "conv3d_backward_weight", "conv_transpose2d", "conv_transpose3d"},
       [](Ctx& c) {

@@ -237,6 +237,17 @@ Tensor avg_pool3d_backward(const Tensor& grad_output, const Shape& input_size, S
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size);
 Tensor adaptive_avg_pool3d_backward(const Tensor& grad_output, const Shape& input_size);
 
+// Sampling, as PyTorch's F.grid_sample: input (N, C, H, W) with grid (N, oH, oW, 2), or (N, C, D, H,
+// W) with (N, oD, oH, oW, 3), grid values in [-1, 1] (x first); mode "bilinear", "nearest" or
+// "bicubic" (4-D only), padding_mode "zeros", "border" or "reflection"; align_corners unset is
+// false. Its bits are PyTorch's CPU kernels' (Note [Grid sampling arithmetic], cpu/grid_sample.cpp);
+// the backward adds each input-gradient plane on one thread in PyTorch's order, without atomics.
+Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& mode = "bilinear",
+                   const std::string& padding_mode = "zeros", std::optional<bool> align_corners = std::nullopt);
+// theta (N, 2, 3) with size (N, C, H, W), or (N, 3, 4) with (N, C, D, H, W): the sampling grid
+// base @ theta^T of PyTorch's affine_grid_generator (differentiable in theta).
+Tensor affine_grid(const Tensor& theta, const Shape& size, std::optional<bool> align_corners = std::nullopt);
+
 // Padding, as PyTorch's F.pad: pad holds (before, after) pairs from the last dim backwards; mode
 // "constant" (value, default 0; any rank and dtype; negative widths crop), "reflect", "replicate"
 // or "circular" (floating, the last 1 to 3 dims of an unbatched or batched input).

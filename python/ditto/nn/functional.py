@@ -327,6 +327,19 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _nn.lp_pool2d(input, float(norm_type), kernel_size, stride, ceil_mode)
 
 
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")  # fmt: skip
+    return _nn.grid_sample(input, grid, mode, padding_mode, align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    return _nn.affine_grid(theta, list(size), align_corners)
+
+
 def pad(input, pad, mode="constant", value=None):
     return _nn.pad(input, list(pad), mode, value)
 

@@ -1,0 +1,108 @@
+// grid_sample and affine_grid: PyTorch's answers (tests/data/pytorch-grid.json, from
+// tools/gen_golden_grid.py), forward and gradients of input and grid, every mode, padding and
+// align_corners, 2-D and 3-D; the module-free API's bad input; gradient-check samples. Thread,
+// level and batch invariance: tests/test_invariance.cpp.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ditto/ditto.h"
+#include "expect_error.h"
+#include "gradcheck.h"
+#include "guards.h"
+#include "nn_conv_golden.h"
+
+using namespace ditto;
+namespace F = ditto::nn::functional;
+namespace cg = ditto::testing::conv_golden;
+using cg::json;
+using ditto::testing::expect_error;
+
+namespace {
+const json& section(const char* name) { return ditto::testing::golden_file("pytorch-grid.json").at(name); }
+}  // namespace
+
+TEST(NNGridGolden, GridSampleMatchesPyTorch) {
+  const json& cases = section("grid_sample");
+  ASSERT_GE(cases.size(), 36u);
+  for (const json& c : cases) {
+    const std::string name = c.at("name").get<std::string>();
+    SCOPED_TRACE(name);
+    Tensor x = cg::decode(c.at("input")).requires_grad_();
+    Tensor g = cg::decode(c.at("grid")).requires_grad_();
+    Tensor out = F::grid_sample(x, g, c.at("mode").get<std::string>(), c.at("padding_mode").get<std::string>(),
+                                c.at("align_corners").get<bool>());
+    EXPECT_EQ(out.grad_fn_name(), x.dim() == 5 ? "GridSampler3DBackward0" : "GridSampler2DBackward0");
+    cg::expect_bits(out, cg::decode(c.at("output")), "output");
+    out.backward(cg::decode(c.at("grad_output")));
+    cg::expect_bits(x.grad(), cg::decode(c.at("grad_input")), "grad_input");
+    cg::expect_bits(g.grad(), cg::decode(c.at("grad_grid")), "grad_grid");
+  }
+}
+
+// affine_grid is base @ theta^T: a 3- or 4-term dot product per coordinate, which ditto's GEMM
+// sums in its own fixed order (PyTorch's in its BLAS's), so within a few ulp.
+TEST(NNGridGolden, AffineGridMatchesPyTorch) {
+  const json& cases = section("affine_grid");
+  ASSERT_GE(cases.size(), 5u);
+  for (const json& c : cases) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    Tensor theta = cg::decode(c.at("theta")).requires_grad_();
+    Tensor out = F::affine_grid(theta, c.at("size").get<Shape>(), c.at("align_corners").get<bool>());
+    const double rtol = theta.dtype() == kFloat64 ? 1e-14 : 1e-6;
+    cg::expect_close(out, cg::decode(c.at("output")), rtol, "grid");
+    out.backward(cg::decode(c.at("grad_output")));
+    cg::expect_close(theta.grad(), cg::decode(c.at("grad_theta")), rtol * 10, "grad_theta");
+  }
+}
+
+TEST(NNGrid, NeverRefusedInDeterministicModeAndRepeatsItsBits) {
+  ditto::testing::ConfigGuard restore;
+  use_deterministic_algorithms(true);
+  Tensor x = randn({2, 3, 6, 7}).requires_grad_();
+  const Tensor g = (rand({2, 9, 8, 2}) * 2.2 - 1.1).requires_grad_();
+  Tensor first;
+  for (int i = 0; i < 2; ++i) {
+    x.mutable_grad() = Tensor();
+    F::grid_sample(x, g, "bilinear", "zeros", false).sum().backward();
+    if (i == 0) first = x.grad().clone();
+  }
+  EXPECT_TRUE(equal(first, x.grad()));
+  const Tensor theta = randn({2, 3, 4}).requires_grad_();
+  F::grid_sample(randn({2, 1, 3, 4, 5}), F::affine_grid(theta, {2, 1, 3, 4, 5})).sum().backward();
+  EXPECT_TRUE(theta.grad().defined());
+}
+
+TEST(NNGridErrors, BadInputNamesTheOp) {
+  const Tensor x = randn({2, 3, 5, 6}), g = rand({2, 4, 4, 2});
+  expect_error([&] { F::grid_sample(x, rand({2, 4, 4, 3})); }, "[grid_sample]", "size 2 in last dimension");
+  expect_error([&] { F::grid_sample(x, rand({3, 4, 4, 2})); }, "[grid_sample]", "same batch size");
+  expect_error([&] { F::grid_sample(x, rand({2, 4, 2})); }, "[grid_sample]", "number of dimensions");
+  expect_error([&] { F::grid_sample(x, g.to(kFloat64)); }, "[grid_sample]", "same dtype");
+  expect_error([&] { F::grid_sample(x, g, "area"); }, "[grid_sample]", "expected mode");
+  expect_error([&] { F::grid_sample(x, g, "bilinear", "wrap"); }, "[grid_sample]", "expected padding_mode");
+  expect_error(
+      [&] {
+        F::grid_sample(randn({1, 1, 2, 2, 2}), rand({1, 2, 2, 2, 3}), "bicubic");
+      },
+      "[grid_sample]", "bicubic interpolation only supports 4D");
+  expect_error([&] { F::grid_sample(randn({2, 3, 0, 6}), g); }, "[grid_sample]", "non-empty spatial");
+  expect_error([&] { F::grid_sample(x.to(kInt64), g.to(kInt64)); }, "[grid_sample]", "floating-point");
+  expect_error([&] { F::affine_grid(randn({2, 2, 3}), {2, 3, 4}); }, "[affine_grid]", "4D and 5D sizes");
+  expect_error([&] { F::affine_grid(randn({2, 3, 4}), {2, 3, 4, 5}); }, "[affine_grid]", "Nx2x3");
+  expect_error([&] { F::affine_grid(randn({2, 2, 3}), {2, 3, 0, 5}); }, "[affine_grid]", "positive output size");
+  expect_error([&] { F::affine_grid(randn({3, 2, 3}), {2, 3, 4, 5}); }, "[affine_grid]", "batch of 2");
+}
+
+// ------------------------------------------------------------------------------ gradient checks
+namespace {
+using ditto::testing::gc_rand;
+DITTO_GRADCHECK("grid_sampler_2d", ({gc_rand({1, 2, 4, 5}), gc_rand({1, 3, 3, 2}, -0.9, 0.9)}),
+                return F::grid_sample(v[0], v[1], "bilinear", "zeros", false);)
+DITTO_GRADCHECK("grid_sampler_2d", ({gc_rand({1, 2, 4, 5}), gc_rand({1, 3, 2, 2}, -0.8, 0.8)}),
+                return F::grid_sample(v[0], v[1], "bicubic", "border", true);)
+DITTO_GRADCHECK("grid_sampler_2d", ({gc_rand({1, 1, 4, 4}), gc_rand({1, 2, 3, 2}, -2.3, 2.3)}),
+                return F::grid_sample(v[0], v[1], "bilinear", "reflection", false);)
+DITTO_GRADCHECK("grid_sampler_3d", ({gc_rand({1, 2, 3, 3, 4}), gc_rand({1, 2, 2, 2, 3}, -0.9, 0.9)}),
+                return F::grid_sample(v[0], v[1], "bilinear", "zeros", true);)
+}  // namespace
