@@ -524,8 +524,19 @@ void torch_resample(benchmark::State& state, int threads, Resample kind, bool ba
 // (4, 32, 16, 32, 32) (max 3x3x3 stride 2 pad 1, avg 2x2x2, adaptive to 4x4x4) and fractional max
 // pooling 2x2 of (8, 64, 64, 64) to 45x45 with fixed samples; and the conv_transpose2d,
 // (16, 64, 32, 32) to 32 channels, kernel 4, stride 2, padding 1 (its weight's gradient included);
-// the backward from ones.
-enum class Vision { AdaptiveAvg2d, AdaptiveMax2d, Max3d, Avg3d, AdaptiveAvg3d, Fractional2d, ConvTranspose2d };
+// grid_sample of (8, 32, 64, 64) on a rotated and scaled 64x64 grid (the shape), bilinear and
+// bicubic, zeros padding (the grid's gradient included); the backward from ones.
+enum class Vision {
+  AdaptiveAvg2d,
+  AdaptiveMax2d,
+  Max3d,
+  Avg3d,
+  AdaptiveAvg3d,
+  Fractional2d,
+  ConvTranspose2d,
+  GridSample,
+  GridSampleBicubic
+};
 const char* vision_name(Vision p) {
   switch (p) {
     case Vision::AdaptiveAvg2d: return "adaptive_avg_pool2d_7x7";
@@ -535,6 +546,8 @@ const char* vision_name(Vision p) {
     case Vision::AdaptiveAvg3d: return "adaptive_avg_pool3d_4";
     case Vision::Fractional2d: return "fractional_max_pool2d_45";
     case Vision::ConvTranspose2d: return "conv_transpose2d_k4s2";
+    case Vision::GridSample: return "grid_sample_bilinear";
+    case Vision::GridSampleBicubic: return "grid_sample_bicubic";
   }
   return "?";
 }
@@ -542,6 +555,7 @@ std::vector<int64_t> vision_input(Vision p) {
   if (p == Vision::AdaptiveAvg2d || p == Vision::AdaptiveMax2d) return {32, 256, 14, 14};
   if (p == Vision::Fractional2d) return {8, 64, 64, 64};
   if (p == Vision::ConvTranspose2d) return {16, 64, 32, 32};
+  if (p == Vision::GridSample || p == Vision::GridSampleBicubic) return {8, 32, 64, 64};
   return {4, 32, 16, 32, 32};
 }
 void ditto_vision(benchmark::State& state, int threads, Vision kind, bool backward) {
@@ -550,10 +564,17 @@ void ditto_vision(benchmark::State& state, int threads, Vision kind, bool backwa
   ditto::Tensor x = ditto::randn(shape).requires_grad_(backward);
   const ditto::Tensor u = ditto::rand({shape[0], shape[1], 2});
   ditto::Tensor w = ditto::randn({64, 32, 4, 4}).requires_grad_(backward);
+  const auto theta_v = std::vector<float>{0.8f, -0.3f, 0.05f, 0.3f, 0.8f, -0.1f};
+  ditto::Tensor grid =
+      dnn::functional::affine_grid(ditto::from_vector(theta_v, {1, 2, 3}).expand({8, 2, 3}).contiguous(),
+                                   {8, 32, 64, 64}, false)
+          .detach()
+          .requires_grad_(backward);
   namespace F = dnn::functional;
   for (auto _ : state) {
     x.mutable_grad() = ditto::Tensor();
     w.mutable_grad() = ditto::Tensor();
+    grid.mutable_grad() = ditto::Tensor();
     ditto::Tensor y;
     switch (kind) {
       case Vision::AdaptiveAvg2d: y = F::adaptive_avg_pool2d(x, 7); break;
@@ -563,6 +584,8 @@ void ditto_vision(benchmark::State& state, int threads, Vision kind, bool backwa
       case Vision::AdaptiveAvg3d: y = F::adaptive_avg_pool3d(x, 4); break;
       case Vision::Fractional2d: y = F::fractional_max_pool2d(x, 2, {45, 45}, {}, u); break;
       case Vision::ConvTranspose2d: y = F::conv_transpose2d(x, w, ditto::Tensor(), 2, 1); break;
+      case Vision::GridSample: y = F::grid_sample(x, grid, "bilinear", "zeros", false); break;
+      case Vision::GridSampleBicubic: y = F::grid_sample(x, grid, "bicubic", "zeros", false); break;
     }
     if (backward) y.backward(ditto::ones(y.sizes()));
     benchmark::DoNotOptimize(backward ? x.grad() : y);
@@ -574,9 +597,13 @@ void torch_vision(benchmark::State& state, int threads, Vision kind, bool backwa
   torch::Tensor x = torch::randn(shape).requires_grad_(backward);
   const torch::Tensor u = torch::rand({shape[0], shape[1], 2});
   torch::Tensor w = torch::randn({64, 32, 4, 4}).requires_grad_(backward);
+  const torch::Tensor theta =
+      torch::tensor({0.8f, -0.3f, 0.05f, 0.3f, 0.8f, -0.1f}).view({1, 2, 3}).expand({8, 2, 3}).contiguous();
+  torch::Tensor grid = torch::affine_grid_generator(theta, {8, 32, 64, 64}, false).detach().requires_grad_(backward);
   for (auto _ : state) {
     x.mutable_grad().reset();
     w.mutable_grad().reset();
+    grid.mutable_grad().reset();
     torch::Tensor y;
     switch (kind) {
       case Vision::AdaptiveAvg2d: y = torch::adaptive_avg_pool2d(x, {7, 7}); break;
@@ -586,6 +613,8 @@ void torch_vision(benchmark::State& state, int threads, Vision kind, bool backwa
       case Vision::AdaptiveAvg3d: y = torch::adaptive_avg_pool3d(x, {4, 4, 4}); break;
       case Vision::Fractional2d: y = std::get<0>(torch::fractional_max_pool2d(x, {2, 2}, {45, 45}, u)); break;
       case Vision::ConvTranspose2d: y = torch::conv_transpose2d(x, w, {}, 2, 1); break;
+      case Vision::GridSample: y = torch::grid_sampler(x, grid, 0, 0, false); break;
+      case Vision::GridSampleBicubic: y = torch::grid_sampler(x, grid, 2, 0, false); break;
     }
     if (backward) y.backward(torch::ones(y.sizes()));
     benchmark::DoNotOptimize(backward ? x.grad() : y);
@@ -654,8 +683,9 @@ void register_all() {
             w + part, [t, k, bwd](benchmark::State& s) { ditto_resample(s, t, k, bwd); },
             [t, k, bwd](benchmark::State& s) { torch_resample(s, t, k, bwd); });
       }
-      for (Vision k : {Vision::AdaptiveAvg2d, Vision::AdaptiveMax2d, Vision::Max3d, Vision::Avg3d,
-                       Vision::AdaptiveAvg3d, Vision::Fractional2d, Vision::ConvTranspose2d})
+      for (Vision k :
+           {Vision::AdaptiveAvg2d, Vision::AdaptiveMax2d, Vision::Max3d, Vision::Avg3d, Vision::AdaptiveAvg3d,
+            Vision::Fractional2d, Vision::ConvTranspose2d, Vision::GridSample, Vision::GridSampleBicubic})
         both(
             vision_name(k) + part, [t, k, bwd](benchmark::State& s) { ditto_vision(s, t, k, bwd); },
             [t, k, bwd](benchmark::State& s) { torch_vision(s, t, k, bwd); });
