@@ -4,7 +4,10 @@
 // level and batch invariance: tests/test_invariance.cpp.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ditto/ditto.h"
 #include "expect_error.h"
@@ -106,3 +109,55 @@ DITTO_GRADCHECK("grid_sampler_2d", ({gc_rand({1, 1, 4, 4}), gc_rand({1, 2, 3, 2}
 DITTO_GRADCHECK("grid_sampler_3d", ({gc_rand({1, 2, 3, 3, 4}), gc_rand({1, 2, 2, 2, 3}, -0.9, 0.9)}),
                 return F::grid_sample(v[0], v[1], "bilinear", "zeros", true);)
 }  // namespace
+
+// The per-sample vision ops of issue 13 that joined after the first ones: each sample's output
+// (and its input gradient) is the same computed alone as inside any batch.
+TEST(NNGrid, PerSampleOpsAreBatchInvariant) {
+  manual_seed(3);
+  const Tensor x5 = randn({5, 3, 6, 7, 8}), x4 = randn({5, 4, 9, 10}), g2 = rand({5, 6, 7, 2}) * 2.2 - 1.1,
+               g3 = rand({5, 3, 4, 5, 3}) * 2.2 - 1.1, w3 = randn({4, 3, 2, 3, 2}), wt = randn({4, 2, 4, 4});
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&, int64_t)>>> ops = {
+      {"max_pool3d", [&](const Tensor& b, int64_t) { return F::max_pool3d(b, 3, 2, 1); }},
+      {"avg_pool3d",
+       [&](const Tensor& b, int64_t) {
+         return F::avg_pool3d(b, {2, 3, 2}, 1, 1, true, false);
+       }},
+      {"adaptive_avg_pool3d",
+       [&](const Tensor& b, int64_t) {
+         return F::adaptive_avg_pool3d(b, {4, 3, 5});
+       }},
+      {"adaptive_max_pool3d",
+       [&](const Tensor& b, int64_t) {
+         return F::adaptive_max_pool3d(b, {4, 3, 5});
+       }},
+      {"conv3d", [&](const Tensor& b, int64_t) { return F::conv3d(b, w3, Tensor(), 1, 1); }},
+      {"grid_sample 3-D", [&](const Tensor& b, int64_t i) {
+         return F::grid_sample(b, i < 0 ? g3 : g3.narrow(0, i, 1), "bilinear", "border", true);
+       }}};
+  for (const auto& [name, f] : ops) {
+    SCOPED_TRACE(name);
+    const Tensor all = f(x5, -1);
+    for (int64_t i : {0, 3}) EXPECT_TRUE(equal(f(x5.narrow(0, i, 1), i), all.narrow(0, i, 1)));
+  }
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&, int64_t)>>> ops4 = {
+      {"adaptive_max_pool2d",
+       [&](const Tensor& b, int64_t) {
+         return F::adaptive_max_pool2d(b, {4, 3});
+       }},
+      {"lp_pool2d", [&](const Tensor& b, int64_t) { return F::lp_pool2d(b, 2.0, 3, 2); }},
+      {"conv_transpose2d", [&](const Tensor& b, int64_t) { return F::conv_transpose2d(b, wt, Tensor(), 2, 1); }},
+      {"grid_sample bicubic", [&](const Tensor& b, int64_t i) {
+         return F::grid_sample(b, i < 0 ? g2 : g2.narrow(0, i, 1), "bicubic", "reflection", false);
+       }}};
+  for (const auto& [name, f] : ops4) {
+    SCOPED_TRACE(name);
+    const Tensor all = f(x4, -1);
+    for (int64_t i : {0, 4}) EXPECT_TRUE(equal(f(x4.narrow(0, i, 1), i), all.narrow(0, i, 1)));
+  }
+  // gradients: grid_sample's input gradient of one sample, alone and in the batch
+  Tensor xb = x4.clone().requires_grad_(), xs = x4.narrow(0, 2, 1).clone().requires_grad_();
+  const Tensor gout = randn({5, 4, 6, 7});
+  F::grid_sample(xb, g2, "bilinear", "zeros", false).backward(gout);
+  F::grid_sample(xs, g2.narrow(0, 2, 1), "bilinear", "zeros", false).backward(gout.narrow(0, 2, 1).contiguous());
+  EXPECT_TRUE(equal(xs.grad(), xb.grad().narrow(0, 2, 1)));
+}
