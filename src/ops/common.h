@@ -58,6 +58,16 @@ void record(const std::vector<Tensor>& inputs, const std::vector<Tensor>& output
                         outputs);
 }
 
+// record<id2> or, when spatial_dims is 3, record<id3> (the 2-D and 3-D rows of one op).
+template <OpId id2, OpId id3, class State>
+void record_by_dims(int spatial_dims, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                    State state) {
+  if (spatial_dims == 3)
+    record<id3>(inputs, outputs, std::move(state));
+  else
+    record<id2>(inputs, outputs, std::move(state));
+}
+
 // An in-place op computed out of place: result copied into self (whose version is bumped), and
 // self's history rebased on result's, so self's grad_fn is the op's node (op names it in errors).
 // Callers check autograd::check_inplace(self, op) before computing result.

@@ -87,23 +87,16 @@ Shape kernel_shape(Shape s, int dims) {
   return s;
 }
 
-template <OpId id2, OpId id3, class... A>
-void call_dims(int dims, const Tensor& x, const A&... a) {
-  if (dims == 3)
-    ops::call<id3>(x.device(), a...);
-  else
-    ops::call<id2>(x.device(), a...);
-}
-
 // Records a convolution (transposed or not): each tensor saved only where the other's gradient
 // needs it.
-template <OpId id>
-void record_conv(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out, const Tensor& xc,
+template <OpId id2, OpId id3>
+void record_conv(int dims, const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& out, const Tensor& xc,
                  const Tensor& wc, const ConvArgs& a) {
   const bool gx = autograd::needs_grad(x), gw = autograd::needs_grad(w), gb = autograd::needs_grad(b);
   if (gx || gw || gb)
-    ops::record<id>({x, w, b}, {out},
-                    autograd::formulas::ConvSaved{x.sizes(), w.sizes(), a, gb, gw ? xc : Tensor(), gx ? wc : Tensor()});
+    ops::record_by_dims<id2, id3>(
+        dims, {x, w, b}, {out},
+        autograd::formulas::ConvSaved{x.sizes(), w.sizes(), a, gb, gw ? xc : Tensor(), gx ? wc : Tensor()});
 }
 
 // The checks a convolution and a transposed one share: input, weight and bias ranks and dtypes;
@@ -152,7 +145,8 @@ Tensor backward_input(int dims, const char* op, const Tensor& grad_output, const
   check_grad_shape(grad_output, conv_output_shape(dims, op, input_size, weight.sizes(), s, p, d, groups), op);
   Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
   if (gi.numel() > 0)
-    call_dims<id2, id3>(dims, grad_output, gi, dense(grad_output), dense(weight), conv_args(s, p, d, groups));
+    ops::call_by_dims<id2, id3>(dims, grad_output.device(), gi, dense(grad_output), dense(weight),
+                                conv_args(s, p, d, groups));
   return gi;
 }
 
@@ -170,7 +164,8 @@ Tensor backward_weight(int dims, const char* op, const Tensor& grad_output, cons
   check_grad_shape(grad_output, conv_output_shape(dims, op, input.sizes(), weight_size, s, p, d, groups), op);
   Tensor gw = ditto::detail::new_tensor(weight_size, grad_output.dtype(), op);
   if (gw.numel() > 0)
-    call_dims<id2, id3>(dims, grad_output, gw, dense(grad_output), dense(input), conv_args(s, p, d, groups));
+    ops::call_by_dims<id2, id3>(dims, grad_output.device(), gw, dense(grad_output), dense(input),
+                                conv_args(s, p, d, groups));
   return gw;
 }
 
@@ -224,11 +219,9 @@ Tensor conv(int dims, const char* op, const Tensor& input, const Tensor& weight,
   Tensor y = ditto::detail::new_tensor(kernel_shape(out, dims), x.dtype(), op);
   const Tensor xc = dense(xk), wc = dense(wk);
   if (y.numel() > 0)
-    call_dims<OpId::conv2d, OpId::conv3d>(dims, x, y, xc, wc, bias.defined() ? dense(bias) : Tensor(), a);
-  if (dims == 3)
-    record_conv<OpId::conv3d>(xk, wk, bias, y, xc, wc, a);
-  else
-    record_conv<OpId::conv2d>(xk, wk, bias, y, xc, wc, a);
+    ops::call_by_dims<OpId::conv2d, OpId::conv3d>(dims, x.device(), y, xc, wc, bias.defined() ? dense(bias) : Tensor(),
+                                                  a);
+  record_conv<OpId::conv2d, OpId::conv3d>(dims, xk, wk, bias, y, xc, wc, a);
   return unbatch(y, dims, unbatched);
 }
 
@@ -275,12 +268,9 @@ Tensor conv_transpose(int dims, const char* op, const Tensor& input, const Tenso
   Tensor y = ditto::detail::new_tensor(kernel_shape(out, dims), x.dtype(), op);
   const Tensor xc = dense(xk), wc = dense(wk);
   if (y.numel() > 0)
-    call_dims<OpId::conv_transpose2d, OpId::conv_transpose3d>(dims, x, y, xc, wc,
-                                                              bias.defined() ? dense(bias) : Tensor(), a);
-  if (dims == 3)
-    record_conv<OpId::conv_transpose3d>(xk, wk, bias, y, xc, wc, a);
-  else
-    record_conv<OpId::conv_transpose2d>(xk, wk, bias, y, xc, wc, a);
+    ops::call_by_dims<OpId::conv_transpose2d, OpId::conv_transpose3d>(dims, x.device(), y, xc, wc,
+                                                                      bias.defined() ? dense(bias) : Tensor(), a);
+  record_conv<OpId::conv_transpose2d, OpId::conv_transpose3d>(dims, xk, wk, bias, y, xc, wc, a);
   return unbatch(y, dims, unbatched);
 }
 
@@ -295,12 +285,13 @@ std::pair<Tensor, Tensor> conv_transpose_backward(const Tensor& g, const Tensor&
   Tensor gx, gw;
   if (w.defined()) {
     gx = ditto::detail::new_tensor(x_size, g.dtype(), op);
-    if (gx.numel() > 0) call_dims<OpId::conv2d, OpId::conv3d>(dims, g, gx, gc, dense(w), Tensor(), a);
+    if (gx.numel() > 0) ops::call_by_dims<OpId::conv2d, OpId::conv3d>(dims, g.device(), gx, gc, dense(w), Tensor(), a);
   }
   if (x.defined()) {
     gw = ditto::detail::new_tensor(w_size, g.dtype(), op);
     if (gw.numel() > 0)
-      call_dims<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(dims, g, gw, dense(x), gc, a);
+      ops::call_by_dims<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(dims, g.device(), gw, dense(x), gc,
+                                                                                    a);
   }
   return {gx, gw};
 }

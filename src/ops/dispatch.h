@@ -20,4 +20,14 @@ decltype(auto) call(Device device, Args&&... args) {
   return kernel<id>(device)(std::forward<Args>(args)...);
 }
 
+// Runs id2 (the 1-D and 2-D form of an op) or id3 (its 3-D form) when spatial_dims is 3: rows of
+// one signature whose kernels serve every rank.
+template <OpId id2, OpId id3, class... Args>
+void call_by_dims(int spatial_dims, Device device, Args&&... args) {
+  if (spatial_dims == 3)
+    call<id3>(device, std::forward<Args>(args)...);
+  else
+    call<id2>(device, std::forward<Args>(args)...);
+}
+
 }  // namespace ditto::ops

@@ -92,10 +92,8 @@ std::pair<Tensor, Tensor> grid_sample_backward(const Tensor& grad_output, const 
     gg.fill_(0);
     return {gx, gg};
   }
-  if (input.dim() == 5)
-    ops::call<OpId::grid_sampler_3d_backward>(input.device(), gx, gg, dense(grad_output), dense(input), dense(grid), a);
-  else
-    ops::call<OpId::grid_sampler_2d_backward>(input.device(), gx, gg, dense(grad_output), dense(input), dense(grid), a);
+  ops::call_by_dims<OpId::grid_sampler_2d_backward, OpId::grid_sampler_3d_backward>(
+      static_cast<int>(input.dim() - 2), input.device(), gx, gg, dense(grad_output), dense(input), dense(grid), a);
   return {gx, gg};
 }
 
@@ -112,18 +110,12 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& m
   out_shape.insert(out_shape.end(), grid.sizes().begin() + 1, grid.sizes().end() - 1);
   Tensor out = ditto::detail::new_tensor(out_shape, input.dtype(), op);
   const Tensor xc = dense(input), gc = dense(grid);
-  if (out.numel() > 0) {
-    if (input.dim() == 5)
-      ops::call<OpId::grid_sampler_3d>(input.device(), out, xc, gc, a);
-    else
-      ops::call<OpId::grid_sampler_2d>(input.device(), out, xc, gc, a);
-  }
+  const int dims = static_cast<int>(input.dim() - 2);
+  if (out.numel() > 0)
+    ops::call_by_dims<OpId::grid_sampler_2d, OpId::grid_sampler_3d>(dims, input.device(), out, xc, gc, a);
   if (autograd::needs_grad(input) || autograd::needs_grad(grid)) {
-    const autograd::formulas::GridSampleSaved saved{a, xc, gc, autograd::needs_grad(input)};
-    if (input.dim() == 5)
-      ops::record<OpId::grid_sampler_3d>({input, grid}, {out}, saved);
-    else
-      ops::record<OpId::grid_sampler_2d>({input, grid}, {out}, saved);
+    ops::record_by_dims<OpId::grid_sampler_2d, OpId::grid_sampler_3d>(
+        dims, {input, grid}, {out}, autograd::formulas::GridSampleSaved{a, xc, gc, autograd::needs_grad(input)});
   }
   return out;
 }

@@ -49,20 +49,6 @@ Shape kernel_shape(const Tensor& xk, const Shape& out_spatial) {
 }
 
 // Row id2 for 1-D and 2-D pooling, id3 for 3-D.
-template <OpId id2, OpId id3, class... A>
-void call_dims(int dims, const Tensor& x, const A&... a) {
-  if (dims == 3)
-    ops::call<id3>(x.device(), a...);
-  else
-    ops::call<id2>(x.device(), a...);
-}
-template <OpId id2, OpId id3, class State>
-void record_dims(int dims, const std::vector<Tensor>& in, const std::vector<Tensor>& out, State s) {
-  if (dims == 3)
-    ops::record<id3>(in, out, std::move(s));
-  else
-    ops::record<id2>(in, out, std::move(s));
-}
 
 // Pooling geometry, checked, in the kernels' 3-D form.
 struct PoolGeom {
@@ -137,7 +123,7 @@ Tensor gather_backward(int dims, const char* op, const Tensor& grad_output, cons
     fail(op, "grad_output ", shape_str(grad_output.sizes()), " and indices ", shape_str(indices.sizes()),
          " differ in shape");
   Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
-  if (gi.numel() > 0) call_dims<id2, id3>(dims, grad_output, gi, dense(grad_output), dense(indices));
+  if (gi.numel() > 0) ops::call_by_dims<id2, id3>(dims, grad_output.device(), gi, dense(grad_output), dense(indices));
   return gi;
 }
 
@@ -152,7 +138,8 @@ Tensor avg_backward(int dims, const char* op, const Tensor& grad_output, const S
   g.args.count_include_pad = count_include_pad;
   g.args.divisor = divisor_override.value_or(0);
   check_grad_shape(grad_output, kernel_shape(shape_only, g.out_spatial), op);
-  if (shape_only.numel() > 0) call_dims<id2, id3>(dims, grad_output, shape_only, dense(grad_output), g.args);
+  if (shape_only.numel() > 0)
+    ops::call_by_dims<id2, id3>(dims, grad_output.device(), shape_only, dense(grad_output), g.args);
   return shape_only;
 }
 
@@ -164,7 +151,7 @@ Tensor adaptive_avg_backward(int dims, const char* op, const Tensor& grad_output
       fail(op, "grad_output ", shape_str(grad_output.sizes()), " does not fit an input of size ",
            shape_str(input_size));
   Tensor gi = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
-  if (gi.numel() > 0) call_dims<id2, id3>(dims, grad_output, gi, dense(grad_output));
+  if (gi.numel() > 0) ops::call_by_dims<id2, id3>(dims, grad_output.device(), gi, dense(grad_output));
   return gi;
 }
 
@@ -184,10 +171,10 @@ std::pair<Tensor, Tensor> max_pool(int dims, const char* op, const Tensor& input
   Tensor values = ditto::detail::new_tensor(os, x.dtype(), op);
   Tensor indices = ditto::detail::new_tensor(os, kInt64, op);
   if (values.numel() > 0)
-    call_dims<OpId::max_pool2d_with_indices, OpId::max_pool3d_with_indices>(dims, x, values, indices, dense(xk),
-                                                                            g.args);
+    ops::call_by_dims<OpId::max_pool2d_with_indices, OpId::max_pool3d_with_indices>(dims, x.device(), values, indices,
+                                                                                    dense(xk), g.args);
   if (autograd::needs_grad(xk)) {
-    record_dims<OpId::max_pool2d_with_indices, OpId::max_pool3d_with_indices>(
+    ops::record_by_dims<OpId::max_pool2d_with_indices, OpId::max_pool3d_with_indices>(
         dims, {xk}, {values, indices}, autograd::formulas::MaxPoolSaved{xk.sizes(), indices});
   }
   return {unbatch(values, dims, unbatched), unbatch(indices, dims, unbatched)};
@@ -244,7 +231,6 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
   checked_mul(P, Lout, op, "the output size");
   out_shape.insert(out_shape.end(), out_sp.begin(), out_sp.end());
   // The dispatcher first (deterministic mode refuses before anything else, as PyTorch's alert).
-  const OpId id = dims == 3 ? OpId::max_unpool3d : OpId::max_unpool2d;
   auto* kernel =
       dims == 3 ? ops::kernel<OpId::max_unpool3d>(input.device()) : ops::kernel<OpId::max_unpool2d>(input.device());
   const Tensor xc = input.detach().contiguous().view({P, Lin});
@@ -262,11 +248,8 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
   Tensor out = ditto::detail::new_tensor(out_shape, input.dtype(), op);
   kernel(out.view({P, Lout}), xc, idx);
   if (autograd::needs_grad(input)) {
-    const autograd::formulas::MaxUnpoolSaved saved{input.sizes(), P, Lout, idx};
-    if (id == OpId::max_unpool3d)
-      ops::record<OpId::max_unpool3d>({input}, {out}, saved);
-    else
-      ops::record<OpId::max_unpool2d>({input}, {out}, saved);
+    ops::record_by_dims<OpId::max_unpool2d, OpId::max_unpool3d>(
+        dims, {input}, {out}, autograd::formulas::MaxUnpoolSaved{input.sizes(), P, Lout, idx});
   }
   return out;
 }
@@ -291,9 +274,9 @@ Tensor avg_pool(int dims, const char* op, const Tensor& input, const SizeArg& ke
   }
   const Tensor xk = kernel_form(x, dims);
   Tensor out = ditto::detail::new_tensor(kernel_shape(xk, g.out_spatial), x.dtype(), op);
-  if (out.numel() > 0) call_dims<OpId::avg_pool2d, OpId::avg_pool3d>(dims, x, out, dense(xk), g.args);
+  if (out.numel() > 0) ops::call_by_dims<OpId::avg_pool2d, OpId::avg_pool3d>(dims, x.device(), out, dense(xk), g.args);
   if (autograd::needs_grad(xk)) {
-    record_dims<OpId::avg_pool2d, OpId::avg_pool3d>(
+    ops::record_by_dims<OpId::avg_pool2d, OpId::avg_pool3d>(
         dims, {xk}, {out}, autograd::formulas::AvgPoolSaved{xk.sizes(), g.args, divisor_override.has_value()});
   }
   return unbatch(out, dims, unbatched);
@@ -309,10 +292,11 @@ Tensor adaptive_avg_pool(int dims, const char* op, const Tensor& input, const Si
     return unbatch(dims == 3 ? xk.mean({2, 3, 4}, true) : xk.mean({2, 3}, true), dims, unbatched);
   Tensor out = ditto::detail::new_tensor(kernel_shape(xk, os), x.dtype(), op);
   if (out.numel() > 0)
-    call_dims<OpId::adaptive_avg_pool2d, OpId::adaptive_avg_pool3d>(dims, x, out, dense(xk));  // empty: nothing
+    ops::call_by_dims<OpId::adaptive_avg_pool2d, OpId::adaptive_avg_pool3d>(dims, x.device(), out,
+                                                                            dense(xk));  // empty: nothing
   if (autograd::needs_grad(xk)) {
-    record_dims<OpId::adaptive_avg_pool2d, OpId::adaptive_avg_pool3d>(dims, {xk}, {out},
-                                                                      autograd::formulas::InputShape{xk.sizes()});
+    ops::record_by_dims<OpId::adaptive_avg_pool2d, OpId::adaptive_avg_pool3d>(
+        dims, {xk}, {out}, autograd::formulas::InputShape{xk.sizes()});
   }
   return unbatch(out, dims, unbatched);
 }
@@ -326,9 +310,10 @@ std::pair<Tensor, Tensor> adaptive_max_pool(int dims, const char* op, const Tens
   Tensor values = ditto::detail::new_tensor(shape, x.dtype(), op);
   Tensor indices = ditto::detail::new_tensor(shape, kInt64, op);
   if (values.numel() > 0)
-    call_dims<OpId::adaptive_max_pool2d, OpId::adaptive_max_pool3d>(dims, x, values, indices, dense(xk));
+    ops::call_by_dims<OpId::adaptive_max_pool2d, OpId::adaptive_max_pool3d>(dims, x.device(), values, indices,
+                                                                            dense(xk));
   if (autograd::needs_grad(xk)) {
-    record_dims<OpId::adaptive_max_pool2d, OpId::adaptive_max_pool3d>(
+    ops::record_by_dims<OpId::adaptive_max_pool2d, OpId::adaptive_max_pool3d>(
         dims, {xk}, {values, indices}, autograd::formulas::MaxPoolSaved{xk.sizes(), indices});
   }
   return {unbatch(values, dims, unbatched), unbatch(indices, dims, unbatched)};
@@ -381,10 +366,10 @@ std::pair<Tensor, Tensor> fractional_max_pool(int dims, const char* op, const Te
   Tensor values = ditto::detail::new_tensor(shape, x.dtype(), op);
   Tensor indices = ditto::detail::new_tensor(shape, kInt64, op);
   if (values.numel() > 0)
-    call_dims<OpId::fractional_max_pool2d, OpId::fractional_max_pool3d>(dims, x, values, indices, dense(x),
-                                                                        dense(u.detach()), a);
+    ops::call_by_dims<OpId::fractional_max_pool2d, OpId::fractional_max_pool3d>(dims, x.device(), values, indices,
+                                                                                dense(x), dense(u.detach()), a);
   if (autograd::needs_grad(x)) {
-    record_dims<OpId::fractional_max_pool2d, OpId::fractional_max_pool3d>(
+    ops::record_by_dims<OpId::fractional_max_pool2d, OpId::fractional_max_pool3d>(
         dims, {x}, {values, indices}, autograd::formulas::MaxPoolSaved{x.sizes(), indices});
   }
   return {unbatch(values, dims, unbatched), unbatch(indices, dims, unbatched)};
