@@ -505,6 +505,15 @@ std::vector<OpFuzzer> generators() {
     const std::string pad = pads[c.r.chance(0.03) ? 3 : c.r.range(0, 2)];
     const int64_t N = c.r.range(0, 2), C = c.r.range(0, 3);
     const bool d3 = c.r.chance(0.3);
+    if (c.r.chance(0.2)) {  // affine_grid (public ops), alone or feeding grid_sample
+      Shape size{c.r.chance(0.05) ? N + 1 : N, C};
+      for (int d = 0; d < (d3 ? 3 : 2); ++d) size.push_back(c.r.chance(0.03) ? kHuge : c.r.range(0, 4));
+      const int64_t k = d3 ? 3 : 2;
+      const Tensor theta = c.floating(c.r.chance(0.9) ? Shape{N, k, k + 1} : shape_arg(c.r));
+      const Tensor grid = F::affine_grid(theta, size, c.r.chance(0.5));
+      if (c.r.chance(0.5)) return one(grid);
+      return one(F::grid_sample(c.floating(size), grid, mode, pad, false));
+    }
     Shape in{N, C}, g{c.r.chance(0.05) ? N + 1 : N};
     for (int d = 0; d < (d3 ? 3 : 2); ++d) in.push_back(c.r.range(c.r.chance(0.05) ? 0 : 1, 5));
     for (int d = 0; d < (d3 ? 3 : 2); ++d) g.push_back(c.r.range(0, 4));
