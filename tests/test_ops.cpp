@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -369,3 +370,40 @@ TEST(LibtorchSpellings, SingleDimReductionsAndFunctionalNames) {
   EXPECT_TRUE(equal(sigmoid(t), t.sigmoid()));
 }
 }  // namespace spelling
+
+// tril / triu against the definition, element by element and bit for bit: kept elements are the
+// input's (inf and NaN too), the others exactly 0; leading dims batch; any dtype; the gradient is
+// masked the same way.
+TEST(Ops, TrilTriuKeepTheirTriangleExactly) {
+  Tensor x = randn({2, 4, 5});
+  x.view({-1}).narrow(0, 3, 1).fill_(std::numeric_limits<float>::infinity());
+  x.view({-1}).narrow(0, 17, 1).fill_(std::nanf(""));
+  for (int64_t k : {-5, -1, 0, 2, 7}) {
+    for (bool lower : {true, false}) {
+      const Tensor y = lower ? tril(x, k) : triu(x, k);
+      ASSERT_EQ(y.sizes(), x.sizes());
+      const auto xv = to_vector<float>(x), yv = to_vector<float>(y);
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t i = 0; i < 4; ++i)
+          for (int64_t j = 0; j < 5; ++j) {
+            const std::size_t e = static_cast<std::size_t>((b * 4 + i) * 5 + j);
+            const bool keep = lower ? j - i <= k : j - i >= k;
+            const float want = keep ? xv[e] : 0.0f;
+            EXPECT_EQ(std::memcmp(&yv[e], &want, sizeof(float)), 0) << "k " << k << " lower " << lower << " at " << e;
+          }
+    }
+  }
+  EXPECT_TRUE(equal(tril(ones({3, 3}, kBool)), tril(ones({3, 3})).to(kBool)));
+  EXPECT_EQ(triu(ones({2, 3}, kInt64), 1).dtype(), kInt64);
+  Tensor w = randn({3, 4}).requires_grad_();
+  tril(w, 1).backward(ones({3, 4}));
+  EXPECT_TRUE(equal(w.grad(), tril(ones({3, 4}), 1)));
+  try {
+    tril(randn({3}));
+    ADD_FAILURE() << "expected ditto::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("[tril] tril: input tensor must have at least 2 dimensions"),
+              std::string::npos)
+        << e.what();
+  }
+}

@@ -42,6 +42,11 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
+// The lower (tril) or upper (triu) triangle of the last two dims: element (i, j) kept where
+// j - i <= diagonal (tril) or j - i >= diagonal (triu), else 0 (exactly, whatever the element:
+// inf and NaN too); any dtype; differentiable (the gradient is masked the same way).
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
 // start + weight * (end - start), with PyTorch's fma (torch.lerp with a scalar weight)
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
 // self + value * t1 * t2 (one fma, as PyTorch's kernel) and self + value * t1 / t2

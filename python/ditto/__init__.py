@@ -141,6 +141,8 @@ from ditto._C import (  # noqa: F401  (re-exported names)
     tensor,
     topk,
     transpose,
+    tril,
+    triu,
     true_divide,
     unique,
     unique_consecutive,

@@ -536,6 +536,12 @@ void bind_ops(py::module_& m) {
       },
       py::arg("condition"), py::arg("other"));
   def_op(
+      m, cls, "tril", [](const Tensor& x, int64_t diagonal) { return tril(x, diagonal); }, py::arg("diagonal") = 0,
+      Release());
+  def_op(
+      m, cls, "triu", [](const Tensor& x, int64_t diagonal) { return triu(x, diagonal); }, py::arg("diagonal") = 0,
+      Release());
+  def_op(
       m, cls, "masked_fill",
       [](const Tensor& x, const Tensor& mask, py::handle value) {
         if (is_tensor(value) && value.cast<const Tensor&>().requires_grad()) {

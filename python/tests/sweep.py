@@ -241,6 +241,8 @@ SWEEP = [
     Entry("nn.functional.adaptive_avg_pool2d", F("adaptive_avg_pool2d"), CLOSE),
     Entry("nn.functional.avg_pool1d", F("avg_pool1d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.adaptive_avg_pool1d", F("adaptive_avg_pool1d"), CLOSE),
+    Entry("tril", D("tril")),
+    Entry("triu", D("triu")),
     Entry("nn.functional.max_pool3d", F("max_pool3d")),
     Entry("nn.functional.avg_pool3d", F("avg_pool3d"), EXACT, grad=EXACT, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.adaptive_avg_pool3d", F("adaptive_avg_pool3d"), CLOSE),

@@ -306,6 +306,21 @@ Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
   return where(cond, detail::wrap_scalar(a, result_type(b, a)), b);
 }
 
+namespace {
+Tensor triangle(const Tensor& x, int64_t diagonal, bool lower, const char* op) {
+  detail::check_defined(x, op);
+  if (x.dim() < 2) fail(op, op, ": input tensor must have at least 2 dimensions");
+  const int64_t R = x.size(-2), C = x.size(-1);
+  // j - i over (R, C), broadcast over the leading dims; a 0-dim zero of x's dtype keeps the dtype
+  const Tensor d = arange(C, kInt64).view({1, C}) - arange(R, kInt64).view({R, 1});
+  const Tensor keep = lower ? d.le(Scalar(diagonal)) : d.ge(Scalar(diagonal));
+  return where(keep, x, zeros({}, x.dtype()));
+}
+}  // namespace
+
+Tensor tril(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, true, "tril"); }
+Tensor triu(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, false, "triu"); }
+
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   detail::check_defined(x, "masked_fill");
   detail::check_defined(mask, "masked_fill", "mask");

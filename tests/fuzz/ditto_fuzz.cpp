@@ -192,7 +192,7 @@ std::vector<OpFuzzer> generators() {
        "masked_fill"},
       [](Ctx& c) {
         Tensor a = c.any(3), b = c.r.chance(0.7) ? c.tensor(a.sizes(), c.r.pick(kDtypes)) : c.any(3);
-        switch (c.r.range(0, 13)) {
+        switch (c.r.range(0, 14)) {
           case 0: return one(pow(a, b));
           case 1: return one(add(a, b));
           case 2: return one(add(a, b, c.scalar()));
@@ -206,6 +206,10 @@ std::vector<OpFuzzer> generators() {
           case 10: return one(gt(a, b));
           case 11: return one(ge(a, b));
           case 12: return one(where(b.to(kBool), a, c.r.chance(0.5) ? a : b));
+          case 13: {  // tril / triu: where over a triangle mask
+            const int64_t k = c.r.chance(0.05) ? (c.r.chance(0.5) ? kHuge : -kHuge) : c.r.range(-3, 3);
+            return one(c.r.chance(0.5) ? tril(a, k) : triu(a, k));
+          }
           default: return one(masked_fill(a, b.to(kBool), c.scalar()));
         }
       });
