@@ -136,6 +136,21 @@ Range dilated_range(int64_t o, int64_t in, const PoolArgs& a, int d) {
   return {lo, hi};
 }
 
+// The output columns whose window (extent columns from ow * sW - pW) lies inside the row:
+// [lo, hi), without overflow for huge arguments.
+Range inside_columns(const Planes& p, int64_t extent, int64_t sW, int64_t pW) {
+  const int64_t lo = std::min<int64_t>(pW == 0 ? 0 : (pW - 1) / sW + 1, p.oW);  // ceil(pW / sW)
+  const int64_t last = p.W - extent + pW;                                       // the last inside start + pW
+  return {lo, std::max<int64_t>(lo, std::min<int64_t>(p.oW, last >= 0 ? last / sW + 1 : 0))};
+}
+
+// The rows of a window, as plane offsets in scan order (depth, then height), into rows.
+void window_rows(std::vector<int64_t>& rows, const Planes& p, const Range& d, const Range& h, int64_t sd, int64_t sh) {
+  rows.clear();
+  for (int64_t z = d.lo; z < d.hi; z += sd)
+    for (int64_t y = h.lo; y < h.hi; y += sh) rows.push_back((z * p.H + y) * p.W);
+}
+
 }  // namespace
 
 void max_pool(const Tensor& values, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
@@ -145,11 +160,7 @@ void max_pool(const Tensor& values, const Tensor& indices, const Tensor& input, 
     T* pv = values.data_ptr<T>();
     int64_t* pi = indices.data_ptr<int64_t>();
     const int64_t kW = a.kernel[2], dW = a.dilation[2], sW = a.stride[2], pW = a.padding[2];
-    // Output columns whose window lies inside the row: [in_lo, in_hi).
-    const int64_t in_lo = std::min<int64_t>(pW == 0 ? 0 : (pW - 1) / sW + 1, p.oW);  // ceil(pW / sW), no overflow
-    const int64_t in_hi = std::max<int64_t>(
-        in_lo,
-        std::min<int64_t>(p.oW, p.W - 1 - (kW - 1) * dW + pW >= 0 ? (p.W - 1 - (kW - 1) * dW + pW) / sW + 1 : 0));
+    const Range in = inside_columns(p, (kW - 1) * dW + 1, sW, pW);
     detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
       std::vector<int64_t> rows;  // the window's rows, as plane offsets in scan order
       for (int64_t c = c0; c < c1; ++c) {
@@ -164,17 +175,15 @@ void max_pool(const Tensor& values, const Tensor& indices, const Tensor& input, 
             auto window = [&](int64_t ow) {
               max_scan(x, p, d, h, dilated_range(ow, p.W, a, 2), a.dilation[0], a.dilation[1], dW, vrow[ow], irow[ow]);
             };
-            rows.clear();
-            for (int64_t z = d.lo; z < d.hi; z += a.dilation[0])
-              for (int64_t y = h.lo; y < h.hi; y += a.dilation[1]) rows.push_back((z * p.H + y) * p.W);
+            window_rows(rows, p, d, h, a.dilation[0], a.dilation[1]);
             const auto nrows = static_cast<int64_t>(rows.size());
             // Inside windows: the same scan, vectorised across output columns (cpu/pool_impl.h),
             // where the window has rows and its tap numbers are exact in a float lane.
             const bool simd = nrows > 0 && nrows <= (int64_t(1) << 24) / kW;
-            for (int64_t ow = 0; ow < (simd ? in_lo : p.oW); ++ow) window(ow);
+            for (int64_t ow = 0; ow < (simd ? in.lo : p.oW); ++ow) window(ow);
             if (!simd) continue;
-            if (in_lo < in_hi) max_pool_inside(x, rows.data(), nrows, kW, dW, sW, pW, in_lo, in_hi, vrow, irow);
-            for (int64_t ow = in_hi; ow < p.oW; ++ow) window(ow);
+            if (in.lo < in.hi) max_pool_inside(x, rows.data(), nrows, kW, dW, sW, pW, in.lo, in.hi, vrow, irow);
+            for (int64_t ow = in.hi; ow < p.oW; ++ow) window(ow);
           }
         }
       }
@@ -210,10 +219,7 @@ void avg_pool(const Tensor& out, const Tensor& input, const PoolArgs& a) {
     const T* px = input.data_ptr<T>();
     T* py = out.data_ptr<T>();
     const int64_t kW = a.kernel[2], sW = a.stride[2], pW = a.padding[2];
-    // Output columns whose window lies inside the row: [in_lo, in_hi).
-    const int64_t in_lo = std::min<int64_t>(pW == 0 ? 0 : (pW - 1) / sW + 1, p.oW);  // ceil(pW / sW), no overflow
-    const int64_t in_hi =
-        std::max<int64_t>(in_lo, std::min<int64_t>(p.oW, p.W - kW + pW >= 0 ? (p.W - kW + pW) / sW + 1 : 0));
+    const Range in = inside_columns(p, kW, sW, pW);
     detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
       std::vector<int64_t> rows;  // the window's rows, as plane offsets in scan order
       for (int64_t c = c0; c < c1; ++c) {
@@ -229,16 +235,14 @@ void avg_pool(const Tensor& out, const Tensor& input, const PoolArgs& a) {
                           ? T(0)
                           : T(0) + box_sum(x, p, d, h, w) / static_cast<T>(avg_divisor(d, h, w, a));
             };
-            const bool simd = d.size() > 0 && h.size() > 0 && in_lo < in_hi;
-            for (int64_t ow = 0; ow < (simd ? in_lo : p.oW); ++ow) window(ow);
+            const bool simd = d.size() > 0 && h.size() > 0 && in.lo < in.hi;
+            for (int64_t ow = 0; ow < (simd ? in.lo : p.oW); ++ow) window(ow);
             if (!simd) continue;
             // Inside windows: the same sums, vectorised across output columns (cpu/pool_impl.h).
-            rows.clear();
-            for (int64_t z = d.lo; z < d.hi; ++z)
-              for (int64_t r = h.lo; r < h.hi; ++r) rows.push_back((z * p.H + r) * p.W);
-            const T divisor = static_cast<T>(avg_divisor(d, h, b.w[static_cast<std::size_t>(in_lo)], a));
-            avg_pool_inside(x, rows.data(), static_cast<int64_t>(rows.size()), kW, sW, pW, in_lo, in_hi, divisor, y);
-            for (int64_t ow = in_hi; ow < p.oW; ++ow) window(ow);
+            window_rows(rows, p, d, h, 1, 1);
+            const T divisor = static_cast<T>(avg_divisor(d, h, b.w[static_cast<std::size_t>(in.lo)], a));
+            avg_pool_inside(x, rows.data(), static_cast<int64_t>(rows.size()), kW, sW, pW, in.lo, in.hi, divisor, y);
+            for (int64_t ow = in.hi; ow < p.oW; ++ow) window(ow);
           }
       }
     });
