@@ -63,6 +63,27 @@ void check_grad_shape(const Tensor& g, const Shape& want, const char* op) {
   if (g.sizes() != want) fail(op, "expected grad_output of shape ", shape_str(want), ", got ", shape_str(g.sizes()));
 }
 
+void check_rank(const Tensor& t, int64_t rank, const char* op, const char* what) {
+  ditto::detail::check_defined(t, op, what);
+  if (t.dim() != rank) fail(op, "expected ", what, " to be ", rank, "D, got ", t.dim(), "D");
+}
+void check_size_rank(const Shape& s, std::size_t rank, const char* op, const char* what) {
+  if (s.size() != rank) fail(op, "expected a ", rank, "D ", what, ", got ", shape_str(s));
+  for (int64_t v : s)
+    if (v < 0) fail(op, "expected non-negative sizes, got ", shape_str(s));
+}
+
+Tensor kernel_form(const Tensor& t, int dims) { return dims == 1 ? t.unsqueeze(2) : t; }
+Shape kernel_shape(Shape s, int dims) {
+  if (dims == 1) s.insert(s.begin() + 2, 1);
+  return s;
+}
+Shape with_spatial(const Tensor& x, const Shape& spatial) {
+  Shape s{x.size(0), x.size(1)};
+  s.insert(s.end(), spatial.begin(), spatial.end());
+  return s;
+}
+
 }  // namespace impl
 
 using namespace impl;
@@ -78,13 +99,6 @@ ConvArgs conv_args(const Shape& s, const Shape& p, const Shape& d, int64_t group
   to_3d(one ? Shape{1, d[0]} : d, 1, a.dilation);
   a.groups = groups;
   return a;
-}
-
-// The kernels' form of a batched tensor (1-D: height 1 inserted) and of a shape.
-Tensor kernel_form(const Tensor& t, int dims) { return dims == 1 ? t.unsqueeze(2) : t; }
-Shape kernel_shape(Shape s, int dims) {
-  if (dims == 1) s.insert(s.begin() + 2, 1);
-  return s;
 }
 
 // Records a convolution (transposed or not): each tensor saved only where the other's gradient
@@ -118,16 +132,6 @@ Tensor check_conv(int dims, const char* op, const Tensor& input, const Tensor& w
       fail(op, "bias (", dtype_name(bias.dtype()), ") must have the input's dtype (", dtype_name(x.dtype()), ")");
   }
   return x;
-}
-
-void check_rank(const Tensor& t, int64_t rank, const char* op, const char* what) {
-  ditto::detail::check_defined(t, op, what);
-  if (t.dim() != rank) fail(op, "expected ", what, " to be ", rank, "D, got ", t.dim(), "D");
-}
-void check_size_rank(const Shape& s, std::size_t rank, const char* op, const char* what) {
-  if (s.size() != rank) fail(op, "expected a ", rank, "D ", what, ", got ", shape_str(s));
-  for (int64_t v : s)
-    if (v < 0) fail(op, "expected non-negative sizes, got ", shape_str(s));
 }
 
 // The convolution backward ops (2-D or 3-D), checked against the forward's shapes.

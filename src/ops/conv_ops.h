@@ -25,6 +25,14 @@ Tensor dense(const Tensor& t);  // contiguous, detached when copied
 // dims get fill).
 void to_3d(const Shape& v, int64_t fill, int64_t out[3]);
 void check_grad_shape(const Tensor& g, const Shape& want, const char* op);
+// t is rank-D / s has rank entries, none negative (the backward ops' arguments).
+void check_rank(const Tensor& t, int64_t rank, const char* op, const char* what);
+void check_size_rank(const Shape& s, std::size_t rank, const char* op, const char* what);
+// The kernels' form of a batched (N, C, *spatial) tensor or shape: 1-D gets height 1 at dim 2.
+Tensor kernel_form(const Tensor& t, int dims);
+Shape kernel_shape(Shape s, int dims);
+// (x's N, x's C, *spatial).
+Shape with_spatial(const Tensor& x, const Shape& spatial);
 
 // --- the ops
 

@@ -42,6 +42,11 @@ GridSampleArgs grid_args(const std::string& mode, const std::string& padding, st
   return a;
 }
 
+// (N, C, *the grid's spatial sizes).
+Shape out_size(const Tensor& input, const Tensor& grid) {
+  return with_spatial(input, Shape(grid.sizes().begin() + 1, grid.sizes().end() - 1));
+}
+
 // PyTorch's grid_sampler checks.
 void check_grid(const Tensor& input, const Tensor& grid, const GridSampleArgs& a, const char* op) {
   ditto::detail::check_defined(input, op);
@@ -79,8 +84,7 @@ std::pair<Tensor, Tensor> grid_sample_backward(const Tensor& grad_output, const 
                                                const GridSampleArgs& a, bool input_grad) {
   const char* op = input.dim() == 5 ? "grid_sampler_3d_backward" : "grid_sampler_2d_backward";
   check_grid(input, grid, a, op);
-  Shape out_shape{input.size(0), input.size(1)};
-  out_shape.insert(out_shape.end(), grid.sizes().begin() + 1, grid.sizes().end() - 1);
+  const Shape out_shape = out_size(input, grid);
   ditto::detail::check_defined(grad_output, op, "grad_output");
   if (grad_output.sizes() != out_shape || grad_output.dtype() != input.dtype())
     fail(op, "expected grad_output of shape ", shape_str(out_shape), ", got ", shape_str(grad_output.sizes()));
@@ -106,8 +110,7 @@ Tensor grid_sample(const Tensor& input, const Tensor& grid, const std::string& m
   const char* op = "grid_sample";
   const GridSampleArgs a = grid_args(mode, padding_mode, align_corners, op);
   check_grid(input, grid, a, op);
-  Shape out_shape{input.size(0), input.size(1)};
-  out_shape.insert(out_shape.end(), grid.sizes().begin() + 1, grid.sizes().end() - 1);
+  const Shape out_shape = out_size(input, grid);
   Tensor out = ditto::detail::new_tensor(out_shape, input.dtype(), op);
   const Tensor xc = dense(input), gc = dense(grid);
   const int dims = static_cast<int>(input.dim() - 2);

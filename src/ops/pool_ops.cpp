@@ -39,15 +39,6 @@ int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool 
   return o;
 }
 
-// The kernels' form of a batched input: 1-D as (N, C, 1, L), 2-D and 3-D as they are.
-Tensor kernel_form(const Tensor& x, int dims) { return dims == 1 ? x.unsqueeze(2) : x; }
-Shape kernel_shape(const Tensor& xk, const Shape& out_spatial) {
-  Shape s{xk.size(0), xk.size(1)};
-  if (out_spatial.size() == 1) s.push_back(1);
-  s.insert(s.end(), out_spatial.begin(), out_spatial.end());
-  return s;
-}
-
 // Row id2 for 1-D and 2-D pooling, id3 for 3-D.
 
 // Pooling geometry, checked, in the kernels' 3-D form.
@@ -100,13 +91,8 @@ Shape adaptive_sizes(int dims, const char* op, const Tensor& x, const SizeArg& o
 
 // A backward op's grad_output (and indices) against the input size it names: 2-D or 3-D.
 void check_backward(int dims, const char* op, const Tensor& grad_output, const Shape& input_size) {
-  ditto::detail::check_defined(grad_output, op, "grad_output");
-  if (grad_output.dim() != dims + 2)
-    fail(op, "expected grad_output to be ", dims + 2, "D, got ", grad_output.dim(), "D");
-  if (input_size.size() != static_cast<std::size_t>(dims + 2))
-    fail(op, "expected a ", dims + 2, "D input size, got ", shape_str(input_size));
-  for (int64_t v : input_size)
-    if (v < 0) fail(op, "expected non-negative sizes, got ", shape_str(input_size));
+  check_rank(grad_output, dims + 2, op, "grad_output");
+  check_size_rank(input_size, static_cast<std::size_t>(dims + 2), op, "input size");
   check_floating(grad_output, op, "grad_output");
   if (grad_output.size(0) != input_size[0] || grad_output.size(1) != input_size[1])
     fail(op, "grad_output ", shape_str(grad_output.sizes()), " does not fit an input of size ", shape_str(input_size));
@@ -137,7 +123,7 @@ Tensor avg_backward(int dims, const char* op, const Tensor& grad_output, const S
   PoolGeom g = pool_geom(dims, op, shape_only, kernel_size, stride, padding, 1, ceil_mode);
   g.args.count_include_pad = count_include_pad;
   g.args.divisor = divisor_override.value_or(0);
-  check_grad_shape(grad_output, kernel_shape(shape_only, g.out_spatial), op);
+  check_grad_shape(grad_output, kernel_shape(with_spatial(shape_only, g.out_spatial), dims), op);
   if (shape_only.numel() > 0)
     ops::call_by_dims<id2, id3>(dims, grad_output.device(), shape_only, dense(grad_output), g.args);
   return shape_only;
@@ -167,7 +153,7 @@ std::pair<Tensor, Tensor> max_pool(int dims, const char* op, const Tensor& input
   check_floating(x, op);
   const PoolGeom g = pool_geom(dims, op, x, kernel_size, stride, padding, dilation, ceil_mode);
   const Tensor xk = kernel_form(x, dims);
-  const Shape os = kernel_shape(xk, g.out_spatial);
+  const Shape os = kernel_shape(with_spatial(x, g.out_spatial), dims);
   Tensor values = ditto::detail::new_tensor(os, x.dtype(), op);
   Tensor indices = ditto::detail::new_tensor(os, kInt64, op);
   if (values.numel() > 0)
@@ -273,7 +259,7 @@ Tensor avg_pool(int dims, const char* op, const Tensor& input, const SizeArg& ke
                 g.args.kernel[d], op, "a window's end");
   }
   const Tensor xk = kernel_form(x, dims);
-  Tensor out = ditto::detail::new_tensor(kernel_shape(xk, g.out_spatial), x.dtype(), op);
+  Tensor out = ditto::detail::new_tensor(kernel_shape(with_spatial(x, g.out_spatial), dims), x.dtype(), op);
   if (out.numel() > 0) ops::call_by_dims<OpId::avg_pool2d, OpId::avg_pool3d>(dims, x.device(), out, dense(xk), g.args);
   if (autograd::needs_grad(xk)) {
     ops::record_by_dims<OpId::avg_pool2d, OpId::avg_pool3d>(
@@ -290,7 +276,7 @@ Tensor adaptive_avg_pool(int dims, const char* op, const Tensor& input, const Si
   // output 1 everywhere is a mean over the planes, as in PyTorch (1-D: over (1, L))
   if (std::all_of(os.begin(), os.end(), [](int64_t v) { return v == 1; }))
     return unbatch(dims == 3 ? xk.mean({2, 3, 4}, true) : xk.mean({2, 3}, true), dims, unbatched);
-  Tensor out = ditto::detail::new_tensor(kernel_shape(xk, os), x.dtype(), op);
+  Tensor out = ditto::detail::new_tensor(kernel_shape(with_spatial(x, os), dims), x.dtype(), op);
   if (out.numel() > 0)
     ops::call_by_dims<OpId::adaptive_avg_pool2d, OpId::adaptive_avg_pool3d>(dims, x.device(), out,
                                                                             dense(xk));  // empty: nothing
@@ -306,7 +292,7 @@ std::pair<Tensor, Tensor> adaptive_max_pool(int dims, const char* op, const Tens
   const Tensor x = batched(input, dims, op, unbatched);
   const Shape os = adaptive_sizes(dims, op, x, output_size);
   const Tensor xk = kernel_form(x, dims);
-  const Shape shape = kernel_shape(xk, os);
+  const Shape shape = kernel_shape(with_spatial(x, os), dims);
   Tensor values = ditto::detail::new_tensor(shape, x.dtype(), op);
   Tensor indices = ditto::detail::new_tensor(shape, kInt64, op);
   if (values.numel() > 0)
@@ -361,8 +347,7 @@ std::pair<Tensor, Tensor> fractional_max_pool(int dims, const char* op, const Te
   to_3d(k, 1, a.kernel);
   to_3d(Shape(static_cast<std::size_t>(dims), 1), 1, a.stride);
   to_3d(Shape(static_cast<std::size_t>(dims), 1), 1, a.dilation);
-  Shape shape{N, C};
-  shape.insert(shape.end(), os.begin(), os.end());
+  const Shape shape = with_spatial(x, os);
   Tensor values = ditto::detail::new_tensor(shape, x.dtype(), op);
   Tensor indices = ditto::detail::new_tensor(shape, kInt64, op);
   if (values.numel() > 0)
