@@ -59,44 +59,41 @@ struct Axis2 {
     const T lo = in > T(0) ? in : T(0);
     return lo < max_val ? lo : max_val;
   }
-  T reflect(T in) const {
-    if (empty) return T(0);
-    const T a = std::fabs(in - low);
+  // The reflected coordinate (empty span: 0); sign: the derivative's sign (+1 or -1).
+  T reflect(T in, T& sign) const {
+    if (empty) {
+      sign = T(0);
+      return T(0);
+    }
+    const T m = in - low;
+    const T a = std::fabs(m);
     const T flips = std::trunc(a / twice_span);
     const T extra = std::fma(-flips, twice_span, a);
-    const T other = twice_span - extra;
-    return (extra < other ? extra : other) + low;
+    const T reflected = twice_span - extra;
+    const bool more = extra > reflected;
+    sign = more != (m < T(0)) ? T(-1) : T(1);
+    return (more ? reflected : extra) + low;
   }
   T compute(T in) const {
+    T sign;
     if (pad == GridPadding::Border) return clip(in);
-    if (pad == GridPadding::Reflection) return clip(reflect(in));
+    if (pad == GridPadding::Reflection) return clip(reflect(in, sign));
     return in;
   }
   T apply(T g) const { return compute(unnormalize(g)); }
-  // apply, and the derivative of the source coordinate by g
+  // apply, and the derivative of the source coordinate by g (0 at and beyond a clipped border)
   T apply_grad(T g, T& mult) const {
     T x = unnormalize(g);
     mult = scale;
     if (pad == GridPadding::Reflection) {
-      if (empty) {
-        mult = T(0);
-        return T(0);
-      }
-      const T m = x - low;
-      const bool neg = m < T(0);
-      const T a = std::fabs(m);
-      const T flips = std::trunc(a / twice_span);
-      const T extra = std::fma(-flips, twice_span, a);
-      const T reflected = twice_span - extra;
-      const bool more = extra > reflected;
-      x = (more ? reflected : extra) + low;
-      mult = (more != neg ? T(-1) : T(1)) * scale;
+      T sign;
+      x = reflect(x, sign);
+      mult = sign * scale;
+      if (empty) return T(0);
     }
     if (pad != GridPadding::Zeros) {
-      // clipped, with gradient 0 at and beyond the borders
-      const T lo = x > T(0) ? x : T(0);
-      const T r = lo < max_val ? lo : max_val;
-      if (!(lo != T(0)) || !(r != max_val)) mult = T(0);
+      const T r = clip(x);
+      if (!(x > T(0)) || r == max_val) mult = T(0);
       x = r;
     }
     return x;
@@ -122,19 +119,34 @@ struct Axis3 {
   }
   // std::min(size - 1, std::max(in, 0)): NaN stays NaN through max, then min gives size - 1
   T clip(T in) const { return std::min(static_cast<T>(size - 1), std::max(in, T(0))); }
-  T reflect(T in, int64_t twice_low, int64_t twice_high) const {
-    if (twice_low == twice_high) return T(0);
-    const T mn = static_cast<T>(twice_low) / 2, span = static_cast<T>(twice_high - twice_low) / 2;
-    in = std::fabs(in - mn);
-    const T extra = std::fmod(in, span);
-    return even_flips(in / span) ? extra + mn : span - extra + mn;
+  // PyTorch's reflect_coordinates for this axis's align_corners (an empty span gives 0); sign: the
+  // derivative's sign (+1, -1; 0 for the empty span), as reflect_coordinates_set_grad.
+  T reflect(T in, T& sign) const {
+    const int64_t tl = align ? 0 : -1, th = align ? 2 * (size - 1) : 2 * size - 1;
+    if (tl == th) {
+      sign = T(0);
+      return T(0);
+    }
+    const T mn = static_cast<T>(tl) / 2, span = static_cast<T>(th - tl) / 2;
+    T m = in - mn;
+    sign = T(1);
+    if (m < T(0)) {
+      sign = T(-1);
+      m = -m;
+    }
+    const T extra = std::fmod(m, span);
+    if (even_flips(m / span)) return extra + mn;
+    sign = -sign;
+    return span - extra + mn;
   }
   T apply(T g) const {
-    T x = unnormalize(g);
+    T x = unnormalize(g), sign;
     if (pad == GridPadding::Border) x = clip(x);
-    if (pad == GridPadding::Reflection) x = clip(align ? reflect(x, 0, 2 * (size - 1)) : reflect(x, -1, 2 * size - 1));
+    if (pad == GridPadding::Reflection) x = clip(reflect(x, sign));
     return x;
   }
+  // apply, and the derivative of the source coordinate by g: PyTorch's _set_grad rules, whose clip
+  // differs from clip's for NaN (it passes through, gradient 1)
   T apply_grad(T g, T& mult) const {
     mult = align ? static_cast<T>(size - 1) / 2 : static_cast<T>(size) / 2;
     T x = unnormalize(g);
@@ -151,35 +163,13 @@ struct Axis3 {
       gc = T(1);
       return in;
     };
+    T gc;
     if (pad == GridPadding::Border) {
-      T gc;
       x = clip_grad(x, gc);
       mult = mult * gc;
     } else if (pad == GridPadding::Reflection) {
-      const int64_t tl = align ? 0 : -1, th = align ? 2 * (size - 1) : 2 * size - 1;
       T gr;
-      if (tl == th) {
-        gr = T(0);
-        x = T(0);
-      } else {
-        const T mn = static_cast<T>(tl) / 2, span = static_cast<T>(th - tl) / 2;
-        T in = x - mn;
-        int sign = 1;
-        if (in < T(0)) {
-          sign = -1;
-          in = -in;
-        }
-        const T extra = std::fmod(in, span);
-        if (even_flips(in / span)) {
-          gr = static_cast<T>(sign);
-          x = extra + mn;
-        } else {
-          gr = static_cast<T>(-sign);
-          x = span - extra + mn;
-        }
-      }
-      T gc;
-      x = clip_grad(x, gc);
+      x = clip_grad(reflect(x, gr), gc);
       mult = mult * gr * gc;
     }
     return x;
