@@ -219,11 +219,14 @@ struct Taps2 {
 
 template <class T>
 struct Sampler2 {
+  using Taps = Taps2<T>;
+  static constexpr int dims = 2;  // coordinates per grid position (x, y)
   int64_t H, W;
   Axis2<T> ax, ay;
   GridSampleArgs a;
   int64_t at(int64_t iy, int64_t ix) const { return iy >= 0 && iy < H && ix >= 0 && ix < W ? iy * W + ix : -1; }
 
+  void taps(const T* g, Taps2<T>& t, bool grad) const { taps(g[0], g[1], t, grad); }
   void taps(T gx, T gy, Taps2<T>& t, bool grad) const {
     t.gx_mult = t.gy_mult = T(0);
     if (a.mode == GridMode::Nearest) {
@@ -280,8 +283,13 @@ struct Sampler2 {
   }
   static T share(T g, T fa, T fb) { return g * fa * fb; }
 
-  // One channel's terms of the position's grid gradient, added to (gx, gy).
-  void grid_terms(const T* x, const Taps2<T>& t, T g, T& gx, T& gy) const {
+  // The position's grid gradient from its channel sums acc (x, y).
+  void grid_grad(const Taps2<T>& t, const T* acc, T* out) const {
+    out[0] = acc[0] * t.gx_mult, out[1] = acc[1] * t.gy_mult;
+  }
+  // One channel's terms of the position's grid gradient, added to acc (x, y).
+  void grid_terms(const T* x, const Taps2<T>& t, T g, T* acc) const {
+    T &gx = acc[0], &gy = acc[1];
     auto v = [&](int k) { return t.off[k] >= 0 ? x[t.off[k]] : T(0); };
     if (t.n == 4) {
       const T nw = v(0), ne = v(1), sw = v(2), se = v(3);
@@ -313,12 +321,15 @@ struct Taps3 {
 
 template <class T>
 struct Sampler3 {
+  using Taps = Taps3<T>;
+  static constexpr int dims = 3;  // (x, y, z)
   int64_t D, H, W;
   Axis3<T> ax, ay, az;
   GridSampleArgs a;
   int64_t at(int64_t iz, int64_t iy, int64_t ix) const {
     return iz >= 0 && iz < D && iy >= 0 && iy < H && ix >= 0 && ix < W ? (iz * H + iy) * W + ix : -1;
   }
+  void taps(const T* g, Taps3<T>& t, bool grad) const { taps(g[0], g[1], g[2], t, grad); }
   void taps(T gx, T gy, T gz, Taps3<T>& t, bool grad) const {
     t.gx_mult = t.gy_mult = t.gz_mult = T(0);
     const T x = grad ? ax.apply_grad(gx, t.gx_mult) : ax.apply(gx);
@@ -359,7 +370,15 @@ struct Sampler3 {
   }
   static T share(T g, T fa, T fb) { return g * fa * fb; }
   // gix, giy, giz: per in-bounds corner, -= or += value * (the other two distances) * g
-  void grid_terms(const T* x, const Taps3<T>& t, T g, T& gx, T& gy, T& gz) const {
+  void grid_grad(const Taps3<T>& t, const T* acc, T* out) const {
+    if (t.n == 1) {  // nearest: no grid gradient (PyTorch's zeros, never -0)
+      out[0] = out[1] = out[2] = T(0);
+      return;
+    }
+    out[0] = t.gx_mult * acc[0], out[1] = t.gy_mult * acc[1], out[2] = t.gz_mult * acc[2];
+  }
+  void grid_terms(const T* x, const Taps3<T>& t, T g, T* acc) const {
+    T &gx = acc[0], &gy = acc[1], &gz = acc[2];
     if (t.n != 8) return;
     const T x1 = t.x0 + T(1), y1 = t.y0 + T(1), z1 = t.z0 + T(1);
     for (int k = 0; k < 8; ++k) {
@@ -390,20 +409,16 @@ inline GridShape grid_shape(const Tensor& input, const Tensor& grid) {
 // that the output is written row by row; the block changes no bit (each output is its own).
 inline constexpr int64_t kBlock = 64;
 
-template <class T, class Sampler, class Taps, int Dims>
+template <class T, class Sampler>
 void forward(const Sampler& sm, const GridShape& s, const T* px, const T* pg, T* py) {
+  constexpr int Dims = Sampler::dims;
   const int64_t blocks = (s.P + kBlock - 1) / kBlock;
   detail::parallel_for(s.N * blocks, s.C * kBlock * 16, [&](int64_t b, int64_t e) {
-    Taps t[kBlock];
+    typename Sampler::Taps t[kBlock];
     for (int64_t q = b; q < e; ++q) {
       const int64_t n = q / blocks, p0 = (q % blocks) * kBlock, m = std::min(kBlock, s.P - p0);
       const T* g = pg + Dims * (n * s.P + p0);
-      for (int64_t i = 0; i < m; ++i) {
-        if constexpr (Dims == 2)
-          sm.taps(g[2 * i], g[2 * i + 1], t[i], false);
-        else
-          sm.taps(g[3 * i], g[3 * i + 1], g[3 * i + 2], t[i], false);
-      }
+      for (int64_t i = 0; i < m; ++i) sm.taps(g + Dims * i, t[i], false);
       const T* x = px + n * s.C * s.S;
       T* y = py + n * s.C * s.P + p0;
       for (int64_t c = 0; c < s.C; ++c, x += s.S, y += s.P)
@@ -414,8 +429,10 @@ void forward(const Sampler& sm, const GridShape& s, const T* px, const T* pg, T*
 
 // The backward of one sample n: its positions' taps (once), each channel's input gradient in
 // the Note's order (channels over threads), each position's grid gradient over channels.
-template <class T, class Sampler, class Taps, int Dims>
+template <class T, class Sampler>
 void backward(const Sampler& sm, const GridShape& s, const T* px, const T* pg, const T* pgo, T* pgx, T* pgg) {
+  constexpr int Dims = Sampler::dims;
+  using Taps = typename Sampler::Taps;
   std::vector<Taps> taps(static_cast<std::size_t>(s.P));
   const std::size_t kmax = Dims == 2 ? 16 : 8;
   std::vector<int64_t> off(pgx ? static_cast<std::size_t>(s.P) * kmax : 0);
@@ -425,12 +442,7 @@ void backward(const Sampler& sm, const GridShape& s, const T* px, const T* pg, c
   for (int64_t n = 0; n < s.N; ++n) {
     const T* g = pg + n * s.P * Dims;
     detail::parallel_for(s.P, 64, [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) {
-        if constexpr (Dims == 2)
-          sm.taps(g[2 * p], g[2 * p + 1], taps[static_cast<std::size_t>(p)], true);
-        else
-          sm.taps(g[3 * p], g[3 * p + 1], g[3 * p + 2], taps[static_cast<std::size_t>(p)], true);
-      }
+      for (int64_t p = b; p < e; ++p) sm.taps(g + Dims * p, taps[static_cast<std::size_t>(p)], true);
     });
     const T* go = pgo + n * s.C * s.P;
     if (pgx) {
@@ -466,50 +478,38 @@ void backward(const Sampler& sm, const GridShape& s, const T* px, const T* pg, c
     detail::parallel_for(blocks, s.C * kBlock * 8, [&](int64_t b, int64_t e) {
       for (int64_t q = b; q < e; ++q) {
         const int64_t p0 = q * kBlock, m = std::min(kBlock, s.P - p0);
-        T acc[3][kBlock] = {};
+        T acc[kBlock][Dims] = {};
         const T* x = px + n * s.C * s.S;
         // channels ascending for every position (a block's positions side by side)
         for (int64_t c = 0; c < s.C; ++c, x += s.S)
-          for (int64_t i = 0; i < m; ++i) {
-            const Taps& t = taps[static_cast<std::size_t>(p0 + i)];
-            if constexpr (Dims == 2)
-              sm.grid_terms(x, t, go[c * s.P + p0 + i], acc[0][i], acc[1][i]);
-            else
-              sm.grid_terms(x, t, go[c * s.P + p0 + i], acc[0][i], acc[1][i], acc[2][i]);
-          }
-        for (int64_t i = 0; i < m; ++i) {
-          const int64_t p = p0 + i;
-          const Taps& t = taps[static_cast<std::size_t>(p)];
-          if constexpr (Dims == 2) {
-            gg[2 * p] = acc[0][i] * t.gx_mult, gg[2 * p + 1] = acc[1][i] * t.gy_mult;
-          } else if (t.n == 1) {  // nearest: no grid gradient (PyTorch's zeros, never -0)
-            gg[3 * p] = gg[3 * p + 1] = gg[3 * p + 2] = T(0);
-          } else {
-            gg[3 * p] = t.gx_mult * acc[0][i], gg[3 * p + 1] = t.gy_mult * acc[1][i],
-                   gg[3 * p + 2] = t.gz_mult * acc[2][i];
-          }
-        }
+          for (int64_t i = 0; i < m; ++i)
+            sm.grid_terms(x, taps[static_cast<std::size_t>(p0 + i)], go[c * s.P + p0 + i], acc[i]);
+        for (int64_t i = 0; i < m; ++i)
+          sm.grid_grad(taps[static_cast<std::size_t>(p0 + i)], acc[i], gg + Dims * (p0 + i));
       }
     });
+  }
+}
+
+// Runs f(sampler) with the 2-D or 3-D sampler of input's rank.
+template <class T, class F>
+void with_sampler(const Tensor& input, const GridSampleArgs& a, F&& f) {
+  const bool ac = a.align_corners;
+  if (input.dim() == 4) {
+    const int64_t H = input.size(2), W = input.size(3);
+    f(Sampler2<T>{H, W, Axis2<T>(W, ac, a.padding), Axis2<T>(H, ac, a.padding), a});
+  } else {
+    const int64_t D = input.size(2), H = input.size(3), W = input.size(4);
+    f(Sampler3<T>{D, H, W, {W, ac, a.padding}, {H, ac, a.padding}, {D, ac, a.padding}, a});
   }
 }
 
 inline void run_forward(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const GridShape s = grid_shape(input, grid);
-    const T* px = input.data_ptr<T>();
-    const T* pg = grid.data_ptr<T>();
-    T* py = out.data_ptr<T>();
-    const bool ac = a.align_corners;
-    if (input.dim() == 4) {
-      const int64_t H = input.size(2), W = input.size(3);
-      const Sampler2<T> sm{H, W, Axis2<T>(W, ac, a.padding), Axis2<T>(H, ac, a.padding), a};
-      forward<T, Sampler2<T>, Taps2<T>, 2>(sm, s, px, pg, py);
-    } else {
-      const int64_t D = input.size(2), H = input.size(3), W = input.size(4);
-      const Sampler3<T> sm{D, H, W, {W, ac, a.padding}, {H, ac, a.padding}, {D, ac, a.padding}, a};
-      forward<T, Sampler3<T>, Taps3<T>, 3>(sm, s, px, pg, py);
-    }
+    with_sampler<T>(input, a, [&](const auto& sm) {
+      forward<T>(sm, s, input.data_ptr<T>(), grid.data_ptr<T>(), out.data_ptr<T>());
+    });
   });
 }
 
@@ -517,21 +517,10 @@ inline void run_backward(const Tensor& grad_input, const Tensor& grad_grid, cons
                          const Tensor& grid, const GridSampleArgs& a) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const GridShape s = grid_shape(input, grid);
-    const T* px = input.data_ptr<T>();
-    const T* pg = grid.data_ptr<T>();
-    const T* pgo = grad_out.data_ptr<T>();
     T* pgx = grad_input.defined() ? grad_input.data_ptr<T>() : nullptr;
-    T* pgg = grad_grid.data_ptr<T>();
-    const bool ac = a.align_corners;
-    if (input.dim() == 4) {
-      const int64_t H = input.size(2), W = input.size(3);
-      const Sampler2<T> sm{H, W, Axis2<T>(W, ac, a.padding), Axis2<T>(H, ac, a.padding), a};
-      backward<T, Sampler2<T>, Taps2<T>, 2>(sm, s, px, pg, pgo, pgx, pgg);
-    } else {
-      const int64_t D = input.size(2), H = input.size(3), W = input.size(4);
-      const Sampler3<T> sm{D, H, W, {W, ac, a.padding}, {H, ac, a.padding}, {D, ac, a.padding}, a};
-      backward<T, Sampler3<T>, Taps3<T>, 3>(sm, s, px, pg, pgo, pgx, pgg);
-    }
+    with_sampler<T>(input, a, [&](const auto& sm) {
+      backward<T>(sm, s, input.data_ptr<T>(), grid.data_ptr<T>(), grad_out.data_ptr<T>(), pgx, grad_grid.data_ptr<T>());
+    });
   });
 }
 
