@@ -124,6 +124,9 @@ TEST(NNConv3d, ModulesCallTheirOps) {
   EXPECT_EQ(t2s.forward(x3, {8, 10}).sizes(), (Shape{1, 2, 8, 10}));
   EXPECT_TRUE(equal(t2s.forward(x3, {1, 2, 8, 9}), F::conv_transpose2d(x3, t2s.weight(), t2s.bias(), 2, 1, {1, 0})));
   expect_error([&] { t2s.forward(x3, {9, 9}); }, "[ConvTranspose2d]", "must be from 7 to 8");
+  expect_error([&] { t2s.forward(x3, {1, 8, 10}); }, "[ConvTranspose2d]", "output_size must have 2 or 4 elements");
+  nn::ConvTranspose2d huge(3, 2, 3, std::numeric_limits<int64_t>::max() / 2);
+  expect_error([&] { huge.forward(x3, {8, 10}); }, "[ConvTranspose2d]", "the output size overflows");
   expect_error([&] { c3.forward(x5, {4, 5, 6}); }, "[Conv3d]", "transposed convolutions only");
   nn::ConvTranspose3d t3(2, 2, 2, 2);
   EXPECT_EQ(t3(randn({1, 2, 2, 3, 2})).sizes(), (Shape{1, 2, 4, 6, 4}));

@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "core/tensor_impl.h"
 #include "ditto/factory.h"
 #include "ditto/nn/init.h"
 #include "ops/conv_ops.h"
@@ -63,24 +62,9 @@ Tensor ConvNd::forward(const Tensor& x) {
 
 Tensor ConvNd::forward(const Tensor& x, const Shape& output_size) {
   DITTO_CHECK(transposed_, name_, "output_size is for transposed convolutions only");
-  DITTO_CHECK(x.defined(), name_, "expected a defined input");
-  const int64_t lead = x.dim() == dims_ + 2 ? 2 : 1;
-  Shape size = output_size;
-  if (static_cast<int64_t>(size.size()) == lead + dims_) size.erase(size.begin(), size.begin() + lead);
-  DITTO_CHECK(static_cast<int>(size.size()) == dims_, name_, "for ", x.dim(), "D input, output_size must have ", dims_,
-              " or ", lead + dims_, " elements (got ", output_size.size(), ")");
-  DITTO_CHECK(x.dim() == lead + dims_, name_, "expected ", dims_ + 1, "D (unbatched) or ", dims_ + 2,
-              "D (batched) input, got ", x.dim(), "D");
-  Shape pad;
-  for (int d = 0; d < dims_; ++d) {
-    const auto i = static_cast<std::size_t>(d);
-    const int64_t lo = (x.size(lead + d) - 1) * stride_[i] - 2 * padding_[i] + dilation_[i] * (kernel_[i] - 1) + 1;
-    DITTO_CHECK(size[i] >= lo && size[i] <= lo + stride_[i] - 1, name_, "requested an output size of ",
-                detail::shape_str(size), ", but dim ", d, " must be from ", lo, " to ", lo + stride_[i] - 1);
-    pad.push_back(size[i] - lo);
-  }
-  const Tensor b = has_bias_ ? param(1) : Tensor();
-  return impl::conv_transpose(dims_, name_, x, weight(), b, stride_, padding_, pad, groups_, dilation_);
+  const Shape pad = impl::conv_transpose_padding(dims_, name_, x, kernel_, stride_, padding_, dilation_, output_size);
+  return impl::conv_transpose(dims_, name_, x, weight(), has_bias_ ? param(1) : Tensor(), stride_, padding_, pad,
+                              groups_, dilation_);
 }
 
 std::pair<Tensor, Tensor> MaxPoolNd::forward_with_indices(const Tensor& x) {

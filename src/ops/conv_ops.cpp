@@ -173,6 +173,15 @@ Tensor backward_weight(int dims, const char* op, const Tensor& grad_output, cons
   return gw;
 }
 
+// One dim's transposed-convolution output size before output_padding, PyTorch's, overflow-checked:
+// (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + 1.
+int64_t transposed_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, const char* op) {
+  int64_t o = checked_mul(in - 1, s, op, "the output size");
+  o = checked_sub(o, checked_mul(2, p, op, "the output size"), op, "the output size");
+  o = checked_add(o, checked_mul(d, k - 1, op, "the output size"), op, "the output size");
+  return checked_add(o, 1, op, "the output size");
+}
+
 }  // namespace
 
 namespace impl {
@@ -229,7 +238,7 @@ Tensor conv(int dims, const char* op, const Tensor& input, const Tensor& weight,
   return unbatch(y, dims, unbatched);
 }
 
-// PyTorch's output size: (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1.
+// PyTorch's output size: transposed_size + output_padding.
 Tensor conv_transpose(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
                       const SizeArg& stride, const SizeArg& padding, const SizeArg& output_padding, int64_t groups,
                       const SizeArg& dilation) {
@@ -258,10 +267,8 @@ Tensor conv_transpose(int dims, const char* op, const Tensor& input, const Tenso
            ", stride ", shape_str(s), " and dilation ", shape_str(d));
     const int64_t k = weight.size(2 + i);
     if (k < 1) fail(op, "expected a non-empty kernel, got weight of shape ", shape_str(weight.sizes()));
-    int64_t o = checked_mul(x.size(2 + i) - 1, s[i], op, "the output size");
-    o = checked_sub(o, checked_mul(2, p[i], op, "the output size"), op, "the output size");
-    o = checked_add(o, checked_mul(d[i], k - 1, op, "the output size"), op, "the output size");
-    o = checked_add(checked_add(o, op_[i], op, "the output size"), 1, op, "the output size");
+    const int64_t o =
+        checked_add(transposed_size(x.size(2 + i), k, s[i], p[i], d[i], op), op_[i], op, "the output size");
     if (o < 1)
       fail(op, "input of spatial size ", shape_str(Shape(x.sizes().begin() + 2, x.sizes().end())),
            " gives an output size ", o, " < 1 in dim ", i);
@@ -276,6 +283,28 @@ Tensor conv_transpose(int dims, const char* op, const Tensor& input, const Tenso
                                                                       bias.defined() ? dense(bias) : Tensor(), a);
   record_conv<OpId::conv_transpose2d, OpId::conv_transpose3d>(dims, xk, wk, bias, y, xc, wc, a);
   return unbatch(y, dims, unbatched);
+}
+
+Shape conv_transpose_padding(int dims, const char* op, const Tensor& input, const Shape& kernel, const Shape& stride,
+                             const Shape& padding, const Shape& dilation, const Shape& output_size) {
+  bool unbatched = false;
+  const Tensor x = batched(input, dims, op, unbatched);
+  Shape size = output_size;
+  const auto lead = static_cast<std::size_t>(unbatched ? 1 : 2);
+  if (size.size() == lead + static_cast<std::size_t>(dims)) size.erase(size.begin(), size.begin() + lead);
+  if (size.size() != static_cast<std::size_t>(dims))
+    fail(op, "for ", input.dim(), "D input, output_size must have ", dims, " or ", lead + dims, " elements (got ",
+         output_size.size(), ")");
+  Shape pad;
+  for (int i = 0; i < dims; ++i) {
+    const auto j = static_cast<std::size_t>(i);
+    const int64_t lo = transposed_size(x.size(2 + i), kernel[j], stride[j], padding[j], dilation[j], op);
+    const int64_t hi = checked_add(lo, stride[j] - 1, op, "the output size");
+    if (size[j] < lo || size[j] > hi)
+      fail(op, "requested an output size of ", shape_str(size), ", but dim ", i, " must be from ", lo, " to ", hi);
+    pad.push_back(size[j] - lo);
+  }
+  return pad;
 }
 
 // The gradients of y = conv_transpose(x, w): the convolution of g (over x's positions only:

@@ -41,6 +41,11 @@ Tensor conv(int dims, const char* op, const Tensor& input, const Tensor& weight,
 Tensor conv_transpose(int dims, const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias,
                       const SizeArg& stride, const SizeArg& padding, const SizeArg& output_padding, int64_t groups,
                       const SizeArg& dilation);
+// The output_padding that gives a transposed convolution of input the output_size (its spatial
+// size, or its full one), by PyTorch's rule: each size from the one without output_padding to
+// stride - 1 more.
+Shape conv_transpose_padding(int dims, const char* op, const Tensor& input, const Shape& kernel, const Shape& stride,
+                             const Shape& padding, const Shape& dilation, const Shape& output_size);
 // grid_sample's input (when input_grad) and grid gradients, by the 2-D or 3-D row.
 std::pair<Tensor, Tensor> grid_sample_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
                                                const GridSampleArgs& args, bool input_grad);
