@@ -186,6 +186,30 @@ DITTO_GRADCHECK("rsqrt", ({gc_pos({6})}), auto x = v[0]; return x.rsqrt();)
 DITTO_GRADCHECK("sigmoid", ({gc_rand({6}, -3, 3)}), auto x = v[0]; return x.sigmoid();)
 DITTO_GRADCHECK("tanh", ({gc_rand({6}, -2, 2)}), auto x = v[0]; return x.tanh();)
 DITTO_GRADCHECK("relu", ({gc_rand({8})}), auto x = v[0]; return x.relu();)
+DITTO_GRADCHECK("sin", ({gc_rand({6}, -3, 3)}), auto x = v[0]; return x.sin();)
+DITTO_GRADCHECK("cos", ({gc_rand({6}, -3, 3)}), auto x = v[0]; return x.cos();)
+DITTO_GRADCHECK("erf", ({gc_rand({6}, -2, 2)}), auto x = v[0]; return x.erf();)
+DITTO_GRADCHECK("log1p", ({gc_pos({6})}), auto x = v[0]; return x.log1p();)
+DITTO_GRADCHECK("expm1", ({gc_rand({6})}), auto x = v[0]; return x.expm1();)
+// rounding is flat away from the integers (the inputs stay inside (k, k + 1))
+DITTO_GRADCHECK("floor", ({gc_rand({6}, 1.1, 1.9)}), auto x = v[0]; return x.floor() * x;)
+DITTO_GRADCHECK("ceil", ({gc_rand({6}, 1.1, 1.9)}), auto x = v[0]; return x.ceil() * x;)
+DITTO_GRADCHECK("round", ({gc_rand({6}, 1.1, 1.4)}), auto x = v[0]; return x.round() * x;)
+DITTO_GRADCHECK("trunc", ({gc_rand({6}, -1.9, -1.1)}), auto x = v[0]; return x.trunc() * x;)
+DITTO_GRADCHECK("maximum", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1]; return maximum(a, b);)
+DITTO_GRADCHECK("minimum", ({gc_rand({2, 3}), gc_rand({3})}), auto a = v[0]; auto b = v[1]; return minimum(a, b);)
+// a / b stays between integers: a in (1.1, 1.9) * b's sign
+DITTO_GRADCHECK("fmod", ({gc_rand({5}, 2.2, 2.8), gc_rand({5}, 1.5, 1.9)}), auto a = v[0]; auto b = v[1];
+                return fmod(a, b) + fmod(-a, b) + a.fmod(0.7);)
+DITTO_GRADCHECK("remainder", ({gc_rand({5}, 2.2, 2.8), gc_rand({5}, 1.5, 1.9)}), auto a = v[0]; auto b = v[1];
+                return remainder(a, b) + remainder(-a, b) + a.remainder(-0.7);)
+DITTO_GRADCHECK("silu", ({gc_rand({6}, -3, 3)}), auto x = v[0]; return silu(x);)
+DITTO_GRADCHECK("mish", ({gc_rand({6}, -3, 3)}), auto x = v[0]; return mish(x);)
+DITTO_GRADCHECK("hardswish", ({gc_rand({8}, -4, 4)}), auto x = v[0]; return hardswish(x);)
+DITTO_GRADCHECK("leaky_relu", ({gc_rand({8})}), auto x = v[0]; return leaky_relu(x, 0.2);)
+DITTO_GRADCHECK("softplus", ({gc_rand({8}, -2, 2)}), auto x = v[0]; return softplus(x, 2, 1);)
+DITTO_GRADCHECK("hardtanh", ({gc_rand({8}, -2, 2)}), auto x = v[0]; return hardtanh(x, -0.7, 0.9);)
+DITTO_GRADCHECK("elu", ({gc_rand({8})}), auto x = v[0]; return elu(x, 1.3, 0.8, 1.5);)
 DITTO_GRADCHECK("pow", ({gc_pos({6})}), auto x = v[0]; return x.pow(2.5) + x.pow(2) + x.pow(-1);)
 DITTO_GRADCHECK("pow.Tensor", ({gc_pos({4}), gc_rand({4})}), auto a = v[0]; auto b = v[1]; return a.pow(b);)
 DITTO_GRADCHECK("clamp", ({gc_rand({8})}), auto x = v[0]; return x.clamp(-0.5, 0.4);)
@@ -207,6 +231,12 @@ DITTO_GRADCHECK("amin", ({gc_rand({3, 4})}), auto x = v[0]; return amin(x, {0}, 
 DITTO_GRADCHECK("max.dim", ({gc_rand({3, 4})}), auto x = v[0]; return x.max(1).first;)
 DITTO_GRADCHECK("min.dim", ({gc_rand({3, 4})}), auto x = v[0]; return x.min(0, true).first;)
 DITTO_GRADCHECK("var", ({gc_rand({3, 4})}), auto x = v[0]; return x.var({1}) + x.std({0}, false).sum() + x.var();)
+DITTO_GRADCHECK("logsumexp", ({gc_rand({3, 4}, -3, 3)}), auto x = v[0];
+                return x.logsumexp({1}) + x.logsumexp({0, 1}, true).sum();)
+DITTO_GRADCHECK("linalg_vector_norm", ({gc_rand({3, 4})}), auto x = v[0];
+                return x.norm(2, {1}) + x.norm(1, {0}).sum() + x.norm(3) + x.norm(0.5, {1}, true).sum() +
+                       linalg::vector_norm(x, INFINITY, {0}).sum() + linalg::vector_norm(x, -INFINITY, {1}).sum() +
+                       x.norm(1.5) + x.norm(0) * x.sum();)
 DITTO_GRADCHECK("softmax", ({gc_rand({3, 5})}), auto x = v[0]; return x.softmax(1) * tensor({1.0, 2.0, 3.0, 4.0, 5.0});)
 DITTO_GRADCHECK("log_softmax", ({gc_rand({3, 5})}), auto x = v[0]; return x.log_softmax(0);)
 DITTO_GRADCHECK("bmm", ({gc_rand({2, 3, 4}), gc_rand({2, 4, 5})}), auto a = v[0]; auto b = v[1]; return a.bmm(b);)

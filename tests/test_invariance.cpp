@@ -309,6 +309,34 @@ std::vector<Entry> corpus() {
     unary_sweep(
         r, [](const Tensor& x) { return ditto::gelu(x * 2.0, "tanh"); }, Dist::Normal, /*small=*/true);
   });
+  // ditto's dmath functions (one algorithm at every level, arrays and scalars)
+  add("sin_cos", {"sin", "cos"},
+      [](Run& r) { unary_sweep(r, [](const Tensor& x) { return ditto::sin(x * 4.0) + ditto::cos(x * 4.0); }); });
+  add("erf", {"erf"}, [](Run& r) { unary_sweep(r, [](const Tensor& x) { return ditto::erf(x * 2.0); }); });
+  add("log1p_expm1", {"log1p", "expm1"}, [](Run& r) {
+    unary_sweep(
+        r, [](const Tensor& x) { return ditto::log1p(x) + ditto::expm1(x); }, Dist::Positive);
+  });
+  add("rounding", {"floor", "ceil", "round", "trunc"}, [](Run& r) {
+    unary_sweep(
+        r,
+        [](const Tensor& x) {
+          const Tensor y = x * 3.0;
+          return ditto::floor(y) + ditto::ceil(y) * 2.0 + ditto::round(y) * 4.0 + ditto::trunc(y) * 8.0 + x;
+        },
+        Dist::Normal, /*small=*/true);
+  });
+  add("activations", {"silu", "mish", "hardswish", "leaky_relu", "softplus", "hardtanh", "elu"}, [](Run& r) {
+    unary_sweep(r, [](const Tensor& x) { return ditto::silu(x * 3.0); });
+    unary_sweep(
+        r,
+        [](const Tensor& x) {
+          const Tensor y = x * 3.0;
+          return ditto::mish(y) + ditto::hardswish(y) + ditto::leaky_relu(y, 0.1) + ditto::softplus(y, 2, 3) +
+                 ditto::hardtanh(y, -1.5, 2) + ditto::elu(y, 1.2);
+        },
+        Dist::Normal, /*small=*/true);
+  });
   add("pow_scalar", {"pow"}, [](Run& r) {
     unary_sweep(
         r, [](const Tensor& x) { return ditto::pow(x, 1.7); }, Dist::Positive);
@@ -327,6 +355,14 @@ std::vector<Entry> corpus() {
   });
 
   // --- elementwise, several operands
+  add("maximum_minimum", {"maximum", "minimum"}, [](Run& r) {
+    binary_sweep(r, [](const Tensor& a, const Tensor& b) { return ditto::maximum(a, b) + ditto::minimum(a, b) * 2.0; });
+  });
+  add("fmod_remainder", {"fmod", "remainder"}, [](Run& r) {
+    binary_sweep(
+        r, [](const Tensor& a, const Tensor& b) { return ditto::fmod(a * 5.0, b) + ditto::remainder(a * 5.0, b); },
+        Dist::Normal, Dist::Positive, /*small=*/true);
+  });
   add("add", {"add", "add.alpha"}, [](Run& r) {
     binary_sweep(r, [](const Tensor& a, const Tensor& b) { return a + b; });
     binary_sweep(
@@ -427,6 +463,14 @@ std::vector<Entry> corpus() {
       r.out("argmax dim 1", ditto::argmax(r.data({300, 129}, d).t(), 1));
       r.out("argmin dim 0 keepdim", ditto::argmin(r.data({129, 300}, d), 0, true));
     }
+  });
+  add("logsumexp", {"logsumexp"},
+      [](Run& r) { reduce_sweep(r, [](const Tensor& x, const Shape& d) { return ditto::logsumexp(x * 4.0, d); }); });
+  add("vector_norm", {"linalg_vector_norm"}, [](Run& r) {
+    reduce_sweep(r, [](const Tensor& x, const Shape& d) { return ditto::linalg::vector_norm(x, 2, d); });
+    for (double p : {1.0, 3.0, 0.5, std::numeric_limits<double>::infinity()})
+      r.grad("ord " + std::to_string(p) + " (33,17)^T dim 1",
+             ditto::linalg::vector_norm(r.input({33, 17}, Layout::Transposed), p, {1}));
   });
   add("var_std", {"var"}, [](Run& r) {
     reduce_sweep(r, [](const Tensor& x, const Shape& d) { return x.numel() > 1 ? ditto::var(x, d) : x * 1.0; });

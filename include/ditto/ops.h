@@ -32,6 +32,32 @@ Tensor sigmoid(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+// clamp with one bound (PyTorch's clamp_min / clamp_max)
+Tensor clamp_min(const Tensor& x, const Scalar& min);
+Tensor clamp_max(const Tensor& x, const Scalar& max);
+// Elementary functions from ditto's dmath (cpu/dmath.h: within 1 ulp, the same bits at every
+// level); integers and bool are computed as float32.
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor erf(const Tensor& x);
+Tensor log1p(const Tensor& x);
+Tensor expm1(const Tensor& x);
+// Rounding to an integral value in x's dtype (round: half to even); integers are returned as they
+// are. The gradient is zero.
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);
+Tensor trunc(const Tensor& x);
+// The larger (smaller) of a and b, broadcast and promoted as add; a NaN in either gives NaN. Ties
+// split the gradient in halves (PyTorch's rule).
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+// a - trunc(a / b) * b (fmod: the sign of a) and a - floor(a / b) * b (remainder: the sign of b),
+// computed exactly as C's fmod, as PyTorch's CPU kernels; an integer division by zero raises.
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Scalar& b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Scalar& b);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -55,6 +81,18 @@ Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Sca
 // GELU: approximate "none" (x * Phi(x), with erf) or "tanh"; gelu_backward is its vjp
 Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 Tensor gelu_backward(const Tensor& grad, const Tensor& x, std::string_view approximate = "none");
+// Activations, as torch.nn.functional's (one pass each; gradients from PyTorch's formulas):
+// silu x * sigmoid(x), computed as x / (1 + exp(-x)); softplus log1p(exp(beta x)) / beta, x where
+// beta x > threshold; leaky_relu x or slope * x; elu scale * x for x > 0, else
+// scale * alpha * expm1(x * input_scale); hardtanh clamp(x, min_val, max_val); hardswish
+// x * relu6(x + 3) / 6; mish x * tanh(softplus(x)).
+Tensor silu(const Tensor& x);
+Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
+Tensor elu(const Tensor& x, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1);
+Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1, const Scalar& max_val = 1);
+Tensor hardswish(const Tensor& x);
+Tensor mish(const Tensor& x);
 // relu's vjp, as PyTorch's: grad where self > threshold, else 0 (a NaN self passes grad through)
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
 // weight's rows at indices (int64/int32): shape indices.shape + (dim,). The backward sums rows in
@@ -94,6 +132,16 @@ Tensor var(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool
 Tensor std(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool keepdim = false);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
+// log(sum(exp(x), dims)) without overflow: the maximum over dims (0 where it is infinite) is
+// taken out before exp and added back (PyTorch's algorithm); integers are computed as float32.
+Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim = false);
+// The ord-norm of x over dims (all when empty): (sum |x|^ord)^(1/ord); ord inf / -inf the largest
+// / smallest |x|, 0 the number of nonzeros; floating x only. The sum is sum's canonical tree. The
+// gradient is PyTorch's (0 where the norm is 0). norm is torch.norm with a numeric p.
+namespace linalg {
+Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, const DimList& dims = {}, bool keepdim = false);
+}  // namespace linalg
+Tensor norm(const Tensor& x, const Scalar& p = 2, const DimList& dims = {}, bool keepdim = false);
 // Running sums and products along dim, in PyTorch's CPU order (the same bits): integers and bool
 // give int64 unless dtype says otherwise; the input is converted to dtype first.
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
@@ -157,6 +205,15 @@ Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta = 1, const Scalar& alpha = 1);
+// beta * self + alpha * bmm(b1, b2), self broadcast to (B, N, M); beta 0 ignores self (NaNs too).
+Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1);
+// a (1-D) times b (1-D): the (n, m) matrix a[i] * b[j].
+Tensor outer(const Tensor& a, const Tensor& b);
+// Einstein summation, as torch.einsum: "ij,jk->ik", "bhqd,bhkd->bhqk", "...ij,...jk", implicit
+// output (the labels used once, alphabetically), "..." for broadcast dims, size-1 dims broadcast.
+// Operands are contracted left to right, each pair as one bmm (Note [GEMM accumulation order]); a
+// label repeated within one operand takes the diagonal.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands);
 
 // --- joining and indexing
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
@@ -233,6 +290,25 @@ Tensor squeeze(const Tensor& x);
 Tensor squeeze(const Tensor& x, int64_t dim);
 Tensor unsqueeze(const Tensor& x, int64_t dim);
 Tensor clone(const Tensor& x);
+// Pieces of x along dim, as views: split_size elements each (the last may be smaller), the given
+// sizes (split_with_sizes; they must sum to the dim's size), chunks pieces of ceil(size / chunks)
+// (chunk; fewer when that covers the dim sooner), or every index (unbind, one dim fewer).
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& x, const std::vector<int64_t>& split_sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
+// x repeated along each dim (repeats has at least x.dim() entries; leading ones add dims); tile
+// pads reps with leading ones instead. A copy; the gradient sums the copies.
+Tensor repeat(const Tensor& x, const Shape& repeats);
+Tensor tile(const Tensor& x, const Shape& reps);
+// x reversed along dims; x shifted by shifts[i] along dims[i] (elements leaving one end enter at
+// the other; no dims: over the flattened x). Copies; exact gradients.
+Tensor flip(const Tensor& x, const DimList& dims);
+Tensor roll(const Tensor& x, const DimList& shifts, const DimList& dims = {});
+// x's dims source moved to destination, the others kept in order (a view); swapaxes is transpose.
+Tensor movedim(const Tensor& x, const DimList& source, const DimList& destination);
+Tensor swapaxes(const Tensor& x, int64_t axis0, int64_t axis1);
 
 // True when a and b have the same shape, dtype and bits (NaNs equal when their bits are).
 bool equal(const Tensor& a, const Tensor& b);

@@ -127,11 +127,22 @@ class Tensor {
   Tensor squeeze(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(const std::vector<int64_t>& split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(const std::vector<int64_t>& split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor movedim(const DimList& source, const DimList& destination) const;
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
 
   // --- copies
   Tensor contiguous() const;
   Tensor clone() const;
+  Tensor repeat(const Shape& repeats) const;
+  Tensor tile(const Shape& reps) const;
+  Tensor flip(const DimList& dims) const;
+  Tensor roll(const DimList& shifts, const DimList& dims = {}) const;
   Tensor to(ScalarType dtype) const;
   Tensor& copy_(const Tensor& src);
   Tensor& fill_(const Scalar& value);
@@ -164,6 +175,23 @@ class Tensor {
   Tensor tanh() const;
   Tensor relu() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor erf() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor trunc() const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor fmod(const Tensor& o) const;
+  Tensor fmod(const Scalar& o) const;
+  Tensor remainder(const Tensor& o) const;
+  Tensor remainder(const Scalar& o) const;
   Tensor eq(const Tensor& o) const;
   Tensor ne(const Tensor& o) const;
   Tensor lt(const Tensor& o) const;
@@ -199,11 +227,15 @@ class Tensor {
   Tensor std(const DimList& dims = {}, bool unbiased = true, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
+  Tensor logsumexp(const DimList& dims, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2, const DimList& dims = {}, bool keepdim = false) const;
 
   // --- linear algebra and indexing
   Tensor matmul(const Tensor& o) const;
   Tensor mm(const Tensor& o) const;
   Tensor bmm(const Tensor& o) const;
+  Tensor outer(const Tensor& o) const;
+  Tensor baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);

@@ -179,6 +179,26 @@ void bind_nn(py::module_& m) {
   });
   f.def(
       "gelu", [](const Tensor& x, const std::string& approximate) { return gelu(x, approximate); }, Release());
+  f.def(
+      "silu", [](const Tensor& x) { return silu(x); }, Release());
+  f.def(
+      "mish", [](const Tensor& x) { return mish(x); }, Release());
+  f.def(
+      "hardswish", [](const Tensor& x) { return hardswish(x); }, Release());
+  f.def(
+      "leaky_relu", [](const Tensor& x, const Scalar& slope) { return leaky_relu(x, slope); }, Release());
+  f.def(
+      "softplus",
+      [](const Tensor& x, const Scalar& beta, const Scalar& threshold) { return softplus(x, beta, threshold); },
+      Release());
+  f.def(
+      "hardtanh", [](const Tensor& x, const Scalar& lo, const Scalar& hi) { return hardtanh(x, lo, hi); }, Release());
+  f.def(
+      "elu",
+      [](const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+        return elu(x, alpha, scale, input_scale);
+      },
+      Release());
   auto conv = [&](const char* name, auto fn) {
     f.def(name, [fn, name](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
                            py::handle dilation, int64_t groups) {

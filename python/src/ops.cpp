@@ -414,7 +414,24 @@ void bind_ops(py::module_& m) {
   DITTO_UNARY(sigmoid)
   DITTO_UNARY(tanh)
   DITTO_UNARY(relu)
+  DITTO_UNARY(sin)
+  DITTO_UNARY(cos)
+  DITTO_UNARY(erf)
+  DITTO_UNARY(log1p)
+  DITTO_UNARY(expm1)
+  DITTO_UNARY(floor)
+  DITTO_UNARY(ceil)
+  DITTO_UNARY(trunc)
 #undef DITTO_UNARY
+  def_op(
+      m, cls, "round",
+      [](const Tensor& x, int64_t decimals) {
+        if (decimals != 0) throw Error("[round] decimals other than 0 are not supported yet");
+        return round(x);
+      },
+      py::kw_only(), py::arg("decimals") = 0, Release());
+  m.attr("fix") = m.attr("trunc");
+  cls.attr("fix") = cls.attr("trunc");
   def_op(
       m, cls, "negative", [](const Tensor& x) { return neg(x); }, Release());
   def_op(
@@ -481,6 +498,16 @@ void bind_ops(py::module_& m) {
   binary_op(
       "pow", [](const Tensor& a, const Tensor& b) { return pow(a, b); },
       [](const Tensor& a, const Scalar& b) { return pow(a, b); });
+  def_op(
+      m, cls, "maximum", [](const Tensor& a, const Tensor& b) { return maximum(a, b); }, py::arg("other"), Release());
+  def_op(
+      m, cls, "minimum", [](const Tensor& a, const Tensor& b) { return minimum(a, b); }, py::arg("other"), Release());
+  binary_op(
+      "fmod", [](const Tensor& a, const Tensor& b) { return fmod(a, b); },
+      [](const Tensor& a, const Scalar& b) { return fmod(a, b); });
+  binary_op(
+      "remainder", [](const Tensor& a, const Tensor& b) { return remainder(a, b); },
+      [](const Tensor& a, const Scalar& b) { return remainder(a, b); });
 #define DITTO_CMP(name)                                                   \
   binary_op(                                                              \
       #name, [](const Tensor& a, const Tensor& b) { return name(a, b); }, \
@@ -517,6 +544,12 @@ void bind_ops(py::module_& m) {
   };
   def_op(m, cls, "clamp", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
   def_op(m, cls, "clip", clamp_fn, py::arg("min") = py::none(), py::arg("max") = py::none());
+  def_op(
+      m, cls, "clamp_min", [clamp_fn](const Tensor& x, py::handle min) { return clamp_fn(x, min, py::none()); },
+      py::arg("min"));
+  def_op(
+      m, cls, "clamp_max", [clamp_fn](const Tensor& x, py::handle max) { return clamp_fn(x, py::none(), max); },
+      py::arg("max"));
   m.def(
       "where",
       [](const Tensor& cond, py::handle a, py::handle b) -> py::object {
@@ -676,6 +709,46 @@ void bind_ops(py::module_& m) {
         },
         py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
   };
+  def_op(
+      m, cls, "logsumexp",
+      [](const Tensor& x, py::handle dim, bool keepdim) {
+        const DimList dims = dims_from_python(dim, "logsumexp");
+        py::gil_scoped_release nogil;
+        return logsumexp(x, dims, keepdim);
+      },
+      py::arg("dim"), py::arg("keepdim") = false);
+  // torch.norm with a numeric p ("fro" is 2) and linalg.vector_norm (ditto._C.vector_norm)
+  auto norm_order = [](py::handle p, const char* op) -> Scalar {
+    if (p.is_none()) return Scalar(2.0);
+    if (py::isinstance<py::str>(p)) {
+      if (p.cast<std::string>() == "fro") return Scalar(2.0);
+      throw Error(std::string("[") + op + "] only numeric norms and 'fro' are supported, got '" +
+                  p.cast<std::string>() + "'");
+    }
+    return Scalar(py::cast<double>(p));
+  };
+  def_op(
+      m, cls, "norm",
+      [norm_order](const Tensor& x, py::handle p, py::handle dim, bool keepdim, py::handle dtype) {
+        const Scalar ord = norm_order(p, "norm");
+        const DimList dims = dims_from_python(dim, "norm");
+        const auto d = opt_dtype(dtype);
+        const Tensor in = d ? x.to(*d) : x;
+        py::gil_scoped_release nogil;
+        return norm(in, ord, dims, keepdim);
+      },
+      py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none());
+  m.def(
+      "vector_norm",
+      [](const Tensor& x, double ord, py::handle dim, bool keepdim, py::handle dtype) {
+        const DimList dims = dims_from_python(dim, "linalg.vector_norm");
+        const auto d = opt_dtype(dtype);
+        const Tensor in = d ? x.to(*d) : x;
+        py::gil_scoped_release nogil;
+        return linalg::vector_norm(in, ord, dims, keepdim);
+      },
+      py::arg("x"), py::arg("ord") = 2, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+      py::arg("dtype") = py::none());
   amax_like("amax", true);
   amax_like("amin", false);
   def_op(
@@ -899,6 +972,28 @@ void bind_ops(py::module_& m) {
         return addmm(x, a, b, beta, alpha);
       },
       py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1, py::arg("alpha") = 1, Release());
+
+  def_op(
+      m, cls, "baddbmm",
+      [](const Tensor& x, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+        return baddbmm(x, a, b, beta, alpha);
+      },
+      py::arg("batch1"), py::arg("batch2"), py::kw_only(), py::arg("beta") = 1, py::arg("alpha") = 1, Release());
+  def_op(
+      m, cls, "outer", [](const Tensor& a, const Tensor& b) { return outer(a, b); }, py::arg("vec2"), Release());
+  m.attr("ger") = m.attr("outer");
+  cls.attr("ger") = cls.attr("outer");
+  // einsum(equation, *operands) or einsum(equation, [operands])
+  m.def("einsum", [](const std::string& equation, py::args args) {
+    std::vector<Tensor> ops;
+    if (args.size() == 1 && !is_tensor(args[0])) {
+      ops = args[0].cast<std::vector<Tensor>>();
+    } else {
+      for (py::handle a : args) ops.push_back(a.cast<Tensor>());
+    }
+    py::gil_scoped_release nogil;
+    return einsum(equation, ops);
+  });
 
   // ---------------------------------------------------------------- joining and indexing
   m.def(
@@ -1207,6 +1302,63 @@ void bind_ops(py::module_& m) {
       m, cls, "narrow",
       [](const Tensor& x, int64_t dim, int64_t start, int64_t length) { return x.narrow(dim, start, length); },
       py::arg("dim"), py::arg("start"), py::arg("length"));
+  def_op(
+      m, cls, "split",
+      [](const Tensor& x, py::handle split, int64_t dim) {
+        std::vector<Tensor> r;
+        if (py::isinstance<py::int_>(split)) {
+          const auto n = split.cast<int64_t>();
+          py::gil_scoped_release nogil;
+          r = ditto::split(x, n, dim);
+        } else {
+          const Shape sizes = shape_from_sequence(split, "split");
+          py::gil_scoped_release nogil;
+          r = split_with_sizes(x, sizes, dim);
+        }
+        return py::tuple(py::cast(r));
+      },
+      py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  def_op(
+      m, cls, "split_with_sizes",
+      [](const Tensor& x, py::handle sizes, int64_t dim) {
+        return py::tuple(py::cast(split_with_sizes(x, shape_from_sequence(sizes, "split_with_sizes"), dim)));
+      },
+      py::arg("split_sizes"), py::arg("dim") = 0);
+  def_op(
+      m, cls, "chunk",
+      [](const Tensor& x, int64_t chunks, int64_t dim) { return py::tuple(py::cast(chunk(x, chunks, dim))); },
+      py::arg("chunks"), py::arg("dim") = 0);
+  def_op(
+      m, cls, "unbind", [](const Tensor& x, int64_t dim) { return py::tuple(py::cast(unbind(x, dim))); },
+      py::arg("dim") = 0);
+  cls.def("repeat", [](const Tensor& x, py::args sizes) { return x.repeat(shape_from_args(sizes, "repeat")); });
+  def_op(
+      m, cls, "tile", [](const Tensor& x, py::handle dims) { return tile(x, shape_from_sequence(dims, "tile")); },
+      py::arg("dims"));
+  m.def(
+      "flip", [](const Tensor& x, py::handle dims) { return flip(x, dims_from_python(dims, "flip")); },
+      py::arg("input"), py::arg("dims"));
+  cls.def("flip", [](const Tensor& x, py::args dims) {
+    if (dims.size() == 1 && !py::isinstance<py::int_>(dims[0])) return flip(x, dims_from_python(dims[0], "flip"));
+    return flip(x, DimList(shape_from_args(dims, "flip")));
+  });
+  def_op(
+      m, cls, "roll",
+      [](const Tensor& x, py::handle shifts, py::handle dims) {
+        return roll(x, dims_from_python(shifts, "roll"), dims.is_none() ? DimList() : dims_from_python(dims, "roll"));
+      },
+      py::arg("shifts"), py::arg("dims") = py::none());
+  def_op(
+      m, cls, "movedim",
+      [](const Tensor& x, py::handle source, py::handle destination) {
+        return movedim(x, dims_from_python(source, "movedim"), dims_from_python(destination, "movedim"));
+      },
+      py::arg("source"), py::arg("destination"));
+  m.attr("moveaxis") = m.attr("movedim");
+  cls.attr("moveaxis") = cls.attr("movedim");
+  m.attr("swapdims") = m.attr("transpose");
+  cls.attr("swapaxes") = cls.attr("transpose");
+  cls.attr("swapdims") = cls.attr("transpose");
   def_op(
       m, cls, "select", [](const Tensor& x, int64_t dim, int64_t index) { return x.select(dim, index); },
       py::arg("dim"), py::arg("index"));

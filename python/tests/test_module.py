@@ -213,3 +213,36 @@ def test_lambda_and_exponential_schedulers():
     opt.step()
     s.step()
     assert s.get_last_lr() == [0.9] and math.isclose(opt.param_groups[0]["lr"], 0.9)
+
+
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [("SiLU", {}), ("Mish", {}), ("Hardswish", {}), ("ReLU6", {}), ("LeakyReLU", {"negative_slope": 0.2}),
+     ("Softplus", {"beta": 2, "threshold": 1}), ("ELU", {"alpha": 0.5}), ("Hardtanh", {"min_val": -0.5, "max_val": 2.0})],
+)
+def test_activation_modules_match_pytorchs(name, kwargs):
+    torch = pytest.importorskip("torch")
+    values = [i / 4 for i in range(-24, 25)]
+    ours = getattr(nn, name)(**kwargs)(ditto.tensor(values, dtype=ditto.float64)).tolist()
+    theirs = getattr(torch.nn, name)(**kwargs)(torch.tensor(values, dtype=torch.float64)).tolist()
+    assert ours == pytest.approx(theirs, rel=1e-15, abs=1e-15)
+    assert repr(getattr(nn, name)(**kwargs)) == repr(getattr(torch.nn, name)(**kwargs))
+
+
+def test_a_gpt_block_in_pytorchs_words():
+    """split of one projection into q, k, v; einsum attention with a tril mask; a norm for clipping."""
+    ditto.manual_seed(0)
+    x = ditto.randn(2, 5, 12, requires_grad=True)
+    qkv = nn.Linear(12, 36)(x)
+    q, k, v = qkv.split(12, dim=2)
+    scores = ditto.einsum("btd,bsd->bts", q, k) / math.sqrt(12)
+    causal = ditto.tril(ditto.ones(5, 5, dtype=ditto.bool))
+    att = scores.masked_fill(causal.logical_not(), float("-inf")).softmax(-1)
+    y = ditto.einsum("bts,bsd->btd", att, v)
+    assert y.shape == (2, 5, 12)
+    assert ditto.equal(att[:, 0, 1:], ditto.zeros(2, 4))  # the first position sees only itself
+    y.sum().backward()
+    total = ditto.linalg.vector_norm(ditto.stack([ditto.linalg.vector_norm(x.grad)]))
+    assert total.item() == pytest.approx(x.grad.norm().item(), rel=1e-6)
+    assert [t.shape for t in ditto.chunk(qkv, 3, -1)] == [(2, 5, 12)] * 3
+    assert len(x.unbind(1)) == 5

@@ -156,6 +156,93 @@ void relu(const Tensor& out, const Tensor& in) {
   unary_same(out, in, []<class T>(T x) -> T { return (x > T(0) || x != x) ? x : T(0); });
 }
 
+void sin(const Tensor& out, const Tensor& in) {
+  unary_dmath(out, in, dmath::sin_f32, dmath::sin_f64, [](auto x) { return dmath::sin(x); });
+}
+void cos(const Tensor& out, const Tensor& in) {
+  unary_dmath(out, in, dmath::cos_f32, dmath::cos_f64, [](auto x) { return dmath::cos(x); });
+}
+void erf(const Tensor& out, const Tensor& in) {
+  unary_dmath(out, in, dmath::erf_f32, dmath::erf_f64, [](auto x) { return dmath::erf(x); });
+}
+void log1p(const Tensor& out, const Tensor& in) {
+  unary_dmath(out, in, dmath::log1p_f32, dmath::log1p_f64, [](auto x) { return dmath::log1p(x); });
+}
+void expm1(const Tensor& out, const Tensor& in) {
+  unary_dmath(out, in, dmath::expm1_f32, dmath::expm1_f64, [](auto x) { return dmath::expm1(x); });
+}
+// Rounding is exact; integers (and bool) are their own floor, ceil, round and trunc.
+template <class F>
+void rounding(const Tensor& out, const Tensor& in, F f) {
+  unary_same(out, in, [f]<class T>(T x) -> T {
+    if constexpr (std::is_floating_point_v<T>)
+      return f(x);
+    else
+      return x;
+  });
+}
+void floor(const Tensor& out, const Tensor& in) {
+  rounding(out, in, [](auto x) { return std::floor(x); });
+}
+void ceil(const Tensor& out, const Tensor& in) {
+  rounding(out, in, [](auto x) { return std::ceil(x); });
+}
+void round(const Tensor& out, const Tensor& in) {  // half to even (the default rounding mode)
+  rounding(out, in, [](auto x) { return std::nearbyint(x); });
+}
+void trunc(const Tensor& out, const Tensor& in) {
+  rounding(out, in, [](auto x) { return std::trunc(x); });
+}
+// NaN in either operand gives NaN; on ties (0 and -0) b, as PyTorch's vector kernel (vmaxps).
+void maximum(const Tensor& out, const Tensor& a, const Tensor& b) {
+  binary_same(out, a, b, []<class T>(T x, T y) -> T {
+    if constexpr (std::is_floating_point_v<T>)
+      return x != x ? x : y != y ? y : x > y ? x : y;
+    else
+      return x > y ? x : y;
+  });
+}
+void minimum(const Tensor& out, const Tensor& a, const Tensor& b) {
+  binary_same(out, a, b, []<class T>(T x, T y) -> T {
+    if constexpr (std::is_floating_point_v<T>)
+      return x != x ? x : y != y ? y : x < y ? x : y;
+    else
+      return x < y ? x : y;
+  });
+}
+// C's fmod, exact for floats; for integers the public op has rejected zero divisors, and x % -1
+// is 0 without computing INT_MIN % -1 (undefined).
+template <class T>
+T int_fmod(T x, T y) {
+  return y == T(-1) ? T(0) : static_cast<T>(x % y);
+}
+void fmod(const Tensor& out, const Tensor& a, const Tensor& b) {
+  binary_same(out, a, b, []<class T>(T x, T y) -> T {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::fmod(x, y);
+    else if constexpr (std::is_same_v<T, bool>)
+      return x;  // unreachable: the public op refuses bool
+    else
+      return int_fmod(x, y);
+  });
+}
+// fmod moved to the sign of b, as PyTorch's CPU kernel: mod + b where mod != 0 and the signs
+// of mod and b differ.
+void remainder(const Tensor& out, const Tensor& a, const Tensor& b) {
+  binary_same(out, a, b, []<class T>(T x, T y) -> T {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x;  // unreachable: the public op refuses bool
+    } else {
+      T mod;
+      if constexpr (std::is_floating_point_v<T>)
+        mod = std::fmod(x, y);
+      else
+        mod = int_fmod(x, y);
+      return (mod != T(0) && ((y < T(0)) != (mod < T(0)))) ? static_cast<T>(mod + y) : mod;
+    }
+  });
+}
+
 void pow_scalar(const Tensor& out, const Tensor& in, const Scalar& e) {
   if (is_floating(out.dtype())) {
     const double ed = e.to_double();

@@ -2,6 +2,7 @@
 // arithmetic of PyTorch's AVX2 CPU kernel, with the fmas it makes written out as std::fma.
 #include "cpu/decl/pointwise.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "cpu/dmath.h"
@@ -9,6 +10,66 @@
 #include "cpu/loops.h"
 
 namespace ditto::cpu {
+
+// --- activations: PyTorch's formulas (Activation.cpp), dmath for exp, log1p, expm1 and tanh
+void silu(const Tensor& out, const Tensor& in) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    map<T, T>(
+        out, [](T x) { return x / (T(1) + dmath::exp(-x)); }, in);
+  });
+}
+void hardswish(const Tensor& out, const Tensor& in) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    map<T, T>(
+        out,
+        [](T x) {
+          // relu6(x + 3), NaN kept (std::max / std::min return their first argument on NaN)
+          const T r = std::min(std::max(x + T(3), T(0)), T(6));
+          return x * r / T(6);
+        },
+        in);
+  });
+}
+void mish(const Tensor& out, const Tensor& in) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    map<T, T>(
+        out, [](T x) { return x * dmath::tanh(dmath::log1p(dmath::exp(x))); }, in);
+  });
+}
+void leaky_relu(const Tensor& out, const Tensor& in, const Scalar& negative_slope) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    const T slope = negative_slope.to<T>();
+    map<T, T>(
+        out, [slope](T x) { return x > T(0) ? x : x * slope; }, in);
+  });
+}
+void softplus(const Tensor& out, const Tensor& in, const Scalar& beta, const Scalar& threshold) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    const T b = beta.to<T>(), th = threshold.to<T>();
+    map<T, T>(
+        out, [b, th](T x) { return x * b > th ? x : dmath::log1p(dmath::exp(x * b)) / b; }, in);
+  });
+}
+void hardtanh(const Tensor& out, const Tensor& in, const Scalar& min_val, const Scalar& max_val) {
+  dispatch_dtype(out.dtype(), [&]<class T>() {  // integers too (the public op refuses bool)
+    const T lo = min_val.to<T>(), hi = max_val.to<T>();
+    map<T, T>(
+        out,
+        [lo, hi](T x) {  // clamp's order: min(max(x, lo), hi), so hi wins when lo > hi; NaN stays
+          if (x != x) return x;
+          const T r = x < lo ? lo : x;
+          return r > hi ? hi : r;
+        },
+        in);
+  });
+}
+void elu(const Tensor& out, const Tensor& in, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  dispatch_floating(out.dtype(), [&]<class T>() {
+    const T neg = alpha.to<T>() * scale.to<T>(), pos = scale.to<T>(), in_s = input_scale.to<T>();
+    map<T, T>(
+        out, [=](T x) { return x <= T(0) ? dmath::expm1(x * in_s) * neg : x * pos; }, in);
+  });
+}
 
 void gelu(const Tensor& out, const Tensor& in, bool tanh_approx) {
   dispatch_floating(out.dtype(), [&]<class T>() {

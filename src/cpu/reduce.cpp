@@ -241,6 +241,58 @@ void min_dim(const Tensor& values, const Tensor& indices, const Tensor& in) { ar
 void argmax(const Tensor& indices, const Tensor& in) { arg_rows(nullptr, indices, in, Greater{}); }
 void argmin(const Tensor& indices, const Tensor& in) { arg_rows(nullptr, indices, in, Less{}); }
 
+// log(sum(exp(x - m))) + m per row, m the row's maximum (0 where it is infinite), as PyTorch's
+// logsumexp: the maximum and the sum are canonical folds (Note [Canonical reduction order]).
+void logsumexp(const Tensor& out, const Tensor& in) {
+  dispatch_floating(in.dtype(), [&]<class T>() {
+    const T* x = in.data_ptr<T>();
+    const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
+    T* o = out.data_ptr<T>();
+    std::vector<T> top(static_cast<std::size_t>(M));
+    reduce_rows<T>(
+        x, M, R, sm, sr, -std::numeric_limits<T>::infinity(), NanMax<T>{}, [](T v) { return v; },
+        [&](int64_t m, T v) { top[m] = std::isinf(v) ? T(0) : v; });
+    for (int64_t m = 0; m < M; ++m) {
+      const T mm = top[m];
+      reduce_rows<T>(
+          x + m * sm, 1, R, 0, sr, T(0), WrappingAdd<T>{}, [mm](T v) { return dmath::exp(v - mm); },
+          [&](int64_t, T v) { o[m] = dmath::log(v) + mm; });
+    }
+  });
+}
+
+// Each row's ord-norm: a canonical fold (Note [Canonical reduction order]) of |x|^ord (x * x for
+// 2, |x| for 1, x != 0 for 0) by sum, or of |x| by max (inf) or min (-inf), then the root.
+void vector_norm(const Tensor& out, const Tensor& in, const Scalar& ord) {
+  dispatch_floating(in.dtype(), [&]<class T>() {
+    const double p = ord.to_double();
+    const T* x = in.data_ptr<T>();
+    const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
+    T* o = out.data_ptr<T>();
+    auto keep = [o](int64_t m, T v) { o[m] = v; };
+    auto magnitude = [](T v) { return std::fabs(v); };
+    if (std::isinf(p) && p > 0) {
+      reduce_rows<T>(x, M, R, sm, sr, T(0), NanMax<T>{}, magnitude, keep);
+    } else if (std::isinf(p)) {
+      reduce_rows<T>(x, M, R, sm, sr, std::numeric_limits<T>::infinity(), NanMin<T>{}, magnitude, keep);
+    } else if (p == 0) {
+      reduce_rows<T>(
+          x, M, R, sm, sr, T(0), WrappingAdd<T>{}, [](T v) { return v != T(0) ? T(1) : T(0); }, keep);
+    } else if (p == 1) {
+      reduce_rows<T>(x, M, R, sm, sr, T(0), WrappingAdd<T>{}, magnitude, keep);
+    } else if (p == 2) {
+      reduce_rows<T>(
+          x, M, R, sm, sr, T(0), WrappingAdd<T>{}, [](T v) { return v * v; },
+          [o](int64_t m, T v) { o[m] = std::sqrt(v); });
+    } else {
+      const T pt = static_cast<T>(p), inv = static_cast<T>(1.0 / p);
+      reduce_rows<T>(
+          x, M, R, sm, sr, T(0), WrappingAdd<T>{}, [pt](T v) { return dmath::pow(std::fabs(v), pt); },
+          [o, inv](int64_t m, T v) { o[m] = dmath::pow(v, inv); });
+    }
+  });
+}
+
 void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt) {
   dispatch_floating(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();

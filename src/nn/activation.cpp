@@ -1,4 +1,4 @@
-// GELU and Dropout.
+// Activation modules, Dropout, relu6 and normalize.
 #include "ditto/nn/activation.h"
 
 #include "ditto/autograd.h"
@@ -42,6 +42,11 @@ Tensor Dropout::forward(const Tensor& x) { return dropout_impl(x, p_, is_trainin
 namespace functional {
 Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
   return dropout_impl(x, p, training, gen, "dropout");
+}
+Tensor relu6(const Tensor& x) { return hardtanh(x, 0, 6); }
+Tensor normalize(const Tensor& x, double p, int64_t dim, double eps) {
+  DITTO_CHECK(x.defined(), "normalize", "expected a defined input");
+  return x / x.norm(p, dim, true).clamp_min(eps).expand_as(x);
 }
 }  // namespace functional
 

@@ -66,7 +66,8 @@ namespace {
 
 // out = op(a, b) computed in dtype `compute`, stored as `out_dtype`.
 template <OpId id>
-Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType out_dtype, const char* name) {
+Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType out_dtype, const char* name,
+              const char* node_name = nullptr) {
   detail::check_defined(a, name, "self");
   detail::check_defined(b, name, "other");
   const Shape shape = detail::broadcast_shapes(a.sizes(), b.sizes(), name);
@@ -75,8 +76,9 @@ Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType o
   // an operand that already has the result's shape is passed as it is (no view to allocate)
   auto broadcast = [&shape](const Tensor& t) { return t.sizes() == shape ? t : views::expand(t, shape); };
   ops::call<id>(a.device(), out, broadcast(a1), broadcast(b1));
+  constexpr bool saves_both = id == OpId::maximum || id == OpId::minimum || id == OpId::fmod || id == OpId::remainder;
   constexpr bool differentiable =
-      id == OpId::add || id == OpId::sub || id == OpId::mul || id == OpId::div || id == OpId::pow_tensor;
+      id == OpId::add || id == OpId::sub || id == OpId::mul || id == OpId::div || id == OpId::pow_tensor || saves_both;
   if constexpr (differentiable) {
     if (is_floating(out_dtype) && autograd::any_needs_grad(a, b)) {
       using namespace autograd::formulas;
@@ -86,6 +88,8 @@ Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType o
                         BinarySaved{autograd::needs_grad(b) ? a1 : Tensor(), autograd::needs_grad(a) ? b1 : Tensor()});
       else if constexpr (id == OpId::div)
         ops::record<id>({a, b}, {out}, BinarySaved{autograd::needs_grad(b) ? a1 : Tensor(), b1});
+      else if constexpr (saves_both)
+        ops::record<id>({a, b}, {out}, BinarySaved{a1, b1}, node_name);
       else if constexpr (id == OpId::pow_tensor)
         ops::record<id>({a, b}, {out}, PowTensorSaved{a1, b1, out});
       else
@@ -128,8 +132,8 @@ Tensor unary_float(const Tensor& x) {
   Tensor out = detail::new_tensor(x.sizes(), t, name);
   const Tensor xc = detail::cast(x, t);
   ops::call<id>(x.device(), out, xc);
-  if (autograd::any_needs_grad(x)) {  // log's derivative needs x; the others the output
-    if constexpr (id == OpId::log)
+  if (autograd::any_needs_grad(x)) {  // some derivatives need x; the others the output
+    if constexpr (id == OpId::log || id == OpId::sin || id == OpId::cos || id == OpId::erf || id == OpId::log1p)
       ops::record<id>({x}, {out}, autograd::formulas::SavedInput{xc});
     else
       ops::record<id>({x}, {out}, autograd::formulas::SavedOutput{out});
@@ -241,6 +245,54 @@ Tensor relu(const Tensor& x) {
   if (x.dtype() == kBool) fail("relu", "not implemented for 'Bool'");
   return unary_same<OpId::relu>(x);
 }
+
+Tensor sin(const Tensor& x) { return unary_float<OpId::sin>(x); }
+Tensor cos(const Tensor& x) { return unary_float<OpId::cos>(x); }
+Tensor erf(const Tensor& x) { return unary_float<OpId::erf>(x); }
+Tensor log1p(const Tensor& x) { return unary_float<OpId::log1p>(x); }
+Tensor expm1(const Tensor& x) { return unary_float<OpId::expm1>(x); }
+
+namespace {
+template <OpId id>
+Tensor rounding(const Tensor& x) {
+  const char* name = ops::op_entry(id).name;
+  detail::check_defined(x, name);
+  if (x.dtype() == kBool) fail(name, "not implemented for 'Bool'");
+  return unary_same<id>(x);
+}
+
+// fmod and remainder: bool refused, integer division by zero raised (PyTorch's
+// ZeroDivisionError) before the kernel runs. node_name: PyTorch's for the Scalar form.
+template <OpId id>
+Tensor modulo(const Tensor& a, const Tensor& b, const char* node_name = nullptr) {
+  const char* name = ops::op_entry(id).name;
+  detail::check_defined(a, name, "self");
+  detail::check_defined(b, name, "other");
+  const ScalarType t = result_type(a, b);
+  if (t == kBool) fail(name, "not implemented for 'Bool'");
+  if (!is_floating(t) && b.eq(Scalar(0)).sum().template item<int64_t>() > 0) fail(name, "ZeroDivisionError");
+  return binary<id>(a, b, t, t, name, node_name);
+}
+}  // namespace
+
+Tensor floor(const Tensor& x) { return rounding<OpId::floor>(x); }
+Tensor ceil(const Tensor& x) { return rounding<OpId::ceil>(x); }
+Tensor round(const Tensor& x) { return rounding<OpId::round>(x); }
+Tensor trunc(const Tensor& x) { return rounding<OpId::trunc>(x); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return arith<OpId::maximum>(a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return arith<OpId::minimum>(a, b); }
+Tensor fmod(const Tensor& a, const Tensor& b) { return modulo<OpId::fmod>(a, b); }
+Tensor remainder(const Tensor& a, const Tensor& b) { return modulo<OpId::remainder>(a, b); }
+Tensor fmod(const Tensor& a, const Scalar& b) {
+  detail::check_defined(a, "fmod");
+  return modulo<OpId::fmod>(a, detail::wrap_scalar(b, result_type(a, b)), "FmodBackward0");
+}
+Tensor remainder(const Tensor& a, const Scalar& b) {
+  detail::check_defined(a, "remainder");
+  return modulo<OpId::remainder>(a, detail::wrap_scalar(b, result_type(a, b)), "RemainderBackward0");
+}
+Tensor clamp_min(const Tensor& x, const Scalar& min) { return clamp(x, min, std::nullopt); }
+Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, max); }
 
 Tensor pow(const Tensor& x, const Scalar& exponent) {
   detail::check_defined(x, "pow");

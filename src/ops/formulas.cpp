@@ -2,6 +2,8 @@
 // back to its input's shape and casts it), so formulas return gradients of the op's own shapes.
 #include "ops/formulas.h"
 
+#include <cmath>
+
 #include "ditto/factory.h"
 #include "ditto/ops.h"
 #include "ops/common.h"
@@ -40,7 +42,26 @@ DITTO_FORMULA(abs, SavedInput) {
   const Tensor& x = *s.x;
   return {where(x > 0, g[0], where(x < 0, -g[0], zeros_like(g[0])))};
 }
-DITTO_FORMULA(sign, NoSaved) { return {zeros_like(g[0])}; }  // flat everywhere (0 at 0, as PyTorch)
+DITTO_FORMULA(flat, NoSaved) { return {zeros_like(g[0])}; }  // flat everywhere (sign: 0 at 0, as PyTorch)
+// PyTorch's derivatives.yaml, in its order of operations
+DITTO_FORMULA(sin, SavedInput) { return {g[0] * s.x->cos()}; }
+DITTO_FORMULA(cos, SavedInput) { return {g[0] * -s.x->sin()}; }
+DITTO_FORMULA(erf, SavedInput) { return {2.0 / std::sqrt(M_PI) * exp(-s.x->pow(2)) * g[0]}; }
+DITTO_FORMULA(log1p, SavedInput) { return {g[0] / (*s.x + 1)}; }
+DITTO_FORMULA(expm1, SavedOutput) { return {g[0] * (*s.out + 1)}; }
+// maximum / minimum: the gradient goes to the larger (smaller) operand, halved on ties
+DITTO_FORMULA(maximum, BinarySaved) {
+  const Tensor &a = *s.a, &b = *s.b;
+  const Tensor shared = where(a == b, g[0] / 2, g[0]);
+  return {shared.masked_fill(a < b, 0), shared.masked_fill(a > b, 0)};
+}
+DITTO_FORMULA(minimum, BinarySaved) {
+  const Tensor &a = *s.a, &b = *s.b;
+  const Tensor shared = where(a == b, g[0] / 2, g[0]);
+  return {shared.masked_fill(a > b, 0), shared.masked_fill(a < b, 0)};
+}
+DITTO_FORMULA(fmod, BinarySaved) { return {g[0], -g[0] * (*s.a / *s.b).trunc()}; }
+DITTO_FORMULA(remainder, BinarySaved) { return {g[0], -g[0] * (*s.a / *s.b).floor()}; }
 DITTO_FORMULA(exp, SavedOutput) { return {g[0] * *s.out}; }
 DITTO_FORMULA(log, SavedInput) { return {g[0] / *s.x}; }
 DITTO_FORMULA(sqrt, SavedOutput) { return {g[0] / (*s.out * 2)}; }
@@ -139,6 +160,33 @@ DITTO_FORMULA(var, VarSaved) {
   if (s.take_sqrt) r = r / (unreduce(out, s.input, s.dims, s.keepdim) * 2);
   return {r};
 }
+// PyTorch's logsumexp_backward: g * exp(x - result)
+DITTO_FORMULA(logsumexp, ReduceSaved) {
+  return {unreduce(g[0], s.input, s.dims, s.keepdim) * exp(*s.x - unreduce(*s.out, s.input, s.dims, s.keepdim))};
+}
+// PyTorch's norm_backward: 0 where the norm is 0; ord inf / -inf share the gradient among the
+// elements of largest (smallest) magnitude, NaNs counted among them.
+DITTO_FORMULA(vector_norm, NormSaved) {
+  const Tensor& x = *s.x;
+  const double p = s.ord.to_double();
+  const Tensor gu = unreduce(g[0], s.input, s.dims, s.keepdim), norm = unreduce(*s.out, s.input, s.dims, s.keepdim);
+  if (p == 0) return {zeros_like(x)};
+  if (p == 1) return {x.sign() * gu};
+  if (p == 2) return {gu * (x / norm).masked_fill(norm == 0, 0)};
+  if (std::isinf(p)) {
+    const Tensor mag = x.abs();
+    const Tensor hit = (mag == norm) + (mag != mag);
+    const Tensor count = unreduce(sum(hit, s.dims, s.keepdim), s.input, s.dims, s.keepdim).to(x.dtype());
+    return {x.sign() * ((gu / count) * hit)};
+  }
+  if (p < 1) {
+    const Tensor scaled = x.sign() * x.abs().pow(p - 1).masked_fill(x == 0, 0);
+    return {scaled * gu * norm.pow(1 - p)};
+  }
+  const Tensor scaled = p < 2 ? x.sign() * x.abs().pow(p - 1) : x * x.abs().pow(p - 2);
+  return {scaled * (gu / norm.pow(p - 1)).masked_fill(norm == 0, 0)};
+}
+
 namespace {
 // softmax's and log_softmax's gradient in one pass (cpu/reduce.cpp): softmax's is
 // y * (g - sum(g * y, dim)), log_softmax's g - exp(y) * sum(g, dim), with sum's canonical order.

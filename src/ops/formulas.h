@@ -172,6 +172,28 @@ struct GeluSaved {
   SavedTensor x;
   bool tanh_approx;
 };
+struct LeakyReluSaved {
+  SavedTensor x;
+  Scalar negative_slope;
+};
+struct SoftplusSaved {
+  SavedTensor x;
+  Scalar beta, threshold;
+};
+struct HardtanhSaved {
+  SavedTensor x;
+  Scalar min_val, max_val;
+};
+struct EluSaved {
+  SavedTensor x;
+  Scalar alpha, scale, input_scale;
+};
+struct NormSaved {  // linalg_vector_norm
+  Shape input, dims;
+  bool keepdim;
+  Scalar ord;
+  SavedTensor x, out;
+};
 struct EmbeddingSaved {
   SavedTensor indices;
   int64_t num_weights, padding_idx;
@@ -226,7 +248,16 @@ DITTO_FORMULA(slice, SliceSaved);
 DITTO_FORMULA(identity, NoSaved);  // expand (the engine sums back), copies, casts
 DITTO_FORMULA(neg, NoSaved);
 DITTO_FORMULA(abs, SavedInput);
-DITTO_FORMULA(sign, NoSaved);
+DITTO_FORMULA(flat, NoSaved);  // a zero gradient: sign, floor, ceil, round, trunc
+DITTO_FORMULA(sin, SavedInput);
+DITTO_FORMULA(cos, SavedInput);
+DITTO_FORMULA(erf, SavedInput);
+DITTO_FORMULA(log1p, SavedInput);
+DITTO_FORMULA(expm1, SavedOutput);
+DITTO_FORMULA(maximum, BinarySaved);
+DITTO_FORMULA(minimum, BinarySaved);
+DITTO_FORMULA(fmod, BinarySaved);
+DITTO_FORMULA(remainder, BinarySaved);
 DITTO_FORMULA(exp, SavedOutput);
 DITTO_FORMULA(log, SavedInput);
 DITTO_FORMULA(sqrt, SavedOutput);
@@ -250,6 +281,8 @@ DITTO_FORMULA(prod, ReduceSaved);
 DITTO_FORMULA(amax, ReduceSaved);  // amax and amin
 DITTO_FORMULA(max_dim, MaxDimSaved);
 DITTO_FORMULA(var, VarSaved);
+DITTO_FORMULA(vector_norm, NormSaved);
+DITTO_FORMULA(logsumexp, ReduceSaved);
 DITTO_FORMULA(softmax, SoftmaxSaved);
 DITTO_FORMULA(log_softmax, SoftmaxSaved);
 DITTO_FORMULA(mm, MatmulSaved);
@@ -286,5 +319,12 @@ DITTO_FORMULA(lerp, LerpSaved);
 DITTO_FORMULA(addcmul, AddcSaved);
 DITTO_FORMULA(addcdiv, AddcSaved);
 DITTO_FORMULA(gelu, GeluSaved);
+DITTO_FORMULA(silu, SavedInput);
+DITTO_FORMULA(hardswish, SavedInput);
+DITTO_FORMULA(mish, SavedInput);
+DITTO_FORMULA(leaky_relu, LeakyReluSaved);
+DITTO_FORMULA(softplus, SoftplusSaved);
+DITTO_FORMULA(hardtanh, HardtanhSaved);
+DITTO_FORMULA(elu, EluSaved);
 DITTO_FORMULA(embedding, EmbeddingSaved);
 }  // namespace ditto::autograd::formulas

@@ -74,6 +74,62 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
 }
 
 namespace {
+// An activation's input: defined and floating (PyTorch's kernels are dispatched over floating
+// types only; hardtanh, a clamp, also takes integers). Returns the output to fill.
+Tensor activation_output(const Tensor& x, const char* op, bool integers = false) {
+  detail::check_defined(x, op);
+  if (!is_floating(x.dtype()) && !(integers && x.dtype() != kBool))
+    fail(op, "\"", op, "_cpu\" not implemented for '", ops::aten_type_name(x.dtype()), "'");
+  return detail::new_tensor(x.sizes(), x.dtype(), op);
+}
+template <OpId id>
+Tensor plain_activation(const Tensor& x) {
+  const char* op = ops::op_entry(id).name;
+  Tensor out = activation_output(x, op);
+  ops::call<id>(x.device(), out, x);
+  if (autograd::any_needs_grad(x)) ops::record<id>({x}, {out}, autograd::formulas::SavedInput{x});
+  return out;
+}
+}  // namespace
+
+Tensor silu(const Tensor& x) { return plain_activation<OpId::silu>(x); }
+Tensor hardswish(const Tensor& x) { return plain_activation<OpId::hardswish>(x); }
+Tensor mish(const Tensor& x) { return plain_activation<OpId::mish>(x); }
+
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
+  Tensor out = activation_output(x, "leaky_relu");
+  detail::check_fits(negative_slope, x.dtype(), "leaky_relu");
+  ops::call<OpId::leaky_relu>(x.device(), out, x, negative_slope);
+  if (autograd::any_needs_grad(x))
+    ops::record<OpId::leaky_relu>({x}, {out}, autograd::formulas::LeakyReluSaved{x, negative_slope});
+  return out;
+}
+Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
+  Tensor out = activation_output(x, "softplus");
+  for (const Scalar& v : {beta, threshold}) detail::check_fits(v, x.dtype(), "softplus");
+  ops::call<OpId::softplus>(x.device(), out, x, beta, threshold);
+  if (autograd::any_needs_grad(x))
+    ops::record<OpId::softplus>({x}, {out}, autograd::formulas::SoftplusSaved{x, beta, threshold});
+  return out;
+}
+Tensor hardtanh(const Tensor& x, const Scalar& min_val, const Scalar& max_val) {
+  Tensor out = activation_output(x, "hardtanh", /*integers=*/true);
+  for (const Scalar& v : {min_val, max_val}) detail::check_fits(v, x.dtype(), "hardtanh");
+  ops::call<OpId::hardtanh>(x.device(), out, x, min_val, max_val);
+  if (autograd::any_needs_grad(x))
+    ops::record<OpId::hardtanh>({x}, {out}, autograd::formulas::HardtanhSaved{x, min_val, max_val});
+  return out;
+}
+Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  Tensor out = activation_output(x, "elu");
+  for (const Scalar& v : {alpha, scale, input_scale}) detail::check_fits(v, x.dtype(), "elu");
+  ops::call<OpId::elu>(x.device(), out, x, alpha, scale, input_scale);
+  if (autograd::any_needs_grad(x))
+    ops::record<OpId::elu>({x}, {out}, autograd::formulas::EluSaved{x, alpha, scale, input_scale});
+  return out;
+}
+
+namespace {
 // The checks of an elementwise vjp taking (grad_output, self): both defined, of one dtype that
 // `allowed` accepts (described by `kind`), and of one shape. Returns the output to fill.
 Tensor vjp_output(const Tensor& grad, const Tensor& self, bool allowed, const char* kind, const char* op) {

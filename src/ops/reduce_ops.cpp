@@ -1,6 +1,8 @@
 // Public reductions: dims, keepdim, output dtype; the kernels see a (M, R) view whose rows are the
 // reduced elements in logical order (Note [Canonical reduction order]).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "autograd/graph.h"
 #include "ops/common.h"
@@ -246,6 +248,55 @@ Tensor var(const Tensor& x, const DimList& dims, bool unbiased, bool keepdim) {
 }
 Tensor std(const Tensor& x, const DimList& dims, bool unbiased, bool keepdim) {
   return var_impl(x, dims, unbiased, keepdim, true, "std");
+}
+
+Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim) {
+  detail::check_defined(x, "logsumexp");
+  const Tensor xf = is_floating(x.dtype()) ? x : x.to(kFloat32);
+  Plan p;
+  {
+    NoGradGuard no_grad;
+    p = plan(xf, dims, keepdim, "logsumexp");
+  }
+  Tensor out = detail::new_tensor(p.out_shape, xf.dtype(), "logsumexp");
+  if (p.M > 0) ops::call<OpId::logsumexp>(x.device(), out.view({p.M}), p.rows);
+  if (autograd::any_needs_grad(x))
+    ops::record<OpId::logsumexp>({xf}, {out}, autograd::formulas::ReduceSaved{xf.sizes(), p.dims, keepdim, xf, out});
+  return out;
+}
+
+namespace linalg {
+Tensor vector_norm(const Tensor& x, const Scalar& ord, const DimList& dims, bool keepdim) {
+  const char* op = "linalg.vector_norm";
+  detail::check_defined(x, op);
+  if (!is_floating(x.dtype()))
+    fail(op, "Expected a floating point or complex tensor as input. Got ", ops::aten_type_name(x.dtype()));
+  const double p = ord.to_double();
+  Plan pl;
+  {
+    NoGradGuard no_grad;
+    pl = plan(x, dims, keepdim, op);
+  }
+  if (std::isinf(p) && pl.R == 0 && x.numel() == 0) {  // max and min have no identity
+    if (static_cast<const Shape&>(dims).empty())
+      fail(op, "linalg.vector_norm cannot compute the ", p > 0 ? "inf" : "-inf",
+           " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d : pl.dims)
+      if (x.size(d) == 0)
+        fail(op, "linalg.vector_norm cannot compute the ", p > 0 ? "inf" : "-inf", " norm on the dimension ", d,
+             " because this dimension is empty and the operation does not have an identity");
+  }
+  Tensor out = detail::new_tensor(pl.out_shape, x.dtype(), op);
+  if (pl.M > 0) ops::call<OpId::linalg_vector_norm>(x.device(), out.view({pl.M}), pl.rows, ord);
+  if (autograd::any_needs_grad(x))
+    ops::record<OpId::linalg_vector_norm>({x}, {out},
+                                          autograd::formulas::NormSaved{x.sizes(), pl.dims, keepdim, ord, x, out});
+  return out;
+}
+}  // namespace linalg
+
+Tensor norm(const Tensor& x, const Scalar& p, const DimList& dims, bool keepdim) {
+  return linalg::vector_norm(x, p, dims, keepdim);
 }
 
 namespace {

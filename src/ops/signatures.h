@@ -25,6 +25,8 @@ using Fill = void(const Tensor& out, const Scalar& value);
 using Copy = void(const Tensor& dst, const Tensor& src);  // src expanded to dst's shape, any dtypes
 // in is 2-D (M, R): row m holds the R inputs of output m in canonical (logical) order.
 using Reduce = void(const Tensor& out, const Tensor& in);
+// The ord-norm of each row (ord a float; inf, -inf and 0 included); floating out and in.
+using VectorNorm = void(const Tensor& out, const Tensor& in, const Scalar& ord);
 using Var = void(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt);
 using ReduceWithIndex = void(const Tensor& values, const Tensor& indices, const Tensor& in);
 using ArgReduce = void(const Tensor& indices, const Tensor& in);
@@ -156,6 +158,12 @@ using Lerp = void(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 using Addc = void(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 using Gelu = void(const Tensor& out, const Tensor& in, bool tanh_approx);
 using GeluBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
+// Activations with parameters (silu, hardswish and mish are Unary): out and in of one floating
+// dtype and shape; the parameters are converted to it, as PyTorch's kernels do.
+using Activation1 = void(const Tensor& out, const Tensor& in, const Scalar& p);  // leaky_relu's slope
+using Activation2 = void(const Tensor& out, const Tensor& in, const Scalar& p0, const Scalar& p1);
+using Elu = void(const Tensor& out, const Tensor& in, const Scalar& alpha, const Scalar& scale,
+                 const Scalar& input_scale);
 using ThresholdBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& self,
                                const Scalar& threshold);
 // grad_weight (num, dim), zeroed, += grad (n, dim) rows at indices (n, int64) in index order,

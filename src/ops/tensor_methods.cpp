@@ -265,6 +265,23 @@ Tensor Tensor::sqrt() const { return ditto::sqrt(*this); }
 Tensor Tensor::rsqrt() const { return ditto::rsqrt(*this); }
 Tensor Tensor::sigmoid() const { return ditto::sigmoid(*this); }
 Tensor Tensor::tanh() const { return ditto::tanh(*this); }
+Tensor Tensor::sin() const { return ditto::sin(*this); }
+Tensor Tensor::cos() const { return ditto::cos(*this); }
+Tensor Tensor::erf() const { return ditto::erf(*this); }
+Tensor Tensor::log1p() const { return ditto::log1p(*this); }
+Tensor Tensor::expm1() const { return ditto::expm1(*this); }
+Tensor Tensor::floor() const { return ditto::floor(*this); }
+Tensor Tensor::ceil() const { return ditto::ceil(*this); }
+Tensor Tensor::round() const { return ditto::round(*this); }
+Tensor Tensor::trunc() const { return ditto::trunc(*this); }
+Tensor Tensor::maximum(const Tensor& o) const { return ditto::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return ditto::minimum(*this, o); }
+Tensor Tensor::fmod(const Tensor& o) const { return ditto::fmod(*this, o); }
+Tensor Tensor::remainder(const Tensor& o) const { return ditto::remainder(*this, o); }
+Tensor Tensor::fmod(const Scalar& o) const { return ditto::fmod(*this, o); }
+Tensor Tensor::remainder(const Scalar& o) const { return ditto::remainder(*this, o); }
+Tensor Tensor::clamp_min(const Scalar& min) const { return ditto::clamp_min(*this, min); }
+Tensor Tensor::clamp_max(const Scalar& max) const { return ditto::clamp_max(*this, max); }
 Tensor Tensor::relu() const { return ditto::relu(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return ditto::clamp(*this, lo, hi); }
 Tensor Tensor::eq(const Tensor& o) const { return ditto::eq(*this, o); }
@@ -298,9 +315,17 @@ Tensor Tensor::std(const DimList& dims, bool unbiased, bool keepdim) const {
 }
 Tensor Tensor::softmax(int64_t dim) const { return ditto::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return ditto::log_softmax(*this, dim); }
+Tensor Tensor::logsumexp(const DimList& dims, bool keepdim) const { return ditto::logsumexp(*this, dims, keepdim); }
+Tensor Tensor::norm(const Scalar& p, const DimList& dims, bool keepdim) const {
+  return ditto::norm(*this, p, dims, keepdim);
+}
 Tensor Tensor::matmul(const Tensor& o) const { return ditto::matmul(*this, o); }
 Tensor Tensor::mm(const Tensor& o) const { return ditto::mm(*this, o); }
 Tensor Tensor::bmm(const Tensor& o) const { return ditto::bmm(*this, o); }
+Tensor Tensor::outer(const Tensor& o) const { return ditto::outer(*this, o); }
+Tensor Tensor::baddbmm(const Tensor& b1, const Tensor& b2, const Scalar& beta, const Scalar& alpha) const {
+  return ditto::baddbmm(*this, b1, b2, beta, alpha);
+}
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const { return ditto::index_select(*this, dim, index); }
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return ditto::gather(*this, dim, index); }
 

@@ -9,14 +9,6 @@
 
 namespace ditto::optim {
 
-namespace {
-// torch.maximum: the larger value, NaN if either is NaN.
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  const Tensor m = where(a < b, b, a);
-  return where(b != b, b, m);
-}
-}  // namespace
-
 Adam::Adam(std::vector<Tensor> params, double lr, std::pair<double, double> betas, double eps, double weight_decay,
            bool amsgrad)
     : Adam(std::move(params), AdamOptions{lr, betas.first, betas.second, eps, weight_decay, amsgrad, false}) {}

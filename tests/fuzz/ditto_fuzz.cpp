@@ -188,6 +188,81 @@ std::vector<OpFuzzer> generators() {
           default: return one(gelu(x, c.r.chance(0.5) ? "none" : c.r.chance(0.9) ? "tanh" : "bad"));
         }
       });
+  reg({"sin", "cos", "erf", "log1p", "expm1", "floor", "ceil", "round", "trunc", "silu", "mish", "hardswish",
+       "leaky_relu", "softplus", "hardtanh", "elu"},
+      [](Ctx& c) {
+        Tensor x = c.any();
+        switch (c.r.range(0, 16)) {
+          case 0: return one(sin(x));
+          case 1: return one(cos(x));
+          case 2: return one(erf(x));
+          case 3: return one(log1p(x));
+          case 4: return one(expm1(x));
+          case 5: return one(floor(x));
+          case 6: return one(ceil(x));
+          case 7: return one(round(x));
+          case 8: return one(trunc(x));
+          case 9: return one(silu(x));
+          case 10: return one(mish(x));
+          case 11: return one(hardswish(x));
+          case 12: return one(leaky_relu(x, c.scalar()));
+          case 13: return one(softplus(x, c.scalar(), c.scalar()));
+          case 14: return one(hardtanh(x, c.scalar(), c.scalar()));
+          default: return one(elu(x, c.scalar(), c.scalar(), c.scalar()));
+        }
+      });
+  reg({"maximum", "minimum", "fmod", "remainder"}, [](Ctx& c) {
+    Tensor a = c.any(3), b = c.r.chance(0.7) ? c.tensor(a.sizes(), c.r.pick(kDtypes)) : c.any(3);
+    switch (c.r.range(0, 6)) {
+      case 0: return one(maximum(a, b));
+      case 1: return one(minimum(a, b));
+      case 2: return one(fmod(a, b));
+      case 3: return one(remainder(a, b));
+      case 4: return one(fmod(a, c.scalar()));
+      case 5: return one(clamp_min(a, c.scalar()));
+      default: return one(remainder(a, c.scalar()));
+    }
+  });
+  // logsumexp, vector_norm, and the shape ops and products made of table ops (split ... einsum)
+  reg({"logsumexp", "linalg_vector_norm"}, [](Ctx& c) {
+    Tensor x = c.any();
+    const int64_t nd = x.dim();
+    auto ints = [&](int64_t lo, int64_t hi) {
+      Shape v(static_cast<std::size_t>(c.r.range(0, 4)));
+      for (auto& e : v) e = c.r.chance(0.03) ? (c.r.chance(0.5) ? kHuge : -kHuge) : c.r.range(lo, hi);
+      return v;
+    };
+    switch (c.r.range(0, 12)) {
+      case 0: return split(x, c.r.chance(0.05) ? kHuge : c.r.range(-1, 4), dim_arg(c.r, nd));
+      case 1: return split_with_sizes(x, ints(-1, 4), dim_arg(c.r, nd));
+      case 2: return chunk(x, c.r.range(-1, 5), dim_arg(c.r, nd));
+      case 3: return unbind(x, dim_arg(c.r, nd));
+      case 4: return one(repeat(x, ints(0, 3)));
+      case 5: return one(tile(x, ints(0, 3)));
+      case 6: return one(flip(x, DimList(ints(-4, 4))));
+      case 7: return one(roll(x, DimList(ints(-5, 5)), DimList(ints(-4, 4))));
+      case 8: return one(movedim(x, DimList(ints(-4, 4)), DimList(ints(-4, 4))));
+      case 9: return one(logsumexp(x, DimList(ints(-4, 4)), c.r.chance(0.5)));
+      case 10: {
+        const double ords[] = {0, 1, 2, 3, 0.5, INFINITY, -INFINITY};
+        return one(linalg::vector_norm(x, ords[c.r.range(0, 6)], DimList(ints(-4, 4)), c.r.chance(0.5)));
+      }
+      case 11: {
+        Tensor y = c.any(3);
+        if (c.r.chance(0.5)) return one(outer(x, y));
+        return one(baddbmm(c.any(3), x, y, c.scalar(), c.scalar()));
+      }
+      default: {
+        const char* eqs[] = {"ij,jk->ik", "...ij,...jk", "bij,bjk->bik", "ii->i",  "i,i->",          "ij->", "a",
+                             "ab,ba->",   "i.j",         "ij,jk->iz",    "ij->jj", "...i,...i->...", "ij,j", "",
+                             "->",        "ij,,j"};
+        std::vector<Tensor> ops{x};
+        if (c.r.chance(0.6)) ops.push_back(c.any(3));
+        if (c.r.chance(0.2)) ops.push_back(c.any(2));
+        return one(einsum(eqs[c.r.range(0, 15)], ops));
+      }
+    }
+  });
   reg({"pow.Tensor", "add", "add.alpha", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "where",
        "masked_fill"},
       [](Ctx& c) {

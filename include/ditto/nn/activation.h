@@ -1,5 +1,5 @@
 #pragma once
-// GELU and Dropout (torch.nn.GELU, torch.nn.Dropout).
+// Activation modules (torch.nn.GELU, SiLU, ...) and Dropout.
 #include <string>
 
 #include "ditto/nn/functional.h"
@@ -31,6 +31,63 @@ class Dropout : public UnaryModule {
  private:
   double p_;
   Generator* gen_;
+};
+
+class SiLU : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override { return functional::silu(x); }
+  std::string name() const override { return "SiLU"; }
+};
+class Mish : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override { return functional::mish(x); }
+  std::string name() const override { return "Mish"; }
+};
+class Hardswish : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override { return functional::hardswish(x); }
+  std::string name() const override { return "Hardswish"; }
+};
+class LeakyReLU : public UnaryModule {
+ public:
+  explicit LeakyReLU(double negative_slope = 0.01) : slope_(negative_slope) {}
+  Tensor forward(const Tensor& x) override { return functional::leaky_relu(x, slope_); }
+  std::string name() const override { return "LeakyReLU"; }
+
+ private:
+  double slope_;
+};
+class Softplus : public UnaryModule {
+ public:
+  explicit Softplus(double beta = 1.0, double threshold = 20.0) : beta_(beta), threshold_(threshold) {}
+  Tensor forward(const Tensor& x) override { return functional::softplus(x, beta_, threshold_); }
+  std::string name() const override { return "Softplus"; }
+
+ private:
+  double beta_, threshold_;
+};
+class ELU : public UnaryModule {
+ public:
+  explicit ELU(double alpha = 1.0) : alpha_(alpha) {}
+  Tensor forward(const Tensor& x) override { return functional::elu(x, alpha_); }
+  std::string name() const override { return "ELU"; }
+
+ private:
+  double alpha_;
+};
+class Hardtanh : public UnaryModule {
+ public:
+  explicit Hardtanh(double min_val = -1.0, double max_val = 1.0) : min_(min_val), max_(max_val) {}
+  Tensor forward(const Tensor& x) override { return functional::hardtanh(x, min_, max_); }
+  std::string name() const override { return "Hardtanh"; }
+
+ private:
+  double min_, max_;
+};
+class ReLU6 : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override { return functional::relu6(x); }
+  std::string name() const override { return "ReLU6"; }
 };
 
 }  // namespace ditto::nn

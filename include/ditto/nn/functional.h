@@ -30,6 +30,18 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction =
 
 // GELU: approximate "none" (exact, x * Phi(x) with erf) or "tanh".
 using ditto::gelu;
+// The other activations (ops.h): silu, softplus, leaky_relu, elu, hardtanh, hardswish, mish;
+// relu6 is hardtanh(x, 0, 6).
+using ditto::elu;
+using ditto::hardswish;
+using ditto::hardtanh;
+using ditto::leaky_relu;
+using ditto::mish;
+using ditto::silu;
+using ditto::softplus;
+Tensor relu6(const Tensor& x);
+// x / max(||x||_p over dim, eps), as torch.nn.functional.normalize.
+Tensor normalize(const Tensor& x, double p = 2.0, int64_t dim = 1, double eps = 1e-12);
 // Zeroes each element with probability p and scales the others by 1/(1-p). The mask is drawn as
 // PyTorch draws it (noise.bernoulli_(1-p) on a tensor of x's dtype), so a seed gives its bits.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);

@@ -36,6 +36,42 @@ def gelu(input, approximate="none"):
     return _nn.gelu(input, approximate)
 
 
+def silu(input, inplace=False):
+    return _nn.silu(input)
+
+
+def mish(input, inplace=False):
+    return _nn.mish(input)
+
+
+def hardswish(input, inplace=False):
+    return _nn.hardswish(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _nn.leaky_relu(input, negative_slope)
+
+
+def softplus(input, beta=1, threshold=20):
+    return _nn.softplus(input, beta, threshold)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _nn.hardtanh(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    return _nn.hardtanh(input, 0.0, 6.0)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _nn.elu(input, alpha, 1.0, 1.0)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    return input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         raise TypeError("softmax(): implicit dim is deprecated in PyTorch and not supported by ditto; pass dim=")

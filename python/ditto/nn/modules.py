@@ -10,7 +10,8 @@ from ditto.nn import init
 from ditto.nn.parameter import Parameter
 
 __all__ = [
-    "Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv1d", "Conv2d", "Conv3d",
+    "Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "SiLU", "Mish", "Hardswish", "ReLU6", "LeakyReLU",
+    "Softplus", "ELU", "Hardtanh", "Linear", "Conv1d", "Conv2d", "Conv3d",
     "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "MaxPool1d", "MaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
@@ -1025,6 +1026,61 @@ class ReLU(Module):
 class Sigmoid(Module):
     def forward(self, input):
         return F.sigmoid(input)
+
+
+class _Activation(Module):
+    """An activation without parameters: F.<_fn>(input, **its constructor arguments)."""
+
+    _fn = None
+    _args = ()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        names = [n for n, _ in self._args]
+        values = dict(self._args)
+        values.update(zip(names, args))
+        values.update(kwargs)
+        for n in values:
+            setattr(self, n, values[n])
+        self._names = names
+
+    def forward(self, input):
+        return getattr(F, self._fn)(input, *(getattr(self, n) for n in self._names if n != "inplace"))
+
+    def extra_repr(self):
+        return ", ".join(f"{n}={getattr(self, n)}" for n in self._names if n != "inplace")
+
+
+class SiLU(_Activation):
+    _fn, _args = "silu", (("inplace", False),)
+
+
+class Mish(_Activation):
+    _fn, _args = "mish", (("inplace", False),)
+
+
+class Hardswish(_Activation):
+    _fn, _args = "hardswish", (("inplace", False),)
+
+
+class ReLU6(_Activation):
+    _fn, _args = "relu6", (("inplace", False),)
+
+
+class LeakyReLU(_Activation):
+    _fn, _args = "leaky_relu", (("negative_slope", 0.01), ("inplace", False))
+
+
+class Softplus(_Activation):
+    _fn, _args = "softplus", (("beta", 1), ("threshold", 20))
+
+
+class ELU(_Activation):
+    _fn, _args = "elu", (("alpha", 1.0), ("inplace", False))
+
+
+class Hardtanh(_Activation):
+    _fn, _args = "hardtanh", (("min_val", -1.0), ("max_val", 1.0), ("inplace", False))
 
 
 class Tanh(Module):

@@ -13,5 +13,12 @@ void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tens
 void addcdiv(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 void gelu(const Tensor& out, const Tensor& in, bool tanh_approx);
 void gelu_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
+void silu(const Tensor& out, const Tensor& in);
+void hardswish(const Tensor& out, const Tensor& in);
+void mish(const Tensor& out, const Tensor& in);
+void leaky_relu(const Tensor& out, const Tensor& in, const Scalar& negative_slope);
+void softplus(const Tensor& out, const Tensor& in, const Scalar& beta, const Scalar& threshold);
+void hardtanh(const Tensor& out, const Tensor& in, const Scalar& min_val, const Scalar& max_val);
+void elu(const Tensor& out, const Tensor& in, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale);
 void threshold_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& self, const Scalar& threshold);
 }  // namespace ditto::cpu

@@ -17,6 +17,8 @@ void max_dim(const Tensor& values, const Tensor& indices, const Tensor& in);
 void min_dim(const Tensor& values, const Tensor& indices, const Tensor& in);
 void argmax(const Tensor& indices, const Tensor& in);
 void argmin(const Tensor& indices, const Tensor& in);
+void logsumexp(const Tensor& out, const Tensor& in);
+void vector_norm(const Tensor& out, const Tensor& in, const Scalar& ord);
 void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt);
 void softmax(const Tensor& out, const Tensor& in);
 void log_softmax(const Tensor& out, const Tensor& in);
