@@ -472,6 +472,38 @@ void torch_scatter(benchmark::State& state, int threads, Scatter w) {
   }
 }
 
+// ===== causal self-attention of (8, 6, 256, 64) (issue 17's shape), forward and forward+backward:
+// ditto's fused scaled_dot_product_attention against PyTorch 1.13's composition (it has no fused
+// CPU kernel): q k^T * scale, the causal mask, softmax, @ v.
+const ditto::Shape kAttn{8, 6, 256, 64};
+void ditto_attention(benchmark::State& state, int threads, bool backward) {
+  Setup s(threads, false);
+  ditto::Tensor q = ditto::randn(kAttn).requires_grad_(backward), k = ditto::randn(kAttn).requires_grad_(backward),
+                v = ditto::randn(kAttn).requires_grad_(backward);
+  for (auto _ : state) {
+    for (ditto::Tensor* t : {&q, &k, &v}) t->mutable_grad() = ditto::Tensor();
+    ditto::Tensor y = dF::scaled_dot_product_attention(q, k, v, ditto::Tensor(), 0.0, true);
+    if (backward) y.backward(ditto::ones(y.sizes()));
+    benchmark::DoNotOptimize(backward ? q.grad() : y);
+  }
+  rate(state, "Mtok/s", 1e-6 * 8 * 256);
+}
+void torch_attention(benchmark::State& state, int threads, bool backward) {
+  Setup s(threads, false);
+  torch::Tensor q = torch::randn({8, 6, 256, 64}).requires_grad_(backward),
+                k = torch::randn({8, 6, 256, 64}).requires_grad_(backward),
+                v = torch::randn({8, 6, 256, 64}).requires_grad_(backward);
+  const torch::Tensor future = torch::ones({256, 256}, torch::kBool).triu(1);
+  for (auto _ : state) {
+    for (torch::Tensor* t : {&q, &k, &v}) t->mutable_grad().reset();
+    torch::Tensor w = torch::matmul(q, k.transpose(-2, -1)) * 0.125;
+    torch::Tensor y = torch::matmul(w.masked_fill(future, -INFINITY).softmax(-1), v);
+    if (backward) y.backward(torch::ones_like(y));
+    benchmark::DoNotOptimize(backward ? q.grad() : y);
+  }
+  rate(state, "Mtok/s", 1e-6 * 8 * 256);
+}
+
 // ===== registration ================================================================================
 template <class Fn>
 void add(const std::string& name, Fn&& fn) {
@@ -673,6 +705,9 @@ void register_all() {
       both(
           "ctc_loss" + part, [t, bwd](benchmark::State& s) { ditto_ctc(s, t, bwd); },
           [t, bwd](benchmark::State& s) { torch_ctc(s, t, bwd); });
+      both(
+          "attention_causal" + part, [t, bwd](benchmark::State& s) { ditto_attention(s, t, bwd); },
+          [t, bwd](benchmark::State& s) { torch_attention(s, t, bwd); });
       const std::pair<const char*, Resample> resamples[] = {{"upsample_bilinear_x2", Resample::Bilinear},
                                                             {"upsample_bicubic_x2", Resample::Bicubic},
                                                             {"upsample_nearest_x2", Resample::Nearest},

@@ -231,6 +231,14 @@ DITTO_GRADCHECK("amin", ({gc_rand({3, 4})}), auto x = v[0]; return amin(x, {0}, 
 DITTO_GRADCHECK("max.dim", ({gc_rand({3, 4})}), auto x = v[0]; return x.max(1).first;)
 DITTO_GRADCHECK("min.dim", ({gc_rand({3, 4})}), auto x = v[0]; return x.min(0, true).first;)
 DITTO_GRADCHECK("var", ({gc_rand({3, 4})}), auto x = v[0]; return x.var({1}) + x.std({0}, false).sum() + x.var();)
+DITTO_GRADCHECK("_scaled_dot_product_flash_attention", ({gc_rand({2, 5, 3}), gc_rand({2, 7, 3}), gc_rand({2, 7, 4})}),
+                auto q = v[0];
+                auto k = v[1]; auto w = v[2];
+                return nn::functional::scaled_dot_product_attention(q, k, w) +
+                       nn::functional::scaled_dot_product_attention(q, k.narrow(1, 0, 5), w.narrow(1, 0, 5), Tensor(),
+                                                                    0.0, true, 0.7) +
+                       nn::functional::scaled_dot_product_attention(q, k, w,
+                                                                    (arange(35, kFloat64).view({5, 7}) * 0.3).sin());)
 DITTO_GRADCHECK("logsumexp", ({gc_rand({3, 4}, -3, 3)}), auto x = v[0];
                 return x.logsumexp({1}) + x.logsumexp({0, 1}, true).sum();)
 DITTO_GRADCHECK("linalg_vector_norm", ({gc_rand({3, 4})}), auto x = v[0];

@@ -574,6 +574,22 @@ std::vector<Entry> corpus() {
     r.grad("embedding_bag sum weighted D=93",
            F::embedding_bag(idx, r.input({3000, 93}), offs, "sum", r.input({20000})));
   });
+  add("attention", {"_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_backward"}, [](Run& r) {
+    // tails of both blocks (70 queries, 130 keys), causal, a bool and a broadcast float mask
+    r.grad("(2,3,70,16) x (2,3,130,16)",
+           F::scaled_dot_product_attention(r.input({2, 3, 70, 16}), r.input({2, 3, 130, 16}),
+                                           r.input({2, 3, 130, 24}, Layout::Transposed)));
+    r.grad("causal (6,130,32)", F::scaled_dot_product_attention(r.input({6, 130, 32}), r.input({6, 130, 32}),
+                                                                r.input({6, 130, 32}), Tensor(), 0.0, true));
+    const Tensor keep = rand({1, 65, 97}) > 0.2;
+    r.grad("bool mask (4,65,8)",
+           F::scaled_dot_product_attention(r.input({4, 65, 8}), r.input({4, 97, 8}), r.input({4, 97, 8}), keep));
+    const Tensor bias = randn({65, 97}, kFloat64);
+    r.grad("float64 float mask",
+           F::scaled_dot_product_attention(r.input({2, 65, 8}, Layout::Contiguous, Dist::Normal, kFloat64),
+                                           r.input({2, 97, 8}, Layout::Strided, Dist::Normal, kFloat64),
+                                           r.input({2, 97, 8}, Layout::Contiguous, Dist::Normal, kFloat64), bias));
+  });
   add("ctc_loss", {"_ctc_loss", "_ctc_loss_backward"}, [](Run& r) {
     // 7 items (more than the threads), ragged lengths, padded and concatenated targets
     const Tensor targets = randint(1, 20, {7, 30});

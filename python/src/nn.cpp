@@ -179,6 +179,12 @@ void bind_nn(py::module_& m) {
   });
   f.def(
       "gelu", [](const Tensor& x, const std::string& approximate) { return gelu(x, approximate); }, Release());
+  f.def("scaled_dot_product_attention", [](const Tensor& q, const Tensor& k, const Tensor& v, py::handle mask,
+                                           double dropout_p, bool is_causal, std::optional<double> scale) {
+    const Tensor m = opt(mask);
+    py::gil_scoped_release nogil;
+    return functional::scaled_dot_product_attention(q, k, v, m, dropout_p, is_causal, scale);
+  });
   f.def(
       "silu", [](const Tensor& x) { return silu(x); }, Release());
   f.def(

@@ -87,6 +87,11 @@ def embedding_bag():
 
 
 # One call (or a few) per row, by the row's name; backward rows run through their forward's backward.
+def attention():
+    q = ditto.randn(2, 3, 4, requires_grad=True)
+    F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
+
+
 CALLS = {
     "view": lambda: x.view(3, 2),
     "transpose": lambda: ditto.transpose(x, 0, 1),
@@ -131,6 +136,8 @@ CALLS = {
     "hardtanh": lambda: F.relu6(x),
     "elu": lambda: F.elu(x),
     "logsumexp": lambda: x.logsumexp(1),
+    "_scaled_dot_product_flash_attention": attention,
+    "_scaled_dot_product_flash_attention_backward": attention,
     "linalg_vector_norm": lambda: ditto.linalg.vector_norm(x) + x.norm(dim=1).sum(),
     "pow": lambda: x**2,
     "pow.Tensor": lambda: x.pow(x),

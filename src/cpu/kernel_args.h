@@ -46,6 +46,13 @@ struct GridSampleArgs {
   bool align_corners;
 };
 
+// scaled_dot_product_attention's fused kernels: the scores are scale * q.k, causal masks key j for
+// query i when j > i (the upper-left aligned triangle, PyTorch's is_causal).
+struct AttentionArgs {
+  double scale;
+  bool causal;
+};
+
 // Replace is scatter_ without a reduction: the last value along a line wins.
 enum class ScatterReduction : uint8_t { Sum, Prod, Mean, Amax, Amin, Replace };
 

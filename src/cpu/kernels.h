@@ -4,6 +4,7 @@
 // the table, not every kernel. Public ops (src/ops/) check arguments, work out shapes and dtypes,
 // allocate outputs and then call a kernel chosen by the dispatcher from the op table
 // (ops/op_table.def); kernels see only validated arguments.
+#include "cpu/decl/attention.h"
 #include "cpu/decl/conv.h"
 #include "cpu/decl/count.h"
 #include "cpu/decl/elementwise.h"

@@ -188,6 +188,10 @@ struct EluSaved {
   SavedTensor x;
   Scalar alpha, scale, input_scale;
 };
+struct AttentionSaved {                 // ops/attention_ops.cpp
+  SavedTensor q, k, v, out, lse, mask;  // q, k, v expanded to the batch dims; mask undefined or expanded
+  AttentionArgs args;
+};
 struct NormSaved {  // linalg_vector_norm
   Shape input, dims;
   bool keepdim;
@@ -319,6 +323,7 @@ DITTO_FORMULA(lerp, LerpSaved);
 DITTO_FORMULA(addcmul, AddcSaved);
 DITTO_FORMULA(addcdiv, AddcSaved);
 DITTO_FORMULA(gelu, GeluSaved);
+DITTO_FORMULA(attention, AttentionSaved);  // ops/attention_ops.cpp
 DITTO_FORMULA(silu, SavedInput);
 DITTO_FORMULA(hardswish, SavedInput);
 DITTO_FORMULA(mish, SavedInput);

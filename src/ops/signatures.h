@@ -158,6 +158,15 @@ using Lerp = void(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 using Addc = void(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
 using Gelu = void(const Tensor& out, const Tensor& in, bool tanh_approx);
 using GeluBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
+// scaled_dot_product_attention (cpu/attention.cpp, Note [Attention order]): q (N..., L, E), k
+// (N..., S, E), v (N..., S, Ev) and mask (undefined, or (N..., L, S) bool or of q's dtype) strided,
+// expanded to the batch dims N...; out (N..., L, Ev) and lse (N..., L) contiguous, of q's
+// floating dtype; the backward's dq, dk, dv contiguous of q's, k's and v's (expanded) shapes.
+using Attention = void(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
+                       const Tensor& mask, const AttentionArgs& args);
+using AttentionBackward = void(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+                               const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse,
+                               const Tensor& mask, const AttentionArgs& args);
 // Activations with parameters (silu, hardswish and mish are Unary): out and in of one floating
 // dtype and shape; the parameters are converted to it, as PyTorch's kernels do.
 using Activation1 = void(const Tensor& out, const Tensor& in, const Scalar& p);  // leaky_relu's slope

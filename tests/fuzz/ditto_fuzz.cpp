@@ -223,6 +223,18 @@ std::vector<OpFuzzer> generators() {
       default: return one(remainder(a, c.scalar()));
     }
   });
+  reg({"_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_backward"}, [](Ctx& c) {
+    Tensor q = c.any(4), k = c.r.chance(0.8) ? c.tensor(q.sizes(), q.dtype()) : c.any(4);
+    Tensor v = c.r.chance(0.8) ? c.tensor(k.sizes(), q.dtype()) : c.any(4);
+    Tensor mask;
+    if (c.r.chance(0.3)) {
+      const int64_t L = q.dim() >= 2 ? q.size(-2) : 1, S = k.dim() >= 2 ? k.size(-2) : 1;
+      mask = c.r.chance(0.5) ? c.tensor({L, S}, kBool) : c.any(3);
+    }
+    const double p = c.r.chance(0.1) ? 0.5 : c.r.chance(0.02) ? 1.5 : 0.0;
+    return one(nn::functional::scaled_dot_product_attention(
+        q, k, v, mask, p, c.r.chance(0.3), c.r.chance(0.2) ? std::optional<double>(0.3) : std::nullopt));
+  });
   // logsumexp, vector_norm, and the shape ops and products made of table ops (split ... einsum)
   reg({"logsumexp", "linalg_vector_norm"}, [](Ctx& c) {
     Tensor x = c.any();

@@ -45,6 +45,18 @@ Tensor normalize(const Tensor& x, double p = 2.0, int64_t dim = 1, double eps = 
 // Zeroes each element with probability p and scales the others by 1/(1-p). The mask is drawn as
 // PyTorch draws it (noise.bernoulli_(1-p) on a tensor of x's dtype), so a seed gives its bits.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
+// softmax(q k^T * scale + mask) v over the last two dims, as PyTorch 2.x's
+// scaled_dot_product_attention: q (..., L, E), k (..., S, E), v (..., S, Ev), batch dims
+// broadcast; attn_mask bool (true: attend) or of q's dtype (added), broadcast to (..., L, S);
+// is_causal masks key j for query i where j > i (the upper-left triangle); scale defaults to 1 / sqrt(E).
+// Without dropout it runs a fused kernel (cpu/attention.cpp, Note [Attention order]): no L x S
+// matrix, and a query's result depends only on its own query, keys, values and mask (not on the
+// batch, the other queries, the thread count or the level). With dropout_p > 0, or a float mask
+// that needs a gradient, it is the composition matmul, softmax, dropout (drawn as PyTorch draws
+// it, on the (..., L, S) weights), matmul.
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& attn_mask = Tensor(), double dropout_p = 0.0, bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt, Generator* gen = nullptr);
 // Rows of weight picked by indices (int64 or int32): shape indices.shape + (dim,). Rows equal
 // to padding_idx get no gradient.
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);

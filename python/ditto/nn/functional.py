@@ -36,6 +36,11 @@ def gelu(input, approximate="none"):
     return _nn.gelu(input, approximate)
 
 
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """PyTorch 2.x's: a fused kernel whose rows do not depend on the batch (Note [Attention order])."""
+    return _nn.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+
 def silu(input, inplace=False):
     return _nn.silu(input)
 
