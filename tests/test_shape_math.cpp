@@ -96,6 +96,7 @@ TEST(ShapeOps, RepeatTileFlipRollMovedimMoveEveryElementWhereIndexArithmeticSays
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < 6; ++j) EXPECT_EQ(r[a][i][j].item<float>(), x[i][j % 3].item<float>());
   EXPECT_TRUE(equal(x.tile({2}), x.repeat({1, 2})));
+  EXPECT_NE(x.repeat({1, 1}).storage(), x.storage());  // a copy even when nothing repeats
   // flip both dims: out[i][j] = x[1 - i][2 - j]
   const Tensor f = x.flip({0, 1});
   for (int64_t i = 0; i < 2; ++i)

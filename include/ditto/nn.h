@@ -10,3 +10,4 @@
 #include "ditto/nn/module.h"
 #include "ditto/nn/normalization.h"
 #include "ditto/nn/resample.h"
+#include "ditto/nn/utils.h"

@@ -164,6 +164,13 @@ void bind_nn(py::module_& m) {
           py::gil_scoped_release nogil;
           return functional::embedding_bag(input, weight, o, mode, w, include_last_offset, padding_idx);
         });
+  f.def("rms_norm", [](const Tensor& x, py::handle shape, py::handle weight, std::optional<double> eps) {
+    const Shape s =
+        PyIndex_Check(shape.ptr()) ? Shape{py::cast<int64_t>(shape)} : shape_from_sequence(shape, "rms_norm");
+    const Tensor w = opt(weight);
+    py::gil_scoped_release nogil;
+    return functional::rms_norm(x, s, w, eps);
+  });
   f.def("layer_norm", [](const Tensor& x, py::handle shape, py::handle weight, py::handle bias, double eps) {
     const Shape s =
         PyIndex_Check(shape.ptr()) ? Shape{py::cast<int64_t>(shape)} : shape_from_sequence(shape, "layer_norm");

@@ -246,3 +246,86 @@ def test_a_gpt_block_in_pytorchs_words():
     assert total.item() == pytest.approx(x.grad.norm().item(), rel=1e-6)
     assert [t.shape for t in ditto.chunk(qkv, 3, -1)] == [(2, 5, 12)] * 3
     assert len(x.unbind(1)) == 5
+
+
+def test_clip_grad_norm_and_value_match_pytorch_bit_for_bit():
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype(np.float32) * 3 for s in ((4, 5), (7,), (2, 3, 2))]
+    for norm_type, max_norm in ((2.0, 1.0), (1.0, 0.5), (float("inf"), 0.1), (3.0, 100.0)):
+        ours = [ditto.zeros(a.shape, requires_grad=True) for a in arrays]
+        theirs = [torch.zeros(a.shape, requires_grad=True) for a in arrays]
+        for p, q, a in zip(ours, theirs, arrays):
+            p.grad = ditto.from_numpy(a.copy())
+            q.grad = torch.from_numpy(a.copy())
+        total = nn.utils.clip_grad_norm_(ours, max_norm, norm_type)
+        expected = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type)
+        assert total.item() == pytest.approx(expected.item(), rel=1e-6)
+        for p, q in zip(ours, theirs):
+            assert np.allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-6, atol=0)
+    p = ditto.zeros(3, requires_grad=True)
+    p.grad = ditto.tensor([-2.0, 0.5, 3.0])
+    nn.utils.clip_grad_value_([p], 1.0)
+    assert p.grad.tolist() == [-1.0, 0.5, 1.0]
+    p.grad = ditto.tensor([float("inf"), 1.0, 1.0])
+    with pytest.raises(RuntimeError, match="non-finite"):
+        nn.utils.clip_grad_norm_([p], 1.0, error_if_nonfinite=True)
+
+
+def test_warmup_then_cosine_schedules_give_pytorchs_lrs():
+    torch = pytest.importorskip("torch")
+    ours = ditto.optim.SGD([ditto.zeros(1, requires_grad=True)], lr=0.1)
+    theirs = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+
+    def chain(optim, mod):
+        warm = mod.LinearLR(optim, start_factor=0.01, total_iters=10)
+        cos = mod.CosineAnnealingLR(optim, T_max=40, eta_min=1e-4)
+        return mod.SequentialLR(optim, [warm, cos], milestones=[10])
+
+    a, b = chain(ours, ditto.optim.lr_scheduler), chain(theirs, torch.optim.lr_scheduler)
+    got, want = [], []
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SequentialLR's step(0) is deprecated in PyTorch
+        for _ in range(60):
+            got.append(ours.param_groups[0]["lr"])
+            want.append(theirs.param_groups[0]["lr"])
+            a.step()
+            b.step()
+    assert got == want  # the same floats
+    assert a.get_last_lr() == b.get_last_lr()
+    lin_ours = ditto.optim.lr_scheduler.LinearLR(ditto.optim.SGD([ditto.zeros(1, requires_grad=True)], lr=1.0), 0.5, 1.0, 4)
+    assert lin_ours.get_last_lr() == [0.5]
+    with pytest.raises(ValueError, match="Starting multiplicative factor"):
+        ditto.optim.lr_scheduler.LinearLR(ours, start_factor=0)
+
+
+def test_rmsnorm_and_from_pretrained_match_pytorch():
+    torch = pytest.importorskip("torch")
+    x = ditto.randn(2, 3, 8)
+    m = nn.RMSNorm(8)
+    y = m(x)
+    ref = x * (x.pow(2).mean(-1, keepdim=True) + 1.1920928955078125e-07).rsqrt()
+    assert ditto.equal(y, ref)
+    assert [n for n, _ in m.named_parameters()] == ["weight"]
+    w = ditto.randn(5, 3)
+    e = nn.Embedding.from_pretrained(w)
+    assert not e.weight.requires_grad and ditto.equal(e(ditto.tensor([4, 0])), w[ditto.tensor([4, 0])])
+    assert nn.Embedding.from_pretrained(w, freeze=False).weight.requires_grad
+    del torch
+
+
+def test_tied_weights_count_once():
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(10, 4)
+            self.head = nn.Linear(4, 10, bias=False)
+            self.head.weight = self.wte.weight
+
+    m = Tied()
+    assert [n for n, _ in m.named_parameters()] == ["wte.weight"]
+    assert list(m.state_dict()) == ["wte.weight", "head.weight"]

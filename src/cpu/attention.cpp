@@ -188,7 +188,7 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
   if (has_b) BM = Operand<bool>(mask);
   if (has_f) FM = Operand<T>(mask);
   const int64_t L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
-  const int64_t N = L > 0 && E > 0 ? dq.numel() / (L * E) : (S > 0 && E > 0 ? dk.numel() / (S * E) : 0);
+  const int64_t N = L > 0 ? lse.numel() / L : 0;  // no queries: every gradient is zero
   T *gq = dq.data_ptr<T>(), *gk = dk.data_ptr<T>(), *gv = dv.data_ptr<T>();
   const T* ls = lse.data_ptr<T>();
   const T scale = static_cast<T>(a.scale);

@@ -55,6 +55,23 @@ Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> padding_id
 
 void Embedding::reset_parameters() { reset_embedding(weight(), padding_idx_); }
 
+std::shared_ptr<Embedding> Embedding::from_pretrained(const Tensor& embeddings, bool freeze,
+                                                      std::optional<int64_t> padding_idx) {
+  DITTO_CHECK(embeddings.defined() && embeddings.dim() == 2, "Embedding.from_pretrained",
+              "Embeddings parameter is expected to be 2-dimensional");
+  DITTO_CHECK(is_floating(embeddings.dtype()), "Embedding.from_pretrained", "weight must be floating point, got ",
+              dtype_name(embeddings.dtype()));
+  return std::shared_ptr<Embedding>(new Embedding(embeddings, padding_idx, freeze));
+}
+
+// from_pretrained's: the weight is the given tensor (shared, as PyTorch's Parameter(_weight)), no
+// initialisation drawn from the generator.
+Embedding::Embedding(const Tensor& weight, std::optional<int64_t> padding_idx, bool freeze)
+    : num_(weight.size(0)), dim_(weight.size(1)) {
+  padding_idx_ = wrap_padding(padding_idx, num_, "Embedding");
+  register_parameter("weight", weight.detach(), !freeze);
+}
+
 Tensor Embedding::forward(const Tensor& indices) {
   return embedding_impl(indices, weight(), padding_idx_, "Embedding");
 }

@@ -78,4 +78,30 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
 }
 
 }  // namespace functional
+const std::shared_ptr<Module>& ModuleList::ptr(std::size_t i) const {
+  DITTO_CHECK(i < children_.size(), name(), "index ", i, " is out of range (", children_.size(), " modules)");
+  return children_[i].second;
+}
+void ModuleList::wrong_type(const std::string& key) const {
+  std::string actual = "?";
+  for (const auto& [k, c] : children_)
+    if (k == key) actual = c->name();
+  detail::fail(name(), "module '", key, "' is a ", actual, ", not the requested type");
+}
+bool ModuleDict::contains(const std::string& key) const {
+  for (const auto& [k, c] : children_)
+    if (k == key) return true;
+  return false;
+}
+const std::shared_ptr<Module>& ModuleDict::ptr(const std::string& key) const {
+  for (const auto& [k, c] : children_)
+    if (k == key) return c;
+  detail::fail("ModuleDict", "no module named '", key, "'");
+}
+std::vector<std::string> ModuleDict::keys() const {
+  std::vector<std::string> out;
+  for (const auto& [k, c] : children_) out.push_back(k);
+  return out;
+}
+
 }  // namespace ditto::nn

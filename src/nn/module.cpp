@@ -18,10 +18,15 @@ void collect(const Module& m, const std::string& prefix, bool recurse, Get get,
 }
 }  // namespace
 
+// A parameter shared by several modules (weight tying) is listed once, under its first name, as
+// PyTorch's named_parameters (remove_duplicate); state_dict keeps every name.
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
-  std::vector<std::pair<std::string, Tensor>> out;
+  std::vector<std::pair<std::string, Tensor>> all, out;
   collect(
-      *this, "", recurse, [](const Module& m) -> const auto& { return m.own_parameters(); }, out);
+      *this, "", recurse, [](const Module& m) -> const auto& { return m.own_parameters(); }, all);
+  std::set<const void*> seen;
+  for (auto& [n, t] : all)
+    if (!t.defined() || seen.insert(t.impl()).second) out.emplace_back(std::move(n), std::move(t));
   return out;
 }
 

@@ -19,8 +19,9 @@ Tensor& undefined_tensor() {
   return t;
 }
 
-Tensor layer_norm_impl(const Tensor& x, const Shape& shape, const Tensor& weight, const Tensor& bias, double eps,
-                       const char* op) {
+// The checks of layer_norm and rms_norm (x ends in shape, weight and bias have it); returns the
+// normalised dims.
+Shape normalized_dims(const Tensor& x, const Shape& shape, const Tensor& weight, const Tensor& bias, const char* op) {
   DITTO_CHECK(x.defined(), op, "expected a defined input");
   DITTO_CHECK(is_floating(x.dtype()), op, "expected a floating point input, got ", dtype_name(x.dtype()));
   const int64_t k = static_cast<int64_t>(shape.size());
@@ -38,11 +39,28 @@ Tensor layer_norm_impl(const Tensor& x, const Shape& shape, const Tensor& weight
               ", got ", detail::shape_str(bias.sizes()));
   Shape dims;
   for (int64_t i = x.dim() - k; i < x.dim(); ++i) dims.push_back(i);
+  return dims;
+}
+
+Tensor layer_norm_impl(const Tensor& x, const Shape& shape, const Tensor& weight, const Tensor& bias, double eps,
+                       const char* op) {
+  const Shape dims = normalized_dims(x, shape, weight, bias, op);
   const Tensor mean = x.mean(dims, true);
   const Tensor rstd = (x.var(dims, false, true) + eps).rsqrt();
   Tensor y = (x - mean) * rstd;
   if (weight.defined()) y = y * weight;
   if (bias.defined()) y = y + bias;
+  return y;
+}
+
+// x * rsqrt(mean(x^2) + eps) * weight over the trailing dims, PyTorch 2.4's rms_norm; eps
+// defaults to the dtype's machine epsilon.
+Tensor rms_norm_impl(const Tensor& x, const Shape& shape, const Tensor& weight, std::optional<double> eps,
+                     const char* op) {
+  const Shape dims = normalized_dims(x, shape, weight, Tensor(), op);
+  const double e = eps ? *eps : (x.dtype() == kFloat32 ? 1.1920928955078125e-07 : 2.220446049250313e-16);
+  Tensor y = x * (x.pow(2).mean(dims, true) + e).rsqrt();
+  if (weight.defined()) y = y * weight;
   return y;
 }
 
@@ -131,6 +149,17 @@ Tensor& LayerNorm::bias() { return affine_ ? param(1) : undefined_tensor(); }
 
 Tensor LayerNorm::forward(const Tensor& x) { return layer_norm_impl(x, shape_, weight(), bias(), eps_, "LayerNorm"); }
 
+// --- RMSNorm
+RMSNorm::RMSNorm(Shape normalized_shape, std::optional<double> eps, bool elementwise_affine, ScalarType dtype)
+    : shape_(std::move(normalized_shape)), eps_(eps), affine_(elementwise_affine) {
+  DITTO_CHECK(!shape_.empty(), "RMSNorm", "normalized_shape must have at least one dim");
+  for (int64_t s : shape_) DITTO_CHECK(s >= 0, "RMSNorm", "normalized_shape has a negative size: ", s);
+  DITTO_CHECK(is_floating(dtype), "RMSNorm", "parameters must be floating point, got ", dtype_name(dtype));
+  if (affine_) register_parameter("weight", ones(shape_, dtype));
+}
+Tensor& RMSNorm::weight() { return affine_ ? param(0) : undefined_tensor(); }
+Tensor RMSNorm::forward(const Tensor& x) { return rms_norm_impl(x, shape_, weight(), eps_, "RMSNorm"); }
+
 // --- BatchNorm
 BatchNormBase::BatchNormBase(int64_t num_features, double eps, std::optional<double> momentum, bool affine,
                              bool track_running_stats, ScalarType dtype)
@@ -203,6 +232,9 @@ namespace functional {
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
   return layer_norm_impl(x, normalized_shape, weight, bias, eps, "layer_norm");
+}
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, std::optional<double> eps) {
+  return rms_norm_impl(x, normalized_shape, weight, eps, "rms_norm");
 }
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {

@@ -109,7 +109,8 @@ Tensor repeat(const Tensor& x, const Shape& repeats) {
     numel = detail::checked_mul(numel, out_shape.back(), "repeat", "the result's number of elements");
     (void)numel;
   }
-  return x.reshape(pairs).expand(expanded).reshape(out_shape);
+  const Tensor out = x.reshape(pairs).expand(expanded).reshape(out_shape);
+  return out.storage() == x.storage() ? out.clone() : out;  // always a new tensor, as PyTorch's
 }
 
 Tensor tile(const Tensor& x, const Shape& reps) {

@@ -1,5 +1,6 @@
 #pragma once
 // Embedding (torch.nn.Embedding): a lookup table of num_embeddings rows of embedding_dim.
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,10 @@ class Embedding : public UnaryModule {
   Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt,
             ScalarType dtype = kFloat32);
   Tensor forward(const Tensor& indices) override;
+  // An Embedding whose weight is embeddings (2-D; shared, not copied, and nothing drawn from the
+  // generator), frozen (no gradient) unless freeze is false, as torch.nn.Embedding.from_pretrained.
+  static std::shared_ptr<Embedding> from_pretrained(const Tensor& embeddings, bool freeze = true,
+                                                    std::optional<int64_t> padding_idx = std::nullopt);
   void reset_parameters();
   Tensor& weight() { return param(0); }
   int64_t num_embeddings() const { return num_; }
@@ -24,6 +29,7 @@ class Embedding : public UnaryModule {
   std::string name() const override { return "Embedding"; }
 
  private:
+  Embedding(const Tensor& weight, std::optional<int64_t> padding_idx, bool freeze);
   int64_t num_, dim_;
   std::optional<int64_t> padding_idx_;
 };

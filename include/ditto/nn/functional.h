@@ -71,6 +71,10 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor& of
 // Normalises over the trailing dims given by normalized_shape (biased variance).
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
+// x * rsqrt(mean(x^2 over the trailing normalized_shape dims) + eps) * weight; eps defaults to
+// the dtype's machine epsilon (PyTorch 2.4's rms_norm).
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                std::optional<double> eps = std::nullopt);
 // Per-channel (dim 1) normalisation. Training uses batch statistics and, when they are defined,
 // updates running_mean/running_var in place (unbiased variance); otherwise uses the running ones.
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,

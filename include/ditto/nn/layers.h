@@ -1,6 +1,9 @@
 #pragma once
 // Basic layers: Linear, Sequential, activations, MSELoss.
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ditto/nn/functional.h"
 #include "ditto/nn/module.h"
@@ -50,6 +53,89 @@ class Sequential : public UnaryModule {
  private:
   void add(std::shared_ptr<UnaryModule> m);
   std::vector<std::shared_ptr<UnaryModule>> layers_;
+};
+
+// Returns its input.
+class Identity : public UnaryModule {
+ public:
+  Tensor forward(const Tensor& x) override { return x; }
+  std::string name() const override { return "Identity"; }
+};
+
+// Modules registered under "0", "1", ... (torch.nn.ModuleList): their parameters are the list's,
+// in order. list[i] is the module, list.as<T>(i) the module as a T (raises when it is not one);
+// `for (const auto& m : list)` visits the shared pointers.
+class ModuleList : public Module {
+ public:
+  ModuleList() = default;
+  template <class... M>
+  explicit ModuleList(std::shared_ptr<M>... modules) {
+    (push_back(std::move(modules)), ...);
+  }
+  template <class M>
+  void push_back(std::shared_ptr<M> m) {
+    register_module(std::to_string(children_.size()), std::move(m));
+  }
+  std::size_t size() const { return children_.size(); }
+  bool empty() const { return children_.empty(); }
+  const std::shared_ptr<Module>& ptr(std::size_t i) const;
+  Module& operator[](std::size_t i) const { return *ptr(i); }
+  template <class T>
+  T& as(std::size_t i) const {
+    T* m = dynamic_cast<T*>(ptr(i).get());
+    if (m == nullptr) wrong_type(std::to_string(i));
+    return *m;
+  }
+  class Iterator {
+   public:
+    using Base = std::vector<std::pair<std::string, std::shared_ptr<Module>>>::const_iterator;
+    explicit Iterator(Base it) : it_(it) {}
+    const std::shared_ptr<Module>& operator*() const { return it_->second; }
+    Iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return it_ != o.it_; }
+
+   private:
+    Base it_;
+  };
+  Iterator begin() const { return Iterator(children_.begin()); }
+  Iterator end() const { return Iterator(children_.end()); }
+  std::string name() const override { return "ModuleList"; }
+
+ protected:
+  [[noreturn]] void wrong_type(const std::string& key) const;
+};
+
+// Modules by name, in insertion order (torch.nn.ModuleDict); inserting an existing name replaces
+// its module in place.
+class ModuleDict : public ModuleList {
+ public:
+  ModuleDict() = default;
+  template <class M>
+  void insert(const std::string& key, std::shared_ptr<M> m) {
+    for (auto& [k, c] : children_)
+      if (k == key) {
+        c = std::move(m);
+        return;
+      }
+    register_module(key, std::move(m));
+  }
+  bool contains(const std::string& key) const;
+  Module& operator[](const std::string& key) const { return *ptr(key); }
+  using ModuleList::operator[];
+  const std::shared_ptr<Module>& ptr(const std::string& key) const;
+  using ModuleList::ptr;
+  template <class T>
+  T& as(const std::string& key) const {
+    T* m = dynamic_cast<T*>(ptr(key).get());
+    if (m == nullptr) wrong_type(key);
+    return *m;
+  }
+  using ModuleList::as;
+  std::vector<std::string> keys() const;
+  std::string name() const override { return "ModuleDict"; }
 };
 
 class ReLU : public UnaryModule {

@@ -14,7 +14,8 @@ class Module {
  public:
   virtual ~Module() = default;
 
-  // Parameters of this module, then of its children in registration order (recursively).
+  // Parameters of this module, then of its children in registration order (recursively); one
+  // shared by several modules (weight tying) is listed once, at its first place.
   std::vector<Tensor> parameters(bool recurse = true) const;
   std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
   std::vector<std::pair<std::string, Tensor>> named_buffers(bool recurse = true) const;

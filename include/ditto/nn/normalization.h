@@ -1,5 +1,5 @@
 #pragma once
-// LayerNorm, BatchNorm1d and BatchNorm2d (torch.nn), with PyTorch's parameters, buffers and
+// LayerNorm, RMSNorm, BatchNorm1d and BatchNorm2d (torch.nn), with PyTorch's parameters, buffers and
 // defaults.
 #include <optional>
 
@@ -23,6 +23,22 @@ class LayerNorm : public UnaryModule {
  private:
   Shape shape_;
   double eps_;
+  bool affine_;
+};
+
+// x * rsqrt(mean(x^2 over the trailing dims) + eps) * weight (torch.nn.RMSNorm, PyTorch 2.4);
+// eps defaults to the dtype's machine epsilon; weight = 1 when elementwise_affine.
+class RMSNorm : public UnaryModule {
+ public:
+  explicit RMSNorm(Shape normalized_shape, std::optional<double> eps = std::nullopt, bool elementwise_affine = true,
+                   ScalarType dtype = kFloat32);
+  Tensor forward(const Tensor& x) override;
+  Tensor& weight();  // undefined without elementwise_affine
+  std::string name() const override { return "RMSNorm"; }
+
+ private:
+  Shape shape_;
+  std::optional<double> eps_;
   bool affine_;
 };
 

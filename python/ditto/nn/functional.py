@@ -119,6 +119,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     return _nn.embedding_bag(input, weight, offsets, mode, per_sample_weights, include_last_offset, padding_idx)
 
 
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    return _nn.rms_norm(input, normalized_shape, weight, eps)
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _nn.layer_norm(input, normalized_shape, weight, bias, eps)
 

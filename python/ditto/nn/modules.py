@@ -16,7 +16,7 @@ __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d", "LPPool2d",
-    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding", "EmbeddingBag", "Dropout", "GELU", "ReLU", "Sigmoid", "Tanh",
+    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "RMSNorm", "Embedding", "EmbeddingBag", "Dropout", "GELU", "ReLU", "Sigmoid", "Tanh",
     "Softmax", "LogSoftmax", "Flatten", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss",
     "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "CTCLoss",
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
@@ -881,14 +881,17 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+def _set_normalized(m, normalized_shape, eps, elementwise_affine):
+    """LayerNorm's and RMSNorm's attributes: normalized_shape as a tuple (an int is one dim)."""
+    m.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    m.eps = eps
+    m.elementwise_affine = elementwise_affine
+
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
+        _set_normalized(self, normalized_shape, eps, elementwise_affine)
         if elementwise_affine:
             self.weight = Parameter(_empty(self.normalized_shape, dtype))
             self.bias = Parameter(_empty(self.normalized_shape, dtype))
@@ -904,6 +907,26 @@ class LayerNorm(Module):
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class RMSNorm(Module):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        _set_normalized(self, normalized_shape, eps, elementwise_affine)
+        if elementwise_affine:
+            self.weight = Parameter(_C.ones(*self.normalized_shape, dtype=dtype or _C.float32))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
@@ -947,6 +970,17 @@ class Embedding(Module):
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):  # fmt: skip
+        """The weight is embeddings itself (shared; nothing drawn from the generator), frozen unless freeze=False."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        m = cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, _weight=embeddings)
+        m.weight.requires_grad = not freeze
+        return m
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"

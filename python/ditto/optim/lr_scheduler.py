@@ -1,6 +1,7 @@
 """Learning-rate schedulers, as torch.optim.lr_scheduler's chainable forms (each step derives the
 new lr from the group's current one, with PyTorch's Python arithmetic, so the floats match)."""
 import math
+from bisect import bisect_right
 
 
 class LRScheduler:
@@ -17,6 +18,10 @@ class LRScheduler:
         self.last_epoch = last_epoch
         self._step_count = 0
         self.verbose = verbose
+        self._initial_step()
+
+    def _initial_step(self):
+        self._step_count = 0
         self.step()
 
     def get_lr(self):
@@ -27,8 +32,13 @@ class LRScheduler:
 
     def step(self, epoch=None):
         self._step_count += 1
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:  # PyTorch's deprecated form: the closed form at `epoch` where the scheduler has one
+            self.last_epoch = epoch
+            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
@@ -94,6 +104,96 @@ class ExponentialLR(LRScheduler):
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
 
+class LinearLR(LRScheduler):
+    """The lr scaled by a factor going linearly from start_factor to end_factor over total_iters steps."""
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1, verbose=False):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch, verbose)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in groups]
+        if self.last_epoch > self.total_iters:
+            return [group["lr"] for group in groups]
+        return [
+            group["lr"]
+            * (
+                1.0
+                + (self.end_factor - self.start_factor)
+                / (self.total_iters * self.start_factor + (self.last_epoch - 1) * (self.end_factor - self.start_factor))
+            )
+            for group in groups
+        ]
+
+    def _get_closed_form_lr(self):
+        return [
+            base_lr
+            * (
+                self.start_factor
+                + (self.end_factor - self.start_factor) * min(self.total_iters, self.last_epoch) / self.total_iters
+            )
+            for base_lr in self.base_lrs
+        ]
+
+
+class SequentialLR(LRScheduler):
+    """schedulers[i] runs from milestones[i - 1] on (warmup, then cosine, ...), PyTorch's rules."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose=False):
+        for i, sch in enumerate(schedulers):
+            if sch.optimizer is not optimizer:
+                raise ValueError(
+                    "Sequential Schedulers expects all schedulers to belong to the same optimizer, but got "
+                    f"schedulers at index {i} to be different than the optimizer passed in."
+                )
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
+                f"milestone points, but got number of schedulers {len(schedulers)} and the number of milestones to "
+                f"be equal to {len(milestones)}"
+            )
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in self.optimizer.param_groups:  # back to the initial lrs
+            group["lr"] = group["initial_lr"]
+        for sch in self._schedulers:  # undo the step each scheduler took when it was made
+            sch.last_epoch -= 1
+        self._schedulers[0]._initial_step()
+        self._last_lr = schedulers[0].get_last_lr()
+
+    def step(self):
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, sd in zip(self._schedulers, schedulers):
+            s.load_state_dict(sd)
+
+
 class CosineAnnealingLR(LRScheduler):
     def __init__(self, optimizer, T_max, eta_min=0, last_epoch=-1, verbose=False):
         self.T_max = T_max
@@ -120,4 +220,10 @@ class CosineAnnealingLR(LRScheduler):
             * (group["lr"] - self.eta_min)
             + self.eta_min
             for group in groups
+        ]
+
+    def _get_closed_form_lr(self):
+        return [
+            self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for base_lr in self.base_lrs
         ]
