@@ -406,3 +406,82 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def multi_head_attention_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias, out_proj_weight,
+                                 out_proj_bias, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 average_attn_weights=True, dropout_p=0.0, training=True, is_causal=False):
+    """PyTorch's multi_head_attention_forward for (L, N, E) inputs (no bias_kv, zero_attn or separate
+    k/v dims). With need_weights it is PyTorch 1.13's composition (bmm, softmax, bmm) and returns the
+    weights; without, the heads run through the fused scaled_dot_product_attention, whose rows do
+    not depend on the batch."""
+    import math
+
+    from ditto import _C as C
+
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    w_q, w_k, w_v = in_proj_weight.chunk(3)
+    b_q, b_k, b_v = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
+    if query is key and key is value:  # one projection, as PyTorch's packed in-projection
+        q, k, v = linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+    else:
+        q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
+    if is_causal and attn_mask is None:
+        attn_mask = C.triu(C.ones(tgt_len, src_len, dtype=C.bool), 1)
+    if attn_mask is not None and attn_mask.dim() == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be {(tgt_len, src_len)}.")
+        attn_mask = attn_mask.unsqueeze(0)
+    elif attn_mask is not None and tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+        raise RuntimeError(
+            f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be {(bsz * num_heads, tgt_len, src_len)}."
+        )
+    q = q.contiguous().view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.contiguous().view(src_len, bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.contiguous().view(src_len, bsz * num_heads, head_dim).transpose(0, 1)
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise RuntimeError(
+                f"expecting key_padding_mask shape of {(bsz, src_len)}, but got {tuple(key_padding_mask.shape)}"
+            )
+        kpm = key_padding_mask.view(bsz, 1, 1, src_len).expand(bsz, num_heads, 1, src_len).reshape(bsz * num_heads, 1, src_len)
+        if kpm.dtype is not C.bool:
+            kpm = kpm != 0
+        if attn_mask is None:
+            attn_mask = kpm
+        elif attn_mask.dtype is C.bool:
+            attn_mask = attn_mask + kpm  # logical or
+        else:
+            attn_mask = attn_mask.masked_fill(kpm, float("-inf"))
+    if attn_mask is not None and attn_mask.dtype is C.bool:  # True means "may not attend": -inf
+        attn_mask = C.zeros(*attn_mask.shape, dtype=q.dtype).masked_fill(attn_mask, float("-inf"))
+    if not training:
+        dropout_p = 0.0
+    if need_weights:
+        q_scaled = q / math.sqrt(head_dim)
+        if attn_mask is not None:
+            weights = C.baddbmm(attn_mask.expand(bsz * num_heads, tgt_len, src_len), q_scaled, k.transpose(-2, -1))
+        else:
+            weights = C.bmm(q_scaled, k.transpose(-2, -1))
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = C.bmm(weights, v).transpose(0, 1).contiguous().view(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.sum(dim=1) / num_heads
+        return out, weights
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    if attn_mask is not None and attn_mask.shape[0] != 1:  # per batch and head (PyTorch's view)
+        attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p)
+    out = out.permute(2, 0, 1, 3).contiguous().view(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, embed_dim)
+    return out, None
