@@ -10,4 +10,5 @@
 #include "ditto/nn/module.h"
 #include "ditto/nn/normalization.h"
 #include "ditto/nn/resample.h"
+#include "ditto/nn/transformer.h"
 #include "ditto/nn/utils.h"
