@@ -14,10 +14,13 @@
 
 #include "cpu/capability.h"
 #include "ditto/factory.h"
+#include "ditto/ops.h"
 #include "ditto/random.h"
+#include "expect_error.h"
 #include "golden.h"
 
 using namespace ditto;
+using ditto::testing::expect_error;
 using nlohmann::json;
 
 namespace {
@@ -711,4 +714,48 @@ TEST(RandomErrors, RejectedCallsDrawNothing) {
   EXPECT_THROW(randint(1, 1, {3}), Error);
   EXPECT_THROW(bernoulli(from_vector(std::vector<float>{0.5f, 0.2f, 1.5f}, {3})), Error);
   EXPECT_EQ(get_rng_state(), st);
+}
+
+// multinomial with and without replacement on the generator script's fixed weights: PyTorch
+// 1.13's indices, and the generator left where PyTorch leaves it (the next rand's bits).
+TEST(RandomGolden, Multinomial) {
+  const Tensor p1 = (arange(65, kInt64).remainder(Scalar(7)) + 1).pow(2).to(kFloat32);
+  const Tensor p2 = (arange(40, kInt64).remainder(Scalar(11)).to(kFloat64) + 0.5).view({4, 10});
+  int checked = 0;
+  for (uint64_t s : seeds()) {
+    for (const auto& [key, want] : entry(s, "multinomial").items()) {
+      const Tensor& p = key.rfind("1d", 0) == 0 ? p1 : p2;
+      const int64_t n = key.find("_n5_") != std::string::npos ? 5 : key.find("_n7_") != std::string::npos ? 7 : 1;
+      const bool rep = key.find("_rep") != std::string::npos;
+      manual_seed(s);
+      const Tensor idx = multinomial(p, n, rep);
+      const Tensor next = rand({2});
+      std::vector<int64_t> flat;  // 1-D or nested 2-D lists
+      for (const json& v : want.at("indices")) {
+        if (v.is_array())
+          for (const json& e : v) flat.push_back(e.get<int64_t>());
+        else
+          flat.push_back(v.get<int64_t>());
+      }
+      const Tensor expect = tensor(flat);
+      EXPECT_TRUE(equal(idx.flatten(), expect.flatten())) << key << " seed " << s;
+      EXPECT_EQ(idx.dim(), p.dim()) << key;
+      const auto bits = hex_list(want.at("next_rand"));
+      for (int i = 0; i < 2; ++i) {
+        uint32_t u;
+        const float f = next.data_ptr<float>()[i];
+        std::memcpy(&u, &f, 4);
+        EXPECT_EQ(hex32(u), bits[i]) << key << " seed " << s;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20);
+  expect_error([] { multinomial(ones({3}, kInt64), 1); }, "[multinomial]", "floating-point");
+  expect_error([] { multinomial(ones({3}), 4); }, "[multinomial]", "without replacement");
+  expect_error([] { multinomial(ones({3}), 0); }, "[multinomial]", "n_sample <= 0");
+  expect_error([] { multinomial(zeros({2, 3}), 1); }, "[multinomial]", "sum of probabilities");
+  expect_error([] { multinomial(tensor({1.0f, -1.0f}), 1); }, "[multinomial]", "element < 0");
+  expect_error([] { multinomial(tensor({1.0f, -1.0f}), 3, true); }, "[multinomial]", "probability entry < 0");
+  expect_error([] { multinomial(ones({1, 1, 2}), 1); }, "[multinomial]", "1 or 2 dim");
 }

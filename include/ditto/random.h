@@ -66,5 +66,10 @@ Tensor randperm(int64_t n, ScalarType dtype = kInt64, Generator* gen = nullptr);
 // Samples 0/1 with probabilities from p (float32: compared in float, float64: in double).
 Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
 Tensor normal(double mean, double std, const Shape& size, ScalarType dtype = kFloat32, Generator* gen = nullptr);
+// num_samples category indices per row of probs (1-D or 2-D, non-negative weights), as
+// torch.multinomial with PyTorch 1.13's bits for a seed: without replacement the Gumbel trick
+// argmax/topk(p / q), q ~ Exp(1) drawn per element; with replacement PyTorch's cumulative sum and
+// binary search, one U53 draw per sample (2.x also samples one with replacement by the trick).
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false, Generator* gen = nullptr);
 
 }  // namespace ditto

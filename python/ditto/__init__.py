@@ -107,6 +107,7 @@ from ditto._C import (  # noqa: F401  (re-exported names)
     mode,
     moveaxis,
     movedim,
+    multinomial,
     mul,
     multiply,
     nanmedian,

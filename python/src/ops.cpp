@@ -337,6 +337,14 @@ void bind_ops(py::module_& m) {
         return bernoulli(p, g);
       },
       py::arg("input"), py::kw_only(), py::arg("generator") = py::none());
+  def_op(
+      m, cls, "multinomial",
+      [](const Tensor& p, int64_t num_samples, bool replacement, py::handle generator) {
+        Generator* g = generator_from_python(generator);
+        py::gil_scoped_release nogil;
+        return multinomial(p, num_samples, replacement, g);
+      },
+      py::arg("num_samples"), py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none());
   m.def(
       "normal",
       [](double mean, double std, py::handle size, py::handle generator, py::handle dtype) {

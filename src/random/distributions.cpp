@@ -6,15 +6,19 @@
 // 16-block fill) call the platform's log and sincos, as PyTorch does. PyTorch on AVX2 machines
 // gets glibc's FMA builds of them (picked by ifunc). glibc's SSE2 builds, used on CPUs without
 // FMA, differ in about 0.07% of float64 normals; float32 normals were unchanged in 2M draws.
-// Everything else here is exact IEEE arithmetic and identical on every CPU.
+// exponential draws (multinomial's) call log in double the same way. Everything else here is
+// exact IEEE arithmetic and identical on every CPU.
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "autograd/graph.h"
 #include "cpu/capability.h"
 #include "ditto/factory.h"
+#include "ditto/ops.h"
 #include "ditto/random.h"
 #include "random/kernels.h"
 
@@ -310,6 +314,99 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
   else
     bernoulli_tensor_typed<double>(out, p, g);
   return out;
+}
+
+namespace {
+// PyTorch's exponential_(1) of one element: -log(1 - U53) in double (two words), then the dtype.
+double exponential1(Generator& g) { return -1.0 * std::log(1.0 - detail::u53(g.random64())); }
+
+// PyTorch's with-replacement kernel for each row: the running sum of the row in its dtype,
+// divided by the total, the last entry set to 1; each sample a U53 draw placed by binary search
+// (the first entry >= it).
+template <class T>
+void multinomial_with_replacement(const Tensor& out, const Tensor& p, int64_t n_sample, Generator& g) {
+  const int64_t rows = p.size(0), C = p.size(1);
+  std::vector<T> cum(static_cast<std::size_t>(C));
+  int64_t* o = out.data_ptr<int64_t>();
+  const T* base = static_cast<const T*>(p.raw_data());
+  for (int64_t i = 0; i < rows; ++i) {
+    T sum = 0;
+    for (int64_t j = 0; j < C; ++j) {
+      const T v = base[i * p.stride(0) + j * p.stride(1)];
+      DITTO_CHECK(v >= 0, "multinomial", "invalid multinomial distribution (encountering probability entry < 0)");
+      DITTO_CHECK(std::isfinite(v), "multinomial",
+                  "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+      sum += v;
+      cum[j] = sum;
+    }
+    DITTO_CHECK(sum > 0, "multinomial", "invalid multinomial distribution (sum of probabilities <= 0)");
+    for (T& c : cum) c /= sum;
+    cum[C - 1] = 1;
+    for (int64_t s = 0; s < n_sample; ++s) {
+      const double u = detail::u53(g.random64());
+      int64_t lo = 0, hi = C;
+      while (hi - lo > 0) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (cum[mid] < u)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      o[i * n_sample + s] = lo;
+    }
+  }
+}
+}  // namespace
+
+Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, Generator* gen) {
+  const char* op = "multinomial";
+  DITTO_CHECK(input.defined(), op, "the tensor is undefined");
+  DITTO_CHECK(is_floating(input.dtype()), op, "multinomial only supports floating-point dtypes for input, got: ",
+              input.dtype() == kInt64   ? "Long"
+              : input.dtype() == kInt32 ? "Int"
+                                        : "Bool");
+  DITTO_CHECK(input.dim() > 0 && input.dim() <= 2, op, "prob_dist must be 1 or 2 dim");
+  DITTO_CHECK(num_samples > 0, op, "cannot sample n_sample <= 0 samples");
+  const int64_t C = input.size(-1);
+  DITTO_CHECK(replacement || num_samples <= C, op,
+              "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  DITTO_CHECK(C <= (int64_t{1} << 24), op, "number of categories cannot exceed 2^24");
+  const Tensor p = input.dim() == 1 ? input.unsqueeze(0) : input;
+  const int64_t rows = p.size(0);
+  Tensor out = empty({rows, num_samples}, kInt64);
+  if (out.numel() == 0) return input.dim() == 1 ? out.view({num_samples}) : out;
+  Generator& g = pick(gen);
+  if (!replacement) {
+    // PyTorch's fast path (the Gumbel trick): argmax / topk of p / q, q ~ Exp(1) drawn in the
+    // input's memory order; the input is checked before anything is drawn. (PyTorch 2.x takes
+    // this path for one sample with replacement too; 1.13, the reference here, does not.)
+    const Tensor x = p.detach();
+    DITTO_CHECK(x.max().item<double>() < std::numeric_limits<double>::infinity() && x.min().item<double>() >= 0, op,
+                "probability tensor contains either `inf`, `nan` or element < 0");
+    DITTO_CHECK(x.sum({1}).eq(Scalar(0)).sum().item<int64_t>() == 0, op,
+                "invalid multinomial distribution (sum of probabilities <= 0)");
+    Tensor q = empty_like(x);
+    {
+      std::lock_guard<std::mutex> lock(g.mutex());
+      if (q.dtype() == kFloat32) {
+        float* d = q.data_ptr<float>();
+        for_each_offset(q, [&](int64_t o) { d[o] = static_cast<float>(exponential1(g)); });
+      } else {
+        double* d = q.data_ptr<double>();
+        for_each_offset(q, [&](int64_t o) { d[o] = exponential1(g); });
+      }
+    }
+    NoGradGuard no_grad;
+    const Tensor ratio = x / q;
+    out = num_samples == 1 ? ratio.argmax(-1, true) : std::get<1>(topk(ratio, num_samples));
+  } else {
+    std::lock_guard<std::mutex> lock(g.mutex());
+    if (p.dtype() == kFloat32)
+      multinomial_with_replacement<float>(out, p, num_samples, g);
+    else
+      multinomial_with_replacement<double>(out, p, num_samples, g);
+  }
+  return input.dim() == 1 ? out.view({num_samples}) : out;
 }
 
 Tensor normal(double mean, double std, const Shape& size, ScalarType dtype, Generator* gen) {

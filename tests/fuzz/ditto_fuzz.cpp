@@ -244,7 +244,8 @@ std::vector<OpFuzzer> generators() {
       for (auto& e : v) e = c.r.chance(0.03) ? (c.r.chance(0.5) ? kHuge : -kHuge) : c.r.range(lo, hi);
       return v;
     };
-    switch (c.r.range(0, 12)) {
+    switch (c.r.range(0, 13)) {
+      case 13: return one(multinomial(x, c.r.chance(0.05) ? kHuge : c.r.range(-1, 6), c.r.chance(0.5)));
       case 0: return split(x, c.r.chance(0.05) ? kHuge : c.r.range(-1, 4), dim_arg(c.r, nd));
       case 1: return split_with_sizes(x, ints(-1, 4), dim_arg(c.r, nd));
       case 2: return chunk(x, c.r.range(-1, 5), dim_arg(c.r, nd));
