@@ -72,30 +72,42 @@ struct Operand {
 void exp_inplace(float* x, int64_t n) { dmath::exp_f32(x, x, n); }
 void exp_inplace(double* x, int64_t n) { dmath::exp_f64(x, x, n); }
 
+// The optional mask: bool (false masks the score) or float (added to the score).
+template <class T>
+struct Mask {
+  Operand<bool> b;
+  Operand<T> f;
+  bool has_b = false, has_f = false;
+  explicit Mask(const Tensor& m) : has_b(m.defined() && m.dtype() == kBool), has_f(m.defined() && m.dtype() != kBool) {
+    if (has_b) b = Operand<bool>(m);
+    if (has_f) f = Operand<T>(m);
+  }
+};
+
 // The scores of queries [i0, i0 + bq) against keys [j0, j0 + bk), scaled and masked, into s (bq x
 // bk, row-major). Masked scores are -inf.
 // kt: the keys transposed, (E, ld) contiguous (key j in column j), so that the product's B
 // operand is packed from contiguous rows; the chains over e are the same either way.
 template <class T>
-void scores(T* s, const Operand<T>& Q, const T* kt, int64_t ld, const Operand<bool>* bmask, const Operand<T>* fmask,
-            int64_t n, int64_t i0, int64_t bq, int64_t j0, int64_t bk, int64_t E, const AttentionArgs& a) {
+void scores(T* s, const Operand<T>& Q, const T* kt, int64_t ld, const Mask<T>& mask, int64_t n, int64_t i0, int64_t bq,
+            int64_t j0, int64_t bk, int64_t E, const AttentionArgs& a) {
   const T* q = Q.at(n) + i0 * Q.row;
   gemm(s, q, Q.row, Q.col, kt + j0, ld, 1, bq, bk, E);
   const T scale = static_cast<T>(a.scale), ninf = -std::numeric_limits<T>::infinity();
-  const bool* bm = bmask ? bmask->at(n) : nullptr;
-  const T* fm = fmask ? fmask->at(n) : nullptr;
+  const bool* bm = mask.has_b ? mask.b.at(n) : nullptr;
+  const T* fm = mask.has_f ? mask.f.at(n) : nullptr;
   for (int64_t x = 0; x < bq * bk; ++x) s[x] *= scale;
   for (int64_t r = 0; r < bq; ++r) {
     T* row = s + r * bk;
     const int64_t i = i0 + r;
     if (fm) {
-      const T* f = fm + i * fmask->row + j0 * fmask->col;
-      for (int64_t c = 0; c < bk; ++c) row[c] += f[c * fmask->col];
+      const T* f = fm + i * mask.f.row + j0 * mask.f.col;
+      for (int64_t c = 0; c < bk; ++c) row[c] += f[c * mask.f.col];
     }
     if (bm) {
-      const bool* b = bm + i * bmask->row + j0 * bmask->col;
+      const bool* b = bm + i * mask.b.row + j0 * mask.b.col;
       for (int64_t c = 0; c < bk; ++c)
-        if (!b[c * bmask->col]) row[c] = ninf;
+        if (!b[c * mask.b.col]) row[c] = ninf;
     }
     if (a.causal)  // keys j > i: columns from i - j0 + 1
       for (int64_t c = std::max<int64_t>(i - j0 + 1, 0); c < bk; ++c) row[c] = ninf;
@@ -124,11 +136,7 @@ template <class T>
 void forward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
              const Tensor& mask, const AttentionArgs& a) {
   const Operand<T> Q(q), K(k), V(v);
-  Operand<bool> BM;
-  Operand<T> FM;
-  const bool has_b = mask.defined() && mask.dtype() == kBool, has_f = mask.defined() && !has_b;
-  if (has_b) BM = Operand<bool>(mask);
-  if (has_f) FM = Operand<T>(mask);
+  const Mask<T> M(mask);
   const int64_t L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
   const int64_t N = L > 0 ? lse.numel() / L : 0;
   const int64_t tiles = (L + kQueryBlock - 1) / kQueryBlock;
@@ -149,7 +157,7 @@ void forward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor
       const int64_t end = key_end(S, i0, bq, a.causal), ld = key_end(S, L - 1, 1, a.causal);
       for (int64_t j0 = 0; j0 < end; j0 += kKeyBlock) {
         const int64_t bk = std::min(kKeyBlock, S - j0);
-        scores(s.data(), Q, kt.data(), ld, has_b ? &BM : nullptr, has_f ? &FM : nullptr, n, i0, bq, j0, bk, E, a);
+        scores(s.data(), Q, kt.data(), ld, M, n, i0, bq, j0, bk, E, a);
         for (int64_t r = 0; r < bq; ++r) {
           T* row = s.data() + r * bk;
           const T top = max_chunk(row, bk);  // a NaN score wins, and makes the row NaN
@@ -182,11 +190,7 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
               const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse, const Tensor& mask,
               const AttentionArgs& a) {
   const Operand<T> Q(q), K(k), V(v), dO(dout), O(out);
-  Operand<bool> BM;
-  Operand<T> FM;
-  const bool has_b = mask.defined() && mask.dtype() == kBool, has_f = mask.defined() && !has_b;
-  if (has_b) BM = Operand<bool>(mask);
-  if (has_f) FM = Operand<T>(mask);
+  const Mask<T> M(mask);
   const int64_t L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
   const int64_t N = L > 0 ? lse.numel() / L : 0;  // no queries: every gradient is zero
   T *gq = dq.data_ptr<T>(), *gk = dk.data_ptr<T>(), *gv = dv.data_ptr<T>();
@@ -214,7 +218,7 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
             const int64_t end = key_end(S, i0, bq, a.causal);
             for (int64_t j0 = 0; j0 < end; j0 += kKeyBlock) {
               const int64_t bk = std::min(kKeyBlock, S - j0);
-              scores(p.data(), Q, kt.data(), S, has_b ? &BM : nullptr, has_f ? &FM : nullptr, n, i0, bq, j0, bk, E, a);
+              scores(p.data(), Q, kt.data(), S, M, n, i0, bq, j0, bk, E, a);
               for (int64_t r = 0; r < bq; ++r) {
                 T* row = p.data() + r * bk;
                 const T lr = ls[n * L + i0 + r];

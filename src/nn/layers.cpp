@@ -17,10 +17,7 @@ Linear::Linear(int64_t in, int64_t out, bool bias, ScalarType dtype) : in_(in), 
   reset_parameters();
 }
 
-Tensor& Linear::bias() {
-  static Tensor undefined;
-  return has_bias_ ? param(1) : (undefined = Tensor());
-}
+Tensor& Linear::bias() { return has_bias_ ? param(1) : absent(); }
 
 void Linear::reset_parameters() {
   init::kaiming_uniform_(weight(), std::sqrt(5.0));

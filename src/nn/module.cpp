@@ -120,6 +120,12 @@ Tensor& Module::register_parameter(std::string name, Tensor t, bool requires_gra
   return params_.back().second;
 }
 
+Tensor& Module::absent() {
+  static thread_local Tensor t;
+  t = Tensor();
+  return t;
+}
+
 Tensor& Module::register_buffer(std::string name, Tensor t) {
   buffers_.emplace_back(std::move(name), std::move(t));
   return buffers_.back().second;

@@ -13,11 +13,6 @@
 namespace ditto::nn {
 
 namespace {
-Tensor& undefined_tensor() {
-  static thread_local Tensor t;
-  t = Tensor();
-  return t;
-}
 
 // The checks of layer_norm and rms_norm (x ends in shape, weight and bias have it); returns the
 // normalised dims.
@@ -144,8 +139,8 @@ void LayerNorm::reset_parameters() {
   init::zeros_(param(1));
 }
 
-Tensor& LayerNorm::weight() { return affine_ ? param(0) : undefined_tensor(); }
-Tensor& LayerNorm::bias() { return affine_ ? param(1) : undefined_tensor(); }
+Tensor& LayerNorm::weight() { return affine_ ? param(0) : absent(); }
+Tensor& LayerNorm::bias() { return affine_ ? param(1) : absent(); }
 
 Tensor LayerNorm::forward(const Tensor& x) { return layer_norm_impl(x, shape_, weight(), bias(), eps_, "LayerNorm"); }
 
@@ -157,7 +152,7 @@ RMSNorm::RMSNorm(Shape normalized_shape, std::optional<double> eps, bool element
   DITTO_CHECK(is_floating(dtype), "RMSNorm", "parameters must be floating point, got ", dtype_name(dtype));
   if (affine_) register_parameter("weight", ones(shape_, dtype));
 }
-Tensor& RMSNorm::weight() { return affine_ ? param(0) : undefined_tensor(); }
+Tensor& RMSNorm::weight() { return affine_ ? param(0) : absent(); }
 Tensor RMSNorm::forward(const Tensor& x) { return rms_norm_impl(x, shape_, weight(), eps_, "RMSNorm"); }
 
 // --- BatchNorm
@@ -193,11 +188,11 @@ void BatchNormBase::reset_parameters() {
   init::zeros_(param(1));
 }
 
-Tensor& BatchNormBase::weight() { return affine_ ? param(0) : undefined_tensor(); }
-Tensor& BatchNormBase::bias() { return affine_ ? param(1) : undefined_tensor(); }
-Tensor& BatchNormBase::running_mean() { return track_ ? buffer(0) : undefined_tensor(); }
-Tensor& BatchNormBase::running_var() { return track_ ? buffer(1) : undefined_tensor(); }
-Tensor& BatchNormBase::num_batches_tracked() { return track_ ? buffer(2) : undefined_tensor(); }
+Tensor& BatchNormBase::weight() { return affine_ ? param(0) : absent(); }
+Tensor& BatchNormBase::bias() { return affine_ ? param(1) : absent(); }
+Tensor& BatchNormBase::running_mean() { return track_ ? buffer(0) : absent(); }
+Tensor& BatchNormBase::running_var() { return track_ ? buffer(1) : absent(); }
+Tensor& BatchNormBase::num_batches_tracked() { return track_ ? buffer(2) : absent(); }
 
 // torch.nn.modules.batchnorm._BatchNorm.forward.
 Tensor BatchNormBase::forward(const Tensor& x) {

@@ -111,10 +111,7 @@ MultiheadAttention::MultiheadAttention(int64_t embed_dim, int64_t num_heads, dou
   }
 }
 
-Tensor& MultiheadAttention::in_proj_bias() {
-  static Tensor none;
-  return bias_ ? param(1) : (none = Tensor());
-}
+Tensor& MultiheadAttention::in_proj_bias() { return bias_ ? param(1) : absent(); }
 
 std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                                       const Tensor& key_padding_mask, bool need_weights,
@@ -145,6 +142,11 @@ namespace {
 Tensor activate(const Tensor& x, const std::string& activation) {
   return activation == "gelu" ? functional::gelu(x) : functional::relu(x);
 }
+// linear2(dropout(activation(linear1(x)))), then the block's output dropout.
+Tensor feed_forward(Linear& linear1, Dropout& dropout, Linear& linear2, Dropout& out, const std::string& activation,
+                    const Tensor& x) {
+  return out(linear2(dropout(activate(linear1(x), activation))));
+}
 void check_activation(const std::string& a, const char* op) {
   DITTO_CHECK(a == "relu" || a == "gelu", op, "activation should be relu/gelu, not ", a);
 }
@@ -165,22 +167,19 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead,
   dropout2_ = register_module("dropout2", std::make_shared<Dropout>(o.dropout));
 }
 
-Tensor TransformerEncoderLayer::feed_forward(const Tensor& x) {
-  return (*dropout2_)((*linear2)((*dropout_)(activate((*linear1)(x), o_.activation))));
-}
-
 Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask,
                                         bool is_causal) {
   auto sa = [&](const Tensor& x) {
     return (*dropout1_)(self_attn->forward(x, x, x, src_key_padding_mask, false, src_mask, true, is_causal).first);
   };
+  auto ff = [&](const Tensor& x) { return feed_forward(*linear1, *dropout_, *linear2, *dropout2_, o_.activation, x); };
   Tensor x = src;
   if (o_.norm_first) {
     x = x + sa((*norm1)(x));
-    return x + feed_forward((*norm2)(x));
+    return x + ff((*norm2)(x));
   }
   x = (*norm1)(x + sa(x));
-  return (*norm2)(x + feed_forward(x));
+  return (*norm2)(x + ff(x));
 }
 
 TransformerDecoderLayer::TransformerDecoderLayer(int64_t d_model, int64_t nhead, const TransformerLayerOptions& o,
@@ -202,10 +201,6 @@ TransformerDecoderLayer::TransformerDecoderLayer(int64_t d_model, int64_t nhead,
   dropout3_ = register_module("dropout3", std::make_shared<Dropout>(o.dropout));
 }
 
-Tensor TransformerDecoderLayer::feed_forward(const Tensor& x) {
-  return (*dropout3_)((*linear2)((*dropout_)(activate((*linear1)(x), o_.activation))));
-}
-
 Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
                                         const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
                                         const Tensor& memory_key_padding_mask, bool tgt_is_causal) {
@@ -215,15 +210,16 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
   auto mha = [&](const Tensor& x) {
     return (*dropout2_)(multihead_attn->forward(x, memory, memory, memory_key_padding_mask, false, memory_mask).first);
   };
+  auto ff = [&](const Tensor& x) { return feed_forward(*linear1, *dropout_, *linear2, *dropout3_, o_.activation, x); };
   Tensor x = tgt;
   if (o_.norm_first) {
     x = x + sa((*norm1)(x));
     x = x + mha((*norm2)(x));
-    return x + feed_forward((*norm3)(x));
+    return x + ff((*norm3)(x));
   }
   x = (*norm1)(x + sa(x));
   x = (*norm2)(x + mha(x));
-  return (*norm3)(x + feed_forward(x));
+  return (*norm3)(x + ff(x));
 }
 
 }  // namespace ditto::nn

@@ -57,6 +57,9 @@ class Module {
   const Tensor& param(std::size_t i) const { return params_[i].second; }
   Tensor& buffer(std::size_t i) { return buffers_[i].second; }
   const Tensor& buffer(std::size_t i) const { return buffers_[i].second; }
+  // An undefined tensor for the accessor of an absent parameter or buffer (bias=false); reset on
+  // every call, so a caller's assignment to it does not stick.
+  static Tensor& absent();
 
   std::vector<std::pair<std::string, Tensor>> params_;
   std::vector<std::pair<std::string, Tensor>> buffers_;

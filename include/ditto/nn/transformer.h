@@ -72,7 +72,6 @@ class TransformerEncoderLayer : public UnaryModule {
   std::shared_ptr<LayerNorm> norm1, norm2;
 
  private:
-  Tensor feed_forward(const Tensor& x);
   TransformerLayerOptions o_;
   std::shared_ptr<Dropout> dropout_, dropout1_, dropout2_;
 };
@@ -91,7 +90,6 @@ class TransformerDecoderLayer : public Module {
   std::shared_ptr<LayerNorm> norm1, norm2, norm3;
 
  private:
-  Tensor feed_forward(const Tensor& x);
   TransformerLayerOptions o_;
   std::shared_ptr<Dropout> dropout_, dropout1_, dropout2_, dropout3_;
 };
