@@ -677,3 +677,28 @@ TEST(DMathSpecial, PowFloat) { check_pow_specials<float>(); }
 TEST(DMathSpecial, PowDouble) { check_pow_specials<double>(); }
 
 }  // namespace
+
+// cos_correctly_rounded against x87 long double's cosl (64-bit significand): where cosl's value is
+// not within 4 of its ulps of a midpoint between doubles, rounding it gives the correctly rounded
+// double, which cos_correctly_rounded must return. Also within 1 ulp of dmath::cos everywhere.
+TEST(DMath, CosCorrectlyRoundedIsTheNearestDouble) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> wide(-3000.0, 3000.0), narrow(-4.0, 4.0);
+  int checked = 0;
+  for (int i = 0; i < 40000; ++i) {
+    const double x = i % 4 == 0 ? wide(rng) : i % 4 == 1 ? narrow(rng) : M_PI * (i % 97) / (1 + i % 61);
+    const long double ref = cosl(static_cast<long double>(x));
+    const double nearest = static_cast<double>(ref);
+    const double other = ref > nearest ? std::nextafter(nearest, 2.0) : std::nextafter(nearest, -2.0);
+    const long double mid = (static_cast<long double>(nearest) + static_cast<long double>(other)) / 2;
+    const long double ulp_ld = std::fabs(ref) * 0x1p-63L + 0x1p-16445L;
+    const double got = ditto::dmath::cos_correctly_rounded(x);
+    EXPECT_LE(std::fabs(got - ditto::dmath::cos(x)), std::fabs(std::nextafter(got, 2.0) - got) * 1.01) << x;
+    if (std::fabs(ref - mid) <= 4 * ulp_ld) continue;
+    ++checked;
+    ASSERT_EQ(got, nearest) << std::hexfloat << x;
+  }
+  EXPECT_GT(checked, 39000);
+  EXPECT_EQ(ditto::dmath::cos_correctly_rounded(0.0), 1.0);
+  EXPECT_TRUE(std::isnan(ditto::dmath::cos_correctly_rounded(INFINITY)));
+}

@@ -517,3 +517,74 @@ TEST(NNLayers, BadInputNamesTheModule) {
   EXPECT_DITTO_ERROR(F::batch_norm(x, zeros({4}), ones({3}), Tensor(), Tensor(), true), "[batch_norm]", "running_mean");
   EXPECT_DITTO_ERROR(F::batch_norm(x, Tensor(), Tensor()), "[batch_norm]", "evaluation mode");
 }
+
+// GroupNorm normalises each group of channels of a sample (mean 0, biased variance 1 before the
+// affine part); InstanceNorm is GroupNorm with one channel per group, and with tracked stats
+// moves running_mean toward the batch's mean of the instance means.
+TEST(Normalization, GroupAndInstanceNorm) {
+  manual_seed(12);
+  const Tensor x = randn({3, 6, 4, 5}, kFloat64) * 3.0 + 1.0;
+  const Tensor y = F::group_norm(x, 2, Tensor(), Tensor(), 0.0);
+  const Tensor g = y.reshape({3, 2, 60});
+  EXPECT_LT(g.mean({2}).abs().max().item<double>(), 1e-14);
+  EXPECT_LT((g.var({2}, false) - 1.0).abs().max().item<double>(), 1e-12);
+  nn::GroupNorm gn(3, 6, 1e-5, true, kFloat64);
+  {
+    NoGradGuard no_grad;
+    gn.weight().copy_(arange(6, kFloat64));
+    gn.bias().fill_(0.5);
+  }
+  const Tensor z = gn(x);
+  const Tensor plain = F::group_norm(x, 3, Tensor(), Tensor(), 1e-5);
+  EXPECT_TRUE(equal(z, plain * arange(6, kFloat64).view({1, 6, 1, 1}) + 0.5));
+  z.sum().backward();
+  EXPECT_EQ(gn.weight().grad().sizes(), (Shape{6}));
+  EXPECT_EQ(gn.named_parameters().size(), 2u);
+  // instance norm: one channel per group
+  EXPECT_TRUE(equal(F::instance_norm(x), F::group_norm(x, 6)));
+  nn::InstanceNorm2d in(6, 1e-5, 0.1, false, true, kFloat64);
+  EXPECT_EQ(in.named_buffers().size(), 3u);
+  EXPECT_TRUE(in.named_parameters().empty());
+  EXPECT_TRUE(equal(in(x), F::group_norm(x, 6)));
+  const Tensor want = x.reshape({3, 6, 20}).mean({2}).mean({0}) * 0.1;
+  EXPECT_TRUE(close(in.running_mean(), want, 4, "running_mean"));
+  in.eval();  // eval with tracked stats: the running ones
+  const Tensor e = in(x);
+  EXPECT_TRUE(close(e, (x - in.running_mean().view({1, 6, 1, 1})) / (in.running_var().view({1, 6, 1, 1}) + 1e-5).sqrt(),
+                    4, "eval"));
+  nn::InstanceNorm1d in1(4);
+  const Tensor u = randn({4, 9});  // unbatched (C, L)
+  EXPECT_TRUE(equal(in1(u), in1(u.unsqueeze(0)).squeeze(0)));
+  EXPECT_DITTO_ERROR(F::group_norm(x, 4), "[group_norm]", "divisible by num_groups");
+  EXPECT_DITTO_ERROR(nn::GroupNorm(4, 6), "[GroupNorm]", "divisible");
+  EXPECT_DITTO_ERROR(F::group_norm(x, 2, ones({5}, kFloat64)), "[group_norm]", "weight should contain 6");
+  EXPECT_DITTO_ERROR(in1(randn({2, 3, 9})), "[InstanceNorm1d]", "num_features (4)");
+  EXPECT_DITTO_ERROR(in1(randn({2, 4, 3, 9})), "[InstanceNorm1d]", "2D or 3D");
+  EXPECT_DITTO_ERROR(F::instance_norm(randn({2, 3, 1})), "[instance_norm]", "more than 1 spatial element");
+}
+
+// Dropout1d/2d keep or drop whole channels, one draw per (sample, channel) as PyTorch's
+// feature dropout: the noise is what bernoulli_(1 - p) gives a (N, C, 1, 1) tensor.
+TEST(Dropout, ChannelDropoutDrawsOnePerChannel) {
+  const Tensor x = ones({4, 8, 3, 5});
+  manual_seed(3);
+  const Tensor y = nn::Dropout2d(0.5)(x);
+  manual_seed(3);
+  Tensor noise = empty({4, 8, 1, 1});
+  noise.bernoulli_(0.5);
+  EXPECT_TRUE(same_bits(y, (noise / 0.5).expand({4, 8, 3, 5}).contiguous()));
+  const double kept = noise.sum().item<double>();
+  EXPECT_GT(kept, 4);
+  EXPECT_LT(kept, 28);
+  manual_seed(3);
+  EXPECT_TRUE(same_bits(F::dropout1d(x.reshape({4, 8, 15}), 0.5), y.reshape({4, 8, 15})));
+  manual_seed(3);
+  const Tensor u = F::dropout1d(ones({8, 15}), 0.5);  // unbatched: one sample
+  EXPECT_TRUE(same_bits(u, y[0].reshape({8, 15})));
+  nn::Dropout2d d(0.3);
+  d.eval();
+  EXPECT_TRUE(same_bits(d(x), x));
+  EXPECT_EQ(d.name(), "Dropout2d");
+  EXPECT_DITTO_ERROR(F::dropout1d(ones({2, 3, 4, 5})), "[dropout1d]", "2D or 3D");
+  EXPECT_DITTO_ERROR(F::dropout2d(ones({2, 3})), "[dropout2d]", "3D or 4D");
+}

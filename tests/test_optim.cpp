@@ -277,3 +277,162 @@ TEST(Optim, PointwiseOpsFollowPyTorchsFma) {
   EXPECT_EQ(addcdiv(full({1}, s), full({1}, t1), full({1}, t2), 0.1).item<float>(), s + 0.1f * t1 / t2);
   EXPECT_EQ(addcmul(tensor({3}), tensor({4}), tensor({5}), 2).item<int64_t>(), 43);
 }
+
+// LinearLR, LambdaLR, OneCycleLR and SequentialLR over one or two parameter groups: each group's
+// lr and momentum (SGD's momentum, Adam's beta1) after every step, the exact doubles.
+TEST(OptimGolden, SchedulersOverParameterGroups) {
+  const std::map<std::string, optim::LambdaLR::Lambda> lambdas = {
+      {"pow", [](int64_t e) { return std::pow(0.95, static_cast<double>(e)); }},
+      {"warmup", [](int64_t e) { return std::min(1.0, static_cast<double>(e + 1) / 10); }}};
+  for (const json& c : nn_section("scheduler_groups")) {
+    const std::string name = c["name"], kind = c["scheduler"], okind = c["optimizer"];
+    const json& a = c["args"];
+    std::vector<optim::ParamGroup> groups;
+    for (const json& b : c["base_lrs"]) groups.push_back({{zeros({2}).requires_grad_()}, hex_double(b), std::nullopt});
+    std::unique_ptr<optim::Optimizer> opt;
+    const double lr0 = hex_double(c["base_lrs"][0]);
+    if (okind == "sgd")
+      opt = std::make_unique<optim::SGD>(groups, optim::SGDOptions{.lr = lr0, .momentum = 0.9});
+    else if (okind == "adam")
+      opt = std::make_unique<optim::Adam>(groups, optim::AdamOptions{.lr = lr0});
+    else
+      opt = std::make_unique<optim::AdamW>(groups, optim::AdamOptions{.lr = lr0, .weight_decay = 1e-2});
+    std::vector<std::unique_ptr<optim::LRScheduler>> keep;
+    optim::LRScheduler* s = nullptr;
+    if (kind == "linear") {
+      keep.push_back(std::make_unique<optim::LinearLR>(*opt, hex_double(a["start_factor"]), hex_double(a["end_factor"]),
+                                                       a["total_iters"].get<int64_t>()));
+    } else if (kind == "lambda") {
+      std::vector<optim::LambdaLR::Lambda> fns;
+      for (const json& f : a["fn"]) fns.push_back(lambdas.at(f));
+      if (fns.size() == 1)
+        keep.push_back(std::make_unique<optim::LambdaLR>(*opt, fns[0]));
+      else
+        keep.push_back(std::make_unique<optim::LambdaLR>(*opt, fns));
+    } else if (kind == "onecycle") {
+      optim::OneCycleOptions o;
+      if (a.contains("pct_start")) o.pct_start = hex_double(a["pct_start"]);
+      if (a.contains("anneal_strategy")) o.anneal_strategy = a["anneal_strategy"];
+      if (a.contains("cycle_momentum")) o.cycle_momentum = a["cycle_momentum"];
+      if (a.contains("three_phase")) o.three_phase = a["three_phase"];
+      o.div_factor = opt_d(a, "div_factor", o.div_factor);
+      o.final_div_factor = opt_d(a, "final_div_factor", o.final_div_factor);
+      o.base_momentum = opt_d(a, "base_momentum", o.base_momentum);
+      o.max_momentum = opt_d(a, "max_momentum", o.max_momentum);
+      std::vector<double> max_lrs;
+      if (a["max_lr"].is_array())
+        for (const json& m : a["max_lr"]) max_lrs.push_back(hex_double(m));
+      else
+        max_lrs.assign(opt->num_groups(), hex_double(a["max_lr"]));
+      keep.push_back(std::make_unique<optim::OneCycleLR>(*opt, max_lrs, a["total_steps"].get<int64_t>(), o));
+    } else {
+      keep.push_back(
+          std::make_unique<optim::LinearLR>(*opt, hex_double(a["start_factor"]), 1.0, a["warmup"].get<int64_t>()));
+      keep.push_back(
+          std::make_unique<optim::CosineAnnealingLR>(*opt, a["T_max"].get<int64_t>(), hex_double(a["eta_min"])));
+      keep.push_back(
+          std::make_unique<optim::SequentialLR>(*opt, std::vector<optim::LRScheduler*>{keep[0].get(), keep[1].get()},
+                                                std::vector<int64_t>{a["warmup"].get<int64_t>()}));
+    }
+    s = keep.back().get();
+    for (int k = 0; k <= c["steps"].get<int>(); ++k) {
+      if (k > 0) {
+        opt->step();
+        s->step();
+      }
+      for (std::size_t g = 0; g < opt->num_groups(); ++g) {
+        EXPECT_EQ(opt->group(g).lr, hex_double(c["lrs"][k][g])) << name << " step " << k << " group " << g;
+        EXPECT_EQ(opt->group(g).momentum, hex_double(c["momenta"][k][g])) << name << " step " << k << " group " << g;
+        EXPECT_EQ(s->get_last_lrs()[g], opt->group(g).lr);
+      }
+    }
+    if (kind == "onecycle") EXPECT_DITTO_ERROR(s->step(), "[OneCycleLR]", "Tried to step");
+  }
+}
+
+// Parameter groups: one optimizer over two groups (the usual no-decay split) moves every
+// parameter exactly as two optimizers, one per group, do.
+TEST(Optim, ParameterGroupsStepAsSeparateOptimizers) {
+  manual_seed(31);
+  const Tensor w0 = randn({4, 3}), b0 = randn({3}), g1 = randn({4, 3}), g2 = randn({3});
+  for (const char* kind : {"sgd", "adamw"}) {
+    SCOPED_TRACE(kind);
+    Tensor w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
+    Tensor w2 = w0.clone().requires_grad_(), b2 = b0.clone().requires_grad_();
+    std::vector<optim::ParamGroup> groups = {{{w}, std::nullopt, std::nullopt}, {{b}, 3e-3, 0.0}};
+    std::unique_ptr<optim::Optimizer> both, one, two;
+    if (std::string(kind) == "sgd") {
+      const optim::SGDOptions o{.lr = 0.05, .momentum = 0.9, .weight_decay = 0.1};
+      both = std::make_unique<optim::SGD>(groups, o);
+      one = std::make_unique<optim::SGD>(std::vector<Tensor>{w2}, o);
+      two = std::make_unique<optim::SGD>(std::vector<Tensor>{b2},
+                                         optim::SGDOptions{.lr = 3e-3, .momentum = 0.9, .weight_decay = 0.0});
+    } else {
+      const optim::AdamOptions o{.lr = 0.01, .weight_decay = 0.1};
+      both = std::make_unique<optim::AdamW>(groups, o);
+      one = std::make_unique<optim::AdamW>(std::vector<Tensor>{w2}, o);
+      two =
+          std::make_unique<optim::AdamW>(std::vector<Tensor>{b2}, optim::AdamOptions{.lr = 3e-3, .weight_decay = 0.0});
+    }
+    EXPECT_EQ(both->num_groups(), 2u);
+    EXPECT_EQ(both->group(1).lr, 3e-3);
+    EXPECT_EQ(both->group(1).weight_decay, 0.0);
+    EXPECT_EQ(both->group(0).weight_decay, 0.1);
+    EXPECT_TRUE(both->group_params(1)[0].is_same(b));
+    for (int s = 0; s < 5; ++s) {
+      for (Tensor* p : {&w, &w2}) p->mutable_grad() = g1 * static_cast<double>(s + 1);
+      for (Tensor* p : {&b, &b2}) p->mutable_grad() = g2 * static_cast<double>(1 - s);
+      both->step();
+      one->step();
+      two->step();
+      EXPECT_TRUE(same_bits(w, w2)) << "step " << s;
+      EXPECT_TRUE(same_bits(b, b2)) << "step " << s;
+    }
+    EXPECT_FALSE(same_bits(w, w0));
+  }
+  Tensor p = ones({2}).requires_grad_();
+  EXPECT_DITTO_ERROR(
+      optim::AdamW(std::vector<optim::ParamGroup>{{{p}, std::nullopt, std::nullopt}, {{p}, std::nullopt, std::nullopt}},
+                   optim::AdamOptions{}),
+      "[AdamW]", "more than one parameter group");
+  EXPECT_DITTO_ERROR(optim::SGD(std::vector<optim::ParamGroup>{{{p}, -1.0, std::nullopt}}, optim::SGDOptions{}),
+                     "[SGD]", "learning rate");
+  EXPECT_DITTO_ERROR(optim::SGD(std::vector<optim::ParamGroup>{}, optim::SGDOptions{}), "[SGD]", "no parameter groups");
+  optim::SGD sgd({p}, 0.1);
+  EXPECT_DITTO_ERROR(optim::LinearLR(sgd, 0.0), "[LinearLR]", "Starting multiplicative factor");
+  EXPECT_DITTO_ERROR(optim::OneCycleLR(sgd, 0.1, 0), "[OneCycleLR]", "total_steps");
+  EXPECT_DITTO_ERROR(optim::OneCycleLR(sgd, 0.1, 10, {.anneal_strategy = "exp"}), "[OneCycleLR]", "anneal_strategy");
+  EXPECT_DITTO_ERROR(optim::LambdaLR(sgd, std::vector<optim::LambdaLR::Lambda>{}), "[LambdaLR]", "Expected 1");
+  optim::LinearLR lin(sgd);
+  EXPECT_DITTO_ERROR(optim::SequentialLR(sgd, {&lin}, {3}), "[SequentialLR]", "one more than");
+}
+
+// Gradient accumulation: four micro-batches of 8, each loss scaled by 1/4 and backward'd before
+// one step, move the parameters as one batch of 32 does (up to the sum's rounding: the batch's
+// mean reduces in another order), and give the same bits at every thread count.
+TEST(Optim, GradientAccumulationMatchesTheWholeBatch) {
+  manual_seed(41);
+  const Tensor x = randn({32, 8}), y = randint(0, 4, {32});
+  auto run = [&](int micro) {
+    manual_seed(7);
+    auto m = make_model("mlp");
+    optim::AdamW opt(m->parameters(), 1e-2);
+    for (int s = 0; s < 3; ++s) {
+      opt.zero_grad();
+      const int64_t n = 32 / micro;
+      for (int k = 0; k < micro; ++k)
+        (F::cross_entropy((*m)(x.narrow(0, k * n, n)), y.narrow(0, k * n, n)) / static_cast<double>(micro)).backward();
+      opt.step();
+    }
+    return m->parameters();
+  };
+  const auto whole = run(1), acc = run(4);
+  for (std::size_t i = 0; i < whole.size(); ++i) EXPECT_TRUE(close(acc[i], whole[i], 64, "parameter")) << i;
+  const int before = get_num_threads();
+  for (int t : {1, 2, 3}) {
+    set_num_threads(t);
+    const auto again = run(4);
+    for (std::size_t i = 0; i < acc.size(); ++i) EXPECT_TRUE(same_bits(again[i], acc[i])) << t << " threads";
+  }
+  set_num_threads(before);
+}

@@ -441,6 +441,72 @@ TEST(Checkpoint, ResumingGivesTheBitsOfARunStraightThrough) {
   set_num_threads(saved_threads);
 }
 
+// Two parameter groups (weights decay, biases do not) under OneCycleLR, which also moves Adam's
+// beta1, or under SequentialLR (warmup, then cosine), which drives two schedulers: the lrs, the
+// momenta and every scheduler's position come back, and the rest of the run is the same bits.
+TEST(Checkpoint, ParameterGroupsAndChainedSchedulersResumeBitForBit) {
+  struct Run {
+    nn::Sequential model;
+    std::unique_ptr<optim::AdamW> opt;
+    std::vector<std::unique_ptr<optim::LRScheduler>> scheds;  // the last drives the others
+    Generator data{13};
+    Run(uint64_t seed, bool sequential)
+        : model((manual_seed(seed), nn::Sequential(nn::Linear(8, 16), nn::ReLU(), nn::Linear(16, 3)))) {
+      std::vector<Tensor> decay, no_decay;
+      for (const auto& [name, t] : model.named_parameters()) (name.ends_with("bias") ? no_decay : decay).push_back(t);
+      opt = std::make_unique<optim::AdamW>(
+          std::vector<optim::ParamGroup>{{decay, std::nullopt, std::nullopt}, {no_decay, 2e-2, 0.0}},
+          optim::AdamOptions{.lr = 1e-2, .weight_decay = 0.1});
+      if (sequential) {
+        scheds.push_back(std::make_unique<optim::LinearLR>(*opt, 0.1, 1.0, 4));
+        scheds.push_back(std::make_unique<optim::CosineAnnealingLR>(*opt, 12, 1e-4));
+        scheds.push_back(std::make_unique<optim::SequentialLR>(
+            *opt, std::vector<optim::LRScheduler*>{scheds[0].get(), scheds[1].get()}, std::vector<int64_t>{4}));
+      } else {
+        scheds.push_back(std::make_unique<optim::OneCycleLR>(*opt, std::vector<double>{2e-2, 5e-2}, 20));
+      }
+    }
+    std::vector<double> train(int steps) {
+      std::vector<double> out;
+      for (int i = 0; i < steps; ++i) {
+        const Tensor x = randn({16, 8}, kFloat32, &data), y = randint(0, 3, {16}, kInt64, &data);
+        Tensor loss = nn::functional::cross_entropy(model(x), y);
+        opt->zero_grad();
+        loss.backward();
+        opt->step();
+        scheds.back()->step();
+        out.push_back(loss.item<double>());
+      }
+      return out;
+    }
+  };
+  for (bool sequential : {false, true}) {
+    SCOPED_TRACE(sequential ? "SequentialLR" : "OneCycleLR");
+    Run straight(5, sequential);
+    const std::vector<double> all = straight.train(14);
+    const std::string p = temp_path("groups.ckpt");
+    {
+      Run first(5, sequential);
+      first.train(6);
+      save_checkpoint(p, first.model, *first.opt, {first.scheds.back().get()}, {&first.data}, 6);
+    }
+    Run second(77, sequential);
+    load_checkpoint(p, second.model, *second.opt, {second.scheds.back().get()}, {&second.data});
+    EXPECT_EQ(second.train(8), std::vector<double>(all.begin() + 6, all.end()));
+    EXPECT_EQ(fingerprint(second.model.parameters()), fingerprint(straight.model.parameters()));
+    for (std::size_t g = 0; g < 2; ++g) {
+      EXPECT_EQ(second.opt->group(g).lr, straight.opt->group(g).lr);
+      EXPECT_EQ(second.opt->group(g).momentum, straight.opt->group(g).momentum);
+    }
+    EXPECT_NE(straight.opt->group(0).lr, straight.opt->group(1).lr);
+    if (sequential) {
+      EXPECT_EQ(second.scheds[1]->last_epoch(), straight.scheds[1]->last_epoch());
+    } else {
+      EXPECT_NE(straight.opt->group(0).momentum, 0.9);  // OneCycleLR moved beta1
+    }
+  }
+}
+
 TEST(Checkpoint, AMismatchRaisesBeforeAnythingIsRestored) {
   TrainingRun a(5);
   a.train(3);
@@ -448,7 +514,8 @@ TEST(Checkpoint, AMismatchRaisesBeforeAnythingIsRestored) {
   save_checkpoint(p, a.model, a.opt, {&a.sched}, {&a.data}, 3);
   TrainingRun b(6);
   const uint64_t before = fingerprint(b.model.parameters());
-  EXPECT_THROW_MSG(load_checkpoint(p, b.model, b.opt, {}, {&b.data}), "1 schedulers were saved, 0 given");
+  EXPECT_THROW_MSG(load_checkpoint(p, b.model, b.opt, {}, {&b.data}),
+                   "1 schedulers were saved (with the ones they drive), 0 given");
   EXPECT_THROW_MSG(load_checkpoint(p, b.model, b.opt, {&b.sched}, {}), "2 generators were saved, 1 given");
   nn::Sequential other(nn::Linear(8, 16), nn::ReLU(), nn::Linear(16, 3));
   optim::AdamW other_opt(other.parameters(), 1e-2);

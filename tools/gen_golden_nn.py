@@ -48,11 +48,16 @@ Sections and their cases (every case has a unique "name"):
               losses_v2 for Adam/AdamW (2.x formula as above)
   scheduler   scheduler ("step"|"cosine"), base_lr, args, steps -> lrs (float64 bits: the lr
               after construction, then after each scheduler.step())
+  scheduler_groups  scheduler ("linear"|"lambda"|"onecycle"|"sequential"), optimizer
+              ("sgd" with momentum 0.9 |"adam"|"adamw"), base_lrs (one per group), args
+              (floats as hex bits; lambda's "fn" names functions of LAMBDAS), steps -> lrs and
+              momenta (per step, per group: the group's lr and SGD momentum or Adam beta1)
 """
 import json
 import math
 import os
 import struct
+import warnings
 import sys
 
 if os.environ.get('ATEN_CPU_CAPABILITY') != 'avx2':
@@ -500,6 +505,60 @@ def scheduler_cases():
   return out
 
 
+# The lambdas of LambdaLR cases, by name (tests/test_optim.cpp writes the same functions).
+LAMBDAS = {'pow': lambda e: 0.95**e, 'warmup': lambda e: min(1.0, (e + 1) / 10)}
+
+
+def scheduler_group_cases():
+  """LinearLR, LambdaLR, OneCycleLR and SequentialLR over one or two parameter groups; lrs and
+  momenta (SGD's momentum or Adam's beta1) per group after construction and each step."""
+  cfgs = [('linear', 'sgd', [0.1], {'start_factor': 0.25, 'end_factor': 1.0, 'total_iters': 6}, 12),
+          ('linear', 'sgd', [0.1, 0.02], {'start_factor': 1.0, 'end_factor': 0.1, 'total_iters': 9}, 12),
+          ('lambda', 'sgd', [0.1, 0.3], {'fn': ['pow', 'warmup']}, 15),
+          ('lambda', 'sgd', [0.05], {'fn': ['warmup']}, 12),
+          ('onecycle', 'sgd', [0.1], {'max_lr': 0.5, 'total_steps': 30}, 30),
+          ('onecycle', 'adam', [1e-3, 1e-3], {'max_lr': [1e-2, 3e-3], 'total_steps': 25, 'pct_start': 0.25,
+                                             'anneal_strategy': 'linear'}, 25),
+          ('onecycle', 'adamw', [1e-3], {'max_lr': 4e-3, 'total_steps': 40, 'three_phase': True, 'div_factor': 10.0,
+                                         'final_div_factor': 100.0, 'base_momentum': 0.8, 'max_momentum': 0.9}, 40),
+          ('onecycle', 'sgd', [0.1], {'max_lr': 0.3, 'total_steps': 20, 'cycle_momentum': False}, 20),
+          ('sequential', 'adamw', [6e-4, 6e-4], {'warmup': 10, 'start_factor': 0.01, 'T_max': 40, 'eta_min': 6e-5}, 60)]
+  out = []
+  for k, (kind, okind, bases, args, steps) in enumerate(cfgs):
+    groups = [{'params': [torch.zeros(2, requires_grad=True)], 'lr': b} for b in bases]
+    opt = torch.optim.SGD(groups, lr=bases[0], momentum=0.9) if okind == 'sgd' else \
+        (torch.optim.Adam if okind == 'adam' else torch.optim.AdamW)(groups, lr=bases[0])
+    S = torch.optim.lr_scheduler
+    if kind == 'linear':
+      s = S.LinearLR(opt, **args)
+    elif kind == 'lambda':
+      s = S.LambdaLR(opt, [LAMBDAS[f] for f in args['fn']] if len(args['fn']) > 1 else LAMBDAS[args['fn'][0]])
+    elif kind == 'onecycle':
+      s = S.OneCycleLR(opt, **args)
+    else:
+      warm = S.LinearLR(opt, start_factor=args['start_factor'], total_iters=args['warmup'])
+      cos = S.CosineAnnealingLR(opt, T_max=args['T_max'], eta_min=args['eta_min'])
+      s = S.SequentialLR(opt, [warm, cos], milestones=[args['warmup']])
+
+    def momenta():
+      return [hexd(g['momentum'] if okind == 'sgd' else g['betas'][0]) for g in opt.param_groups]
+
+    lrs, ms = [[hexd(g['lr']) for g in opt.param_groups]], [momenta()]
+    for _ in range(steps):
+      opt.step()
+      with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # SequentialLR's step(0) is deprecated
+        s.step()
+      lrs.append([hexd(g['lr']) for g in opt.param_groups])
+      ms.append(momenta())
+    enc_arg = lambda v: v if isinstance(v, (int, str, bool)) else ([enc_arg(x) for x in v] if isinstance(v, list)
+                                                                  else hexd(v))
+    out.append({'name': 'sched_groups_%d_%s' % (k, kind), 'scheduler': kind, 'optimizer': okind,
+                'base_lrs': [hexd(b) for b in bases], 'args': {a: enc_arg(v) for a, v in args.items()},
+                'steps': steps, 'lrs': lrs, 'momenta': ms})
+  return out
+
+
 def main():
   path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', 'tests', 'data',
                                                             'pytorch-nn.json')
@@ -507,7 +566,7 @@ def main():
   for name, fn in (('gelu', gelu_cases), ('dropout', dropout_cases), ('embedding_init', embedding_init_cases),
                    ('embedding', embedding_cases), ('layer_norm', layer_norm_cases), ('batch_norm', batch_norm_cases),
                    ('loss', loss_cases), ('optim_steps', optim_step_cases), ('training', training_cases),
-                   ('scheduler', scheduler_cases)):
+                   ('scheduler', scheduler_cases), ('scheduler_groups', scheduler_group_cases)):
     sections[name] = fn()
   doc = {'torch_version': torch.__version__, 'generator': 'tools/gen_golden_nn.py', 'sections': sections}
   with open(path, 'w') as f:

@@ -144,13 +144,17 @@ void bind_nn(py::module_& m) {
     py::gil_scoped_release nogil;
     return functional::binary_cross_entropy_with_logits(input, target, w, r, pw);
   });
-  f.def("dropout", [](const Tensor& x, double p, bool training, py::handle generator) {
-    if (p < 0.0 || p > 1.0)
-      throw py::value_error("dropout probability has to be between 0 and 1, but got " + std::to_string(p));
-    Generator* g = generator_from_python(generator);
-    py::gil_scoped_release nogil;
-    return functional::dropout(x, p, training, g);
-  });
+  using DropoutFn = Tensor (*)(const Tensor&, double, bool, Generator*);
+  for (auto [name, fn] : {std::pair<const char*, DropoutFn>{"dropout", &functional::dropout},
+                          {"dropout1d", &functional::dropout1d},
+                          {"dropout2d", &functional::dropout2d}})
+    f.def(name, [fn](const Tensor& x, double p, bool training, py::handle generator) {
+      if (p < 0.0 || p > 1.0)
+        throw py::value_error("dropout probability has to be between 0 and 1, but got " + std::to_string(p));
+      Generator* g = generator_from_python(generator);
+      py::gil_scoped_release nogil;
+      return fn(x, p, training, g);
+    });
   f.def(
       "embedding",
       [](const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
@@ -183,6 +187,17 @@ void bind_nn(py::module_& m) {
     const Tensor rm = opt(running_mean), rv = opt(running_var), w = opt(weight), b = opt(bias);
     py::gil_scoped_release nogil;
     return functional::batch_norm(x, rm, rv, w, b, training, momentum, eps);
+  });
+  f.def("group_norm", [](const Tensor& x, int64_t num_groups, py::handle weight, py::handle bias, double eps) {
+    const Tensor w = opt(weight), b = opt(bias);
+    py::gil_scoped_release nogil;
+    return functional::group_norm(x, num_groups, w, b, eps);
+  });
+  f.def("instance_norm", [](const Tensor& x, py::handle running_mean, py::handle running_var, py::handle weight,
+                            py::handle bias, bool use_input_stats, double momentum, double eps) {
+    const Tensor rm = opt(running_mean), rv = opt(running_var), w = opt(weight), b = opt(bias);
+    py::gil_scoped_release nogil;
+    return functional::instance_norm(x, rm, rv, w, b, use_input_stats, momentum, eps);
   });
   f.def(
       "gelu", [](const Tensor& x, const std::string& approximate) { return gelu(x, approximate); }, Release());
@@ -397,6 +412,9 @@ void bind_nn(py::module_& m) {
   py::class_<optim::Optimizer>(o, "Optimizer")
       .def("step", &optim::Optimizer::step, Release())
       .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr)
+      .def_property(  // SGD's momentum, Adam's beta1 (one group per object)
+          "momentum", [](const optim::Optimizer& opt) { return opt.group(0).momentum; },
+          [](optim::Optimizer& opt, double m) { opt.group(0).momentum = m; })
       .def("state_dict", [](const optim::Optimizer& opt) { return state_to_python(opt.state_dict()); })
       .def("load_state_dict",
            [](optim::Optimizer& opt, const py::dict& d) { opt.load_state_dict(state_from_python(d)); });

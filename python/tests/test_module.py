@@ -329,3 +329,93 @@ def test_tied_weights_count_once():
     m = Tied()
     assert [n for n, _ in m.named_parameters()] == ["wte.weight"]
     assert list(m.state_dict()) == ["wte.weight", "head.weight"]
+
+
+@pytest.mark.parametrize("kind", ["sgd", "adamw"])
+@pytest.mark.parametrize("three_phase", [False, True])
+def test_one_cycle_gives_pytorchs_lrs_momenta_and_steps(kind, three_phase):
+    """Two parameter groups (one without weight decay), OneCycleLR cycling lr and momentum (SGD's
+    momentum, AdamW's beta1): the same floats as PyTorch every step, and parameters that move as
+    PyTorch's do."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    w0, b0 = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    grads = [(rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal(4).astype(np.float32))
+             for _ in range(20)]  # fmt: skip
+
+    def run(mod):
+        w = mod.tensor(w0.copy(), requires_grad=True)
+        b = mod.tensor(b0.copy(), requires_grad=True)
+        groups = [{"params": [w]}, {"params": [b], "weight_decay": 0.0}]
+        opt = mod.optim.SGD(groups, lr=0.1, momentum=0.9, weight_decay=0.01) if kind == "sgd" else \
+            mod.optim.AdamW(groups, lr=1e-3, weight_decay=0.1)  # fmt: skip
+        sched = mod.optim.lr_scheduler.OneCycleLR(opt, max_lr=[0.05, 0.02], total_steps=20, three_phase=three_phase,
+                                                  anneal_strategy="cos" if kind == "sgd" else "linear")  # fmt: skip
+        trace = []
+        for gw, gb in grads:
+            w.grad, b.grad = mod.tensor(gw.copy()), mod.tensor(gb.copy())
+            opt.step()
+            sched.step()
+            trace.append([(g["lr"], g["momentum"] if kind == "sgd" else g["betas"][0]) for g in opt.param_groups])
+        return trace, w.detach().numpy().copy(), b.detach().numpy().copy()
+
+    ours, theirs = run(ditto), run(torch)
+    assert ours[0] == theirs[0]
+    assert len({m for step in ours[0] for _, m in step}) > 5  # the momentum moved
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-5, atol=1e-6)
+    if kind == "sgd":  # torch.optim.SGD's step is ditto's, bit for bit
+        assert ours[1].tobytes() == theirs[1].tobytes() and ours[2].tobytes() == theirs[2].tobytes()
+
+
+def test_group_and_instance_norm_match_pytorch_forward_backward_and_running_stats():
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    a = np.random.default_rng(5).standard_normal((3, 6, 4, 5)) * 2 + 0.5
+    cases = [
+        ("GroupNorm", (3, 6), {}),
+        ("GroupNorm", (1, 6), {"affine": False}),
+        ("InstanceNorm2d", (6,), {}),
+        ("InstanceNorm2d", (6,), {"affine": True, "track_running_stats": True, "momentum": 0.3}),
+        ("InstanceNorm1d", (6,), {"affine": True}),
+    ]
+    for name, args, kwargs in cases:
+        arr = a.reshape(3, 6, 20) if name == "InstanceNorm1d" else a
+        ours_m = getattr(nn, name)(*args, dtype=ditto.float64, **kwargs)
+        theirs_m = getattr(torch.nn, name)(*args, dtype=torch.float64, **kwargs)
+        assert sorted(ours_m.state_dict()) == sorted(theirs_m.state_dict()), name
+        for train in (True, False):
+            ours_m.train(train)
+            theirs_m.train(train)
+            x, t = ditto.tensor(arr, requires_grad=True), torch.tensor(arr, requires_grad=True)
+            yo, yt = ours_m(x), theirs_m(t)
+            np.testing.assert_allclose(yo.detach().numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-12)
+            w = np.cos(np.arange(arr.size)).reshape(arr.shape)
+            (yo * ditto.tensor(w)).sum().backward()
+            (yt * torch.tensor(w)).sum().backward()
+            np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+            for k, v in theirs_m.state_dict().items():
+                np.testing.assert_allclose(ours_m.state_dict()[k].numpy(), v.numpy(), rtol=1e-12, err_msg=k)
+    assert repr(nn.GroupNorm(2, 4)) == repr(torch.nn.GroupNorm(2, 4))
+    with pytest.raises(ValueError, match="divisible"):
+        nn.GroupNorm(4, 6)
+
+
+@pytest.mark.parametrize("name,shape", [("Dropout2d", (4, 8, 3, 5)), ("Dropout1d", (4, 8, 7)), ("Dropout1d", (8, 7))])
+def test_channel_dropout_draws_pytorchs_channels(name, shape):
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    arr = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    ditto.manual_seed(9)
+    torch.manual_seed(9)
+    x, t = ditto.tensor(arr, requires_grad=True), torch.tensor(arr, requires_grad=True)
+    yo, yt = getattr(nn, name)(0.4)(x), getattr(torch.nn, name)(0.4)(t)
+    assert yo.detach().numpy().tobytes() == yt.detach().numpy().tobytes()
+    yo.sum().backward()
+    yt.sum().backward()
+    assert x.grad.numpy().tobytes() == t.grad.numpy().tobytes()
+    assert (yo.detach().numpy() == 0).sum() > 0

@@ -115,4 +115,62 @@ int rem_pio2_large(double x, double* hi, double* lo) {
 }
 
 }  // namespace detail
+
+namespace {
+// Double-double arithmetic (Dekker, Knuth): a value is hi + lo, |lo| <= ulp(hi) / 2.
+struct DD {
+  double hi, lo;
+};
+DD two_sum(double a, double b) {
+  const double s = a + b, bb = s - a;
+  return {s, (a - (s - bb)) + (b - bb)};
+}
+DD fast_two_sum(double a, double b) {
+  const double s = a + b;
+  return {s, b - (s - a)};
+}
+DD dd_add(DD a, DD b) {
+  DD s = two_sum(a.hi, b.hi);
+  s.lo += a.lo + b.lo;
+  return fast_two_sum(s.hi, s.lo);
+}
+DD dd_mul(DD a, DD b) {
+  const double p = a.hi * b.hi;
+  const double e = std::fma(a.hi, b.hi, -p) + (a.hi * b.lo + a.lo * b.hi);
+  return fast_two_sum(p, e);
+}
+DD dd_div(DD a, double b) {
+  const double q = a.hi / b;
+  const double r = std::fma(-q, b, a.hi) + a.lo;
+  return fast_two_sum(q, r / b);
+}
+}  // namespace
+
+double cos_correctly_rounded(double x) {
+  if (!std::isfinite(x) || std::fabs(x) >= 0x1p20) return cos(x);
+  // x - k pi/2 with pi/2 in parts of 33, 33 and 53 bits: k * P1 and k * P2 are exact for
+  // |k| < 2^20, and so is x - k * P1 (Sterbenz).
+  constexpr double P1 = 0x1.921fb544p+0, P2 = 0x1.0b4611a6p-34, P3 = 0x1.3198a2e037073p-69;
+  const double k = std::nearbyint(x * 0x1.45f306dc9c883p-1);
+  DD r = two_sum(x - k * P1, -k * P2);
+  r = dd_add(r, {-k * P3, -std::fma(k, P3, -(k * P3))});
+  // Taylor series of cos and sin at r (|r| <= pi/4 and a little), to about 2^-110.
+  const DD r2 = dd_mul(r, r);
+  DD c{1, 0}, s{1, 0}, tc{1, 0}, ts{1, 0};
+  for (int n = 1; n <= 14; ++n) {
+    const double m = 2.0 * n;
+    tc = dd_div(dd_mul(tc, r2), -((m - 1) * m));
+    ts = dd_div(dd_mul(ts, r2), -(m * (m + 1)));
+    c = dd_add(c, tc);
+    s = dd_add(s, ts);
+  }
+  s = dd_mul(s, r);
+  switch (static_cast<int64_t>(k) & 3) {
+    case 0: return c.hi + c.lo;
+    case 1: return -(s.hi + s.lo);
+    case 2: return -(c.hi + c.lo);
+    default: return s.hi + s.lo;
+  }
+}
+
 }  // namespace ditto::dmath

@@ -26,6 +26,10 @@ float cos(float x);
 double cos(double x);
 float pow(float x, float y);  // computed in double and rounded once
 double pow(double x, double y);
+// cos correctly rounded (a double-double evaluation, |x| < 2^20; slow): for scalar host code
+// whose doubles should be the true ones, such as the LR schedules. Python's math.cos (glibc)
+// is not always (measured: 0.13% of arguments in [-10, 10] are an ulp off).
+double cos_correctly_rounded(double x);
 
 // The unary functions, as an X-macro over their names.
 #define DITTO_DMATH_UNARY_FUNCTIONS(X) X(exp) X(log) X(log1p) X(expm1) X(tanh) X(erf) X(sin) X(cos)

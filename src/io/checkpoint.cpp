@@ -1,8 +1,11 @@
 // Checkpoints: a run's whole state in one safetensors file. Layout (tensor names):
 //   model.<state_dict name>           the model's parameters and buffers
-//   optimizer.step, optimizer.lr      int64 and float64 scalars (the lr as the schedulers left it)
+//   optimizer.step                    int64 scalar
+//   optimizer.lr, optimizer.momentum  float64 (G): each parameter group's, as the schedulers left
+//                                     them (files before groups: a scalar lr, no momentum)
 //   optimizer.state.<i>.<name>        per parameter i: exp_avg, momentum_buffer, ...
-//   scheduler.<k>.{last_epoch,base_lr,last_lr}
+//   scheduler.<k>.last_epoch          int64 scalar; the schedulers given, each followed by the
+//   scheduler.<k>.{base_lr,last_lr}   ones it drives (SequentialLR's), base and last lr per group
 //   generator.<j>.state               PyTorch's 5056-byte generator state, as 632 int64
 //   step                              the caller's step
 // and metadata "ditto.checkpoint" = "1", "ditto.optimizer.params", "ditto.schedulers",
@@ -25,6 +28,26 @@ std::vector<Generator*> generator_list(const std::vector<Generator*>& given, boo
   if (with_default) out.push_back(&default_generator());
   out.insert(out.end(), given.begin(), given.end());
   return out;
+}
+
+// The schedulers given, each followed by the ones it drives (recursively): what a checkpoint holds.
+template <class S>
+std::vector<S*> flatten(const std::vector<S*>& given, const char* op) {
+  std::vector<S*> out;
+  for (std::size_t k = 0; k < given.size(); ++k) {
+    DITTO_CHECK(given[k] != nullptr, op, "scheduler ", k, " is null");
+    out.push_back(given[k]);
+    std::vector<S*> kids;
+    for (optim::LRScheduler* c : given[k]->children()) kids.push_back(c);
+    for (S* c : flatten(kids, op)) out.push_back(c);
+  }
+  return out;
+}
+
+Tensor doubles(const std::vector<double>& v) {
+  Tensor t = empty({static_cast<int64_t>(v.size())}, kFloat64);
+  std::memcpy(t.raw_data(), v.data(), v.size() * sizeof(double));
+  return t;
 }
 
 Tensor state_tensor(Generator& g, bool is_default) {
@@ -61,6 +84,16 @@ struct Reader {
     for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
     return r + ")";
   }
+  // Per group doubles: shape (groups), or () from a file written before parameter groups.
+  std::vector<double> per_group(const std::string& name, std::size_t groups) {
+    const Tensor* t = file.tensors.find(name);
+    const Shape want{static_cast<int64_t>(groups)};
+    const Tensor& r =
+        t != nullptr && t->dim() == 0 && groups == 1 ? get(name, kFloat64, {}) : get(name, kFloat64, want);
+    std::vector<double> out(groups);
+    std::memcpy(out.data(), r.contiguous().raw_data(), groups * sizeof(double));
+    return out;
+  }
   int64_t count(const std::string& key) const {
     const auto it = file.metadata.find(key);
     if (it == file.metadata.end()) detail::fail("load_checkpoint", path, ": metadata has no \"", key, "\"");
@@ -89,16 +122,22 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
   for (const auto& [k, t] : model.state_dict()) sd.insert("model." + k, t);
   const optim::OptimizerState os = optimizer.state_dict();
   sd.insert("optimizer.step", scalar_tensor(os.step, kInt64));
-  sd.insert("optimizer.lr", scalar_tensor(optimizer.lr(), kFloat64));
+  std::vector<double> lrs, momenta;
+  for (std::size_t g = 0; g < optimizer.num_groups(); ++g) {
+    lrs.push_back(optimizer.group(g).lr);
+    momenta.push_back(optimizer.group(g).momentum);
+  }
+  sd.insert("optimizer.lr", doubles(lrs));
+  sd.insert("optimizer.momentum", doubles(momenta));
   for (std::size_t i = 0; i < os.per_param.size(); ++i)
     for (const auto& [k, t] : os.per_param[i]) sd.insert("optimizer.state." + std::to_string(i) + "." + k, t);
-  for (std::size_t k = 0; k < schedulers.size(); ++k) {
-    DITTO_CHECK(schedulers[k] != nullptr, "save_checkpoint", "scheduler ", k, " is null");
-    const optim::SchedulerState s = schedulers[k]->state_dict();
+  const std::vector<const optim::LRScheduler*> all = flatten(schedulers, "save_checkpoint");
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const optim::SchedulerState s = all[k]->state_dict();
     const std::string p = "scheduler." + std::to_string(k) + ".";
     sd.insert(p + "last_epoch", scalar_tensor(s.last_epoch, kInt64));
-    sd.insert(p + "base_lr", scalar_tensor(s.base_lr, kFloat64));
-    sd.insert(p + "last_lr", scalar_tensor(s.last_lr, kFloat64));
+    sd.insert(p + "base_lr", doubles(s.base_lrs));
+    sd.insert(p + "last_lr", doubles(s.last_lrs));
   }
   std::vector<Generator*> gens;
   for (const Generator* g : generators) {
@@ -111,7 +150,7 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
   sd.insert("step", scalar_tensor(step, kInt64));
   md[kFormatKey] = kFormat;
   md["ditto.optimizer.params"] = std::to_string(os.per_param.size());
-  md["ditto.schedulers"] = std::to_string(schedulers.size());
+  md["ditto.schedulers"] = std::to_string(all.size());
   md["ditto.generators"] = std::to_string(gens.size());
   save_safetensors(path, sd, md);
 }
@@ -138,7 +177,10 @@ Checkpoint load_checkpoint(const std::string& path, nn::Module& model, optim::Op
               ": the optimizer had ", nparams, " parameters, this one has ", optimizer.params().size());
   optim::OptimizerState os;
   os.step = rd.get("optimizer.step", kInt64, {}).item<int64_t>();
-  const double lr = rd.get("optimizer.lr", kFloat64, {}).item<double>();
+  const std::size_t groups = optimizer.num_groups();
+  const std::vector<double> lrs = rd.per_group("optimizer.lr", groups);
+  std::vector<double> momenta;
+  if (file.tensors.find("optimizer.momentum") != nullptr) momenta = rd.per_group("optimizer.momentum", groups);
   os.per_param.resize(static_cast<std::size_t>(nparams));
   for (const auto& [k, t] : file.tensors) {
     if (k.rfind("optimizer.state.", 0) != 0) continue;
@@ -158,16 +200,15 @@ Checkpoint load_checkpoint(const std::string& path, nn::Module& model, optim::Op
     os.per_param[static_cast<std::size_t>(i)][rest.substr(dot + 1)] = t;
     rd.used.insert(k);
   }
+  const std::vector<optim::LRScheduler*> all = flatten(schedulers, "load_checkpoint");
   const int64_t nsched = rd.count("ditto.schedulers");
-  DITTO_CHECK(nsched == static_cast<int64_t>(schedulers.size()), "load_checkpoint", path, ": ", nsched,
-              " schedulers were saved, ", schedulers.size(), " given");
+  DITTO_CHECK(nsched == static_cast<int64_t>(all.size()), "load_checkpoint", path, ": ", nsched,
+              " schedulers were saved (with the ones they drive), ", all.size(), " given");
   std::vector<optim::SchedulerState> ss;
   for (int64_t k = 0; k < nsched; ++k) {
-    DITTO_CHECK(schedulers[static_cast<std::size_t>(k)] != nullptr, "load_checkpoint", "scheduler ", k, " is null");
     const std::string p = "scheduler." + std::to_string(k) + ".";
-    ss.push_back({rd.get(p + "last_epoch", kInt64, {}).item<int64_t>(),
-                  rd.get(p + "base_lr", kFloat64, {}).item<double>(),
-                  rd.get(p + "last_lr", kFloat64, {}).item<double>()});
+    ss.push_back({rd.get(p + "last_epoch", kInt64, {}).item<int64_t>(), rd.per_group(p + "base_lr", groups),
+                  rd.per_group(p + "last_lr", groups)});
   }
   const std::vector<Generator*> gens = generator_list(generators, include_default_generator);
   const int64_t ngen = rd.count("ditto.generators");
@@ -192,8 +233,11 @@ Checkpoint load_checkpoint(const std::string& path, nn::Module& model, optim::Op
   // Restore: the model first (its own checks run before it writes anything), then the rest.
   model.load_state_dict(model_state, true);
   optimizer.load_state_dict(os);
-  optimizer.set_lr(lr);
-  for (std::size_t k = 0; k < ss.size(); ++k) schedulers[k]->load_state_dict(ss[k]);
+  for (std::size_t g = 0; g < groups; ++g) {
+    optimizer.group(g).lr = lrs[g];
+    if (!momenta.empty()) optimizer.group(g).momentum = momenta[g];
+  }
+  for (std::size_t k = 0; k < ss.size(); ++k) all[k]->load_state_dict(ss[k]);
   for (std::size_t j = 0; j < gens.size(); ++j) {
     if (include_default_generator && j == 0) {
       const std::lock_guard<std::mutex> lock(gens[j]->mutex());

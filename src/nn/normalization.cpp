@@ -66,6 +66,37 @@ void update_running(Tensor& running, const Tensor& value, double m) {
   running.copy_(r);
 }
 
+// (1, C, 1, ...) for x (N, C, ...): the shape that broadcasts a per-channel tensor over x.
+Shape channel_shape(const Tensor& x) {
+  Shape pshape(static_cast<std::size_t>(x.dim()), 1);
+  pshape[1] = x.size(1);
+  return pshape;
+}
+
+// The checks every per-channel normalisation makes: a floating input (N, C, ...), and each of
+// the per-channel tensors given of C elements.
+void check_channels(const Tensor& x, std::initializer_list<std::pair<const Tensor*, const char*>> per_channel,
+                    const char* op) {
+  DITTO_CHECK(x.defined(), op, "expected a defined input");
+  DITTO_CHECK(is_floating(x.dtype()), op, "expected a floating point input, got ", dtype_name(x.dtype()));
+  DITTO_CHECK(x.dim() >= 2, op, "expected an input with at least 2 dims (N, C, ...), got ", x.dim(), "-D");
+  const int64_t C = x.size(1);
+  for (const auto& [t, what] : per_channel)
+    DITTO_CHECK(!t->defined() || (t->dim() == 1 && t->size(0) == C), op, what, " should contain ", C,
+                " elements (one per channel), got shape ", detail::shape_str(t->sizes()));
+}
+
+Tensor affine_channels(Tensor y, const Tensor& weight, const Tensor& bias, const Shape& pshape) {
+  if (weight.defined()) y = y * weight.view(pshape);
+  if (bias.defined()) y = y + bias.view(pshape);
+  return y;
+}
+
+// xs normalised over its last dim (biased variance), as layer_norm without affine.
+Tensor normalize_last(const Tensor& xs, double eps) {
+  return (xs - xs.mean({2}, true)) * (xs.var({2}, false, true) + eps).rsqrt();
+}
+
 Tensor batch_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                        const Tensor& bias, bool training, double momentum, double eps, const char* op) {
   DITTO_CHECK(x.defined(), op, "expected a defined input");
@@ -78,19 +109,12 @@ Tensor batch_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor
     if (bias.defined()) y = y + bias.select(0, 0);
     return y;
   }
-  DITTO_CHECK(x.dim() >= 2, op, "expected an input with at least 2 dims (N, C, ...), got ", x.dim(), "-D");
+  check_channels(
+      x, {{&running_mean, "running_mean"}, {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}}, op);
   const int64_t C = x.size(1);
-  auto check_param = [&](const Tensor& t, const char* what) {
-    DITTO_CHECK(!t.defined() || (t.dim() == 1 && t.size(0) == C), op, what, " should contain ", C,
-                " elements (one per channel), got shape ", detail::shape_str(t.sizes()));
-  };
-  check_param(running_mean, "running_mean");
-  check_param(running_var, "running_var");
-  check_param(weight, "weight");
-  check_param(bias, "bias");
-  Shape dims{0}, pshape(static_cast<std::size_t>(x.dim()), 1);
+  Shape dims{0};
   for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
-  pshape[1] = C;
+  const Shape pshape = channel_shape(x);
   const int64_t n = C > 0 ? x.numel() / C : 0;
   Tensor mean, var;
   if (training) {
@@ -113,10 +137,44 @@ Tensor batch_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor
     mean = running_mean.view(pshape);
     var = running_var.view(pshape);
   }
-  Tensor y = (x - mean) * (var + eps).rsqrt();
-  if (weight.defined()) y = y * weight.view(pshape);
-  if (bias.defined()) y = y + bias.view(pshape);
-  return y;
+  return affine_channels((x - mean) * (var + eps).rsqrt(), weight, bias, pshape);
+}
+
+Tensor group_norm_impl(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias, double eps,
+                       const char* op) {
+  check_channels(x, {{&weight, "weight"}, {&bias, "bias"}}, op);
+  const int64_t N = x.size(0), C = x.size(1);
+  DITTO_CHECK(groups > 0 && C % groups == 0, op,
+              "Expected number of channels in input to be divisible by num_groups, but got input of shape ",
+              detail::shape_str(x.sizes()), " and num_groups=", groups);
+  if (x.numel() == 0) return affine_channels(x.clone(), weight, bias, channel_shape(x));
+  const Tensor y = normalize_last(x.reshape({N, groups, x.numel() / (N * groups)}), eps).reshape(x.sizes());
+  return affine_channels(y, weight, bias, channel_shape(x));
+}
+
+// PyTorch's instance_norm: batch_norm over (1, N * C, *) with the running stats repeated N times,
+// then each running stat the mean over the batch of its N updated copies.
+Tensor instance_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                          const Tensor& bias, bool use_input_stats, double momentum, double eps, const char* op) {
+  if (!use_input_stats) return batch_norm_impl(x, running_mean, running_var, weight, bias, false, momentum, eps, op);
+  check_channels(
+      x, {{&running_mean, "running_mean"}, {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}}, op);
+  const int64_t N = x.size(0), C = x.size(1);
+  if (x.numel() == 0) return affine_channels(x.clone(), weight, bias, channel_shape(x));
+  const int64_t inner = x.numel() / (N * C);
+  DITTO_CHECK(inner > 1, op, "Expected more than 1 spatial element when training, got input size ",
+              detail::shape_str(x.sizes()));
+  const Tensor xs = x.reshape({N, C, inner});
+  for (auto [running, unbiased] : {std::pair{running_mean, false}, std::pair{running_var, true}}) {
+    if (!running.defined()) continue;
+    NoGradGuard no_grad;
+    const Tensor stat = unbiased ? xs.detach().var({2}, true, false) : xs.detach().mean({2}, false);
+    Tensor copies = running.unsqueeze(0).expand({N, C}).contiguous();
+    update_running(copies, stat, momentum);
+    Tensor r = running;
+    r.copy_(copies.mean({0}, false));
+  }
+  return affine_channels(normalize_last(xs, eps).reshape(x.sizes()), weight, bias, channel_shape(x));
 }
 }  // namespace
 
@@ -223,7 +281,63 @@ void BatchNorm2d::check_input(const Tensor& x) const {
   DITTO_CHECK(x.dim() == 4, "BatchNorm2d", "expected 4D input (got ", x.dim(), "D input)");
 }
 
+// --- GroupNorm
+GroupNorm::GroupNorm(int64_t num_groups, int64_t num_channels, double eps, bool affine, ScalarType dtype)
+    : groups_(num_groups), channels_(num_channels), eps_(eps), affine_(affine) {
+  DITTO_CHECK(num_groups > 0 && num_channels >= 0 && num_channels % num_groups == 0, "GroupNorm",
+              "num_channels must be divisible by num_groups, got ", num_channels, " and ", num_groups);
+  DITTO_CHECK(is_floating(dtype), "GroupNorm", "parameters must be floating point, got ", dtype_name(dtype));
+  if (affine_) {
+    register_parameter("weight", empty({num_channels}, dtype));
+    register_parameter("bias", empty({num_channels}, dtype));
+  }
+  reset_parameters();
+}
+
+void GroupNorm::reset_parameters() {
+  if (!affine_) return;
+  init::ones_(param(0));
+  init::zeros_(param(1));
+}
+
+Tensor& GroupNorm::weight() { return affine_ ? param(0) : absent(); }
+Tensor& GroupNorm::bias() { return affine_ ? param(1) : absent(); }
+
+Tensor GroupNorm::forward(const Tensor& x) {
+  DITTO_CHECK(x.defined() && x.dim() >= 2 && x.size(1) == channels_, "GroupNorm", "expected input (N, ", channels_,
+              ", *), got shape ", x.defined() ? detail::shape_str(x.sizes()) : "undefined");
+  return group_norm_impl(x, groups_, weight(), bias(), eps_, "GroupNorm");
+}
+
+// --- InstanceNorm1d/2d: torch.nn.modules.instancenorm._InstanceNorm.forward.
+Tensor InstanceNormBase::forward(const Tensor& x) {
+  const std::string op = name();
+  DITTO_CHECK(x.defined(), op, "expected a defined input");
+  check_input(x);
+  const int64_t feature_dim = x.dim() - unbatched_dim_;
+  DITTO_CHECK(x.size(feature_dim) == num_features(), op, "expected input's size at dim=", feature_dim,
+              " to match num_features (", num_features(), "), but got: ", x.size(feature_dim), ".");
+  if (x.dim() == unbatched_dim_) return forward(x.unsqueeze(0)).squeeze(0);
+  return instance_norm_impl(x, running_mean(), running_var(), weight(), bias(), is_training() || !tracks(), momentum(),
+                            eps(), op.c_str());
+}
+
+void InstanceNorm1d::check_input(const Tensor& x) const {
+  DITTO_CHECK(x.dim() == 2 || x.dim() == 3, "InstanceNorm1d", "expected 2D or 3D input (got ", x.dim(), "D input)");
+}
+void InstanceNorm2d::check_input(const Tensor& x) const {
+  DITTO_CHECK(x.dim() == 3 || x.dim() == 4, "InstanceNorm2d", "expected 3D or 4D input (got ", x.dim(), "D input)");
+}
+
 namespace functional {
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  return group_norm_impl(x, num_groups, weight, bias, eps, "group_norm");
+}
+Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                     const Tensor& bias, bool use_input_stats, double momentum, double eps) {
+  return instance_norm_impl(x, running_mean, running_var, weight, bias, use_input_stats, momentum, eps,
+                            "instance_norm");
+}
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
   return layer_norm_impl(x, normalized_shape, weight, bias, eps, "layer_norm");

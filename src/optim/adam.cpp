@@ -13,33 +13,35 @@ Adam::Adam(std::vector<Tensor> params, double lr, std::pair<double, double> beta
            bool amsgrad)
     : Adam(std::move(params), AdamOptions{lr, betas.first, betas.second, eps, weight_decay, amsgrad, false}) {}
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& o) : Adam(std::move(params), o, false, "Adam") {}
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& o)
+    : Adam(std::vector<ParamGroup>{{std::move(params), std::nullopt, std::nullopt}}, o) {}
 
-Adam::Adam(std::vector<Tensor> params, const AdamOptions& o, bool decoupled, const char* name)
-    : Optimizer(std::move(params)), o_(o), decoupled_(decoupled) {
-  DITTO_CHECK(o.lr >= 0, name, "invalid learning rate: ", o.lr);
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& o) : Adam(std::move(groups), o, false, "Adam") {}
+
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& o, bool decoupled, const char* name)
+    : Optimizer(std::move(groups), {o.lr, o.weight_decay, o.beta1, {}}, name), o_(o), decoupled_(decoupled) {
   DITTO_CHECK(o.eps >= 0, name, "invalid epsilon value: ", o.eps);
   DITTO_CHECK(o.beta1 >= 0 && o.beta1 < 1, name, "invalid beta parameter at index 0: ", o.beta1);
   DITTO_CHECK(o.beta2 >= 0 && o.beta2 < 1, name, "invalid beta parameter at index 1: ", o.beta2);
-  DITTO_CHECK(o.weight_decay >= 0, name, "invalid weight_decay value: ", o.weight_decay);
   for (const Tensor& p : params_)
     DITTO_CHECK(is_floating(p.dtype()), name, "parameters must be floating point, got ", dtype_name(p.dtype()));
-  lr_ = o.lr;
 }
 
 AdamW::AdamW(std::vector<Tensor> params, double lr, std::pair<double, double> betas, double eps, double weight_decay,
              bool amsgrad)
     : AdamW(std::move(params), AdamOptions{lr, betas.first, betas.second, eps, weight_decay, amsgrad, false}) {}
 
-AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& o) : Adam(std::move(params), o, true, "AdamW") {}
+AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& o)
+    : AdamW(std::vector<ParamGroup>{{std::move(params), std::nullopt, std::nullopt}}, o) {}
+
+AdamW::AdamW(std::vector<ParamGroup> groups, const AdamOptions& o) : Adam(std::move(groups), o, true, "AdamW") {}
 
 void Adam::step() {
   NoGradGuard no_grad;
   ++state_.step;
-  const double lr = lr_, beta1 = o_.beta1, beta2 = o_.beta2;
-  for (std::size_t i = 0; i < params_.size(); ++i) {
+  for_each_param_with_grad([&](const GroupOptions& g, std::size_t i) {
+    const double lr = g.lr, beta1 = g.momentum, beta2 = o_.beta2;
     Tensor& p = params_[i];
-    if (!p.grad().defined()) continue;
     auto& st = state_.per_param[i];
     if (st.empty()) {
       st["step"] = zeros({}, kFloat32);
@@ -50,11 +52,11 @@ void Adam::step() {
     Tensor grad = o_.maximize ? -p.grad() : p.grad();
     Tensor& step_t = st.at("step");
     step_t.add_(1);
-    if (o_.weight_decay != 0) {
+    if (g.weight_decay != 0) {
       if (decoupled_)
-        p.mul_(1 - lr * o_.weight_decay);
+        p.mul_(1 - lr * g.weight_decay);
       else
-        grad = grad.add(p, o_.weight_decay);
+        grad = grad.add(p, g.weight_decay);
     }
     Tensor& exp_avg = st.at("exp_avg");
     Tensor& exp_avg_sq = st.at("exp_avg_sq");
@@ -75,7 +77,7 @@ void Adam::step() {
       denom = exp_avg_sq.sqrt() / bias_correction2_sqrt + o_.eps;
     }
     p.copy_(addcdiv(p, exp_avg, denom, -step_size));
-  }
+  });
 }
 
 }  // namespace ditto::optim

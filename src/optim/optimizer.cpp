@@ -6,11 +6,39 @@
 
 namespace ditto::optim {
 
-Optimizer::Optimizer(std::vector<Tensor> params) : params_(std::move(params)) {
-  for (std::size_t i = 0; i < params_.size(); ++i)
-    DITTO_CHECK(params_[i].defined() && params_[i].is_leaf(), "optimizer", "parameter ", i,
-                " must be a defined leaf tensor");
+Optimizer::Optimizer(std::vector<ParamGroup> groups, const GroupOptions& defaults, const char* name) {
+  DITTO_CHECK(!groups.empty(), name, "got no parameter groups");
+  begin_.push_back(0);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    GroupOptions o = defaults;
+    if (groups[g].lr) o.lr = *groups[g].lr;
+    if (groups[g].weight_decay) o.weight_decay = *groups[g].weight_decay;
+    DITTO_CHECK(o.lr >= 0, name, "invalid learning rate: ", o.lr,
+                g ? " (parameter group " + std::to_string(g) + ")" : "");
+    DITTO_CHECK(o.weight_decay >= 0, name, "invalid weight_decay value: ", o.weight_decay,
+                g ? " (parameter group " + std::to_string(g) + ")" : "");
+    for (Tensor& p : groups[g].params) {
+      const std::size_t i = params_.size();
+      DITTO_CHECK(p.defined() && p.is_leaf(), "optimizer", "parameter ", i, " must be a defined leaf tensor");
+      for (std::size_t j = 0; j < i; ++j)
+        DITTO_CHECK(!params_[j].is_same(p), name, "parameter ", i, " is parameter ", j,
+                    " again: some parameters appear in more than one parameter group");
+      params_.push_back(std::move(p));
+    }
+    groups_.push_back(o);
+    begin_.push_back(params_.size());
+  }
   state_.per_param.resize(params_.size());
+}
+
+std::vector<Tensor> Optimizer::group_params(std::size_t g) const {
+  DITTO_CHECK(g < groups_.size(), "optimizer", "no parameter group ", g, " (it has ", groups_.size(), ")");
+  return {params_.begin() + static_cast<std::ptrdiff_t>(begin_[g]),
+          params_.begin() + static_cast<std::ptrdiff_t>(begin_[g + 1])};
+}
+
+void Optimizer::set_lr(double lr) {
+  for (GroupOptions& o : groups_) o.lr = lr;
 }
 
 void Optimizer::zero_grad(bool set_to_none) { autograd::zero_grad(params_, set_to_none); }
@@ -41,38 +69,38 @@ void Optimizer::load_state_dict(const OptimizerState& s) {
 SGD::SGD(std::vector<Tensor> params, double lr, double momentum, double dampening, double weight_decay, bool nesterov)
     : SGD(std::move(params), SGDOptions{lr, momentum, dampening, weight_decay, nesterov, false}) {}
 
-SGD::SGD(std::vector<Tensor> params, const SGDOptions& o) : Optimizer(std::move(params)), o_(o) {
-  DITTO_CHECK(o.lr >= 0, "SGD", "invalid learning rate: ", o.lr);
+SGD::SGD(std::vector<Tensor> params, const SGDOptions& o)
+    : SGD(std::vector<ParamGroup>{{std::move(params), std::nullopt, std::nullopt}}, o) {}
+
+SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& o)
+    : Optimizer(std::move(groups), {o.lr, o.weight_decay, o.momentum, {}}, "SGD"), o_(o) {
   DITTO_CHECK(o.momentum >= 0, "SGD", "invalid momentum value: ", o.momentum);
-  DITTO_CHECK(o.weight_decay >= 0, "SGD", "invalid weight_decay value: ", o.weight_decay);
   DITTO_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), "SGD",
               "nesterov momentum requires a momentum and zero dampening");
-  lr_ = o.lr;
 }
 
 // torch.optim.SGD's single-tensor step; each add with alpha is one fma, as in PyTorch's kernels.
 void SGD::step() {
   NoGradGuard no_grad;
   ++state_.step;
-  for (std::size_t i = 0; i < params_.size(); ++i) {
+  for_each_param_with_grad([&](const GroupOptions& g, std::size_t i) {
     Tensor& p = params_[i];
-    if (!p.grad().defined()) continue;
     Tensor d = o_.maximize ? -p.grad() : p.grad();
-    if (o_.weight_decay != 0) d = d.add(p, o_.weight_decay);
-    if (o_.momentum != 0) {
+    if (g.weight_decay != 0) d = d.add(p, g.weight_decay);
+    if (g.momentum != 0) {
       auto& st = state_.per_param[i];
       auto it = st.find("momentum_buffer");
       if (it == st.end()) {
         st["momentum_buffer"] = d.clone();
       } else {
         Tensor& buf = it->second;
-        buf.mul_(o_.momentum).add_(d, 1 - o_.dampening);
+        buf.mul_(g.momentum).add_(d, 1 - o_.dampening);
       }
       Tensor& buf = st["momentum_buffer"];
-      d = o_.nesterov ? d.add(buf, o_.momentum) : buf;
+      d = o_.nesterov ? d.add(buf, g.momentum) : buf;
     }
-    p.add_(d, -lr_);
-  }
+    p.add_(d, -g.lr);
+  });
 }
 
 }  // namespace ditto::optim

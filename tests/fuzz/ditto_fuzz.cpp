@@ -320,7 +320,17 @@ std::vector<OpFuzzer> generators() {
         const int64_t nd = x.dim();
         const bool keep = c.r.chance(0.5);
         const Shape dims = c.r.chance(0.3) ? Shape{} : Shape{dim_arg(c.r, nd)};
-        switch (c.r.range(0, 11)) {
+        switch (c.r.range(0, 14)) {
+          // the normalisations and channel dropouts composed of these reductions
+          case 12: {
+            const Tensor w = c.r.chance(0.5) ? c.any() : Tensor();
+            return one(F::group_norm(x, c.r.range(0, 3), w, Tensor(), 1e-5));
+          }
+          case 13: {
+            const Tensor rm = c.r.chance(0.3) ? c.any() : Tensor(), rv = c.r.chance(0.3) ? c.any() : Tensor();
+            return one(F::instance_norm(x, rm, rv, Tensor(), Tensor(), c.r.chance(0.7), 0.1, 1e-5));
+          }
+          case 14: return one(c.r.chance(0.5) ? F::dropout1d(x, 0.5) : F::dropout2d(x, 0.5));
           case 0:
             return one(
                 sum(x, dims, keep, c.r.chance(0.2) ? std::optional<ScalarType>(c.r.pick(kDtypes)) : std::nullopt));

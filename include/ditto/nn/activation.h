@@ -23,14 +23,31 @@ class GELU : public UnaryModule {
 // gen) exactly as PyTorch does; in eval mode returns its input.
 class Dropout : public UnaryModule {
  public:
-  explicit Dropout(double p = 0.5, Generator* gen = nullptr);
+  explicit Dropout(double p = 0.5, Generator* gen = nullptr) : Dropout(p, gen, 0) {}
   Tensor forward(const Tensor& x) override;
   double p() const { return p_; }
-  std::string name() const override { return "Dropout"; }
+  std::string name() const override;
+
+ protected:
+  Dropout(double p, Generator* gen, int channel_dims);
 
  private:
   double p_;
   Generator* gen_;
+  int channel_dims_;  // 0: elementwise; 1 or 2: whole channels of Dropout1d or Dropout2d
+};
+
+// Zeroes whole channels: input (N, C, L) or (C, L), each of the C channels of a sample kept or
+// dropped together (functional::dropout1d).
+class Dropout1d : public Dropout {
+ public:
+  explicit Dropout1d(double p = 0.5, Generator* gen = nullptr) : Dropout(p, gen, 1) {}
+};
+
+// Zeroes whole channels of (N, C, H, W) or (N, C, L) input (functional::dropout2d).
+class Dropout2d : public Dropout {
+ public:
+  explicit Dropout2d(double p = 0.5, Generator* gen = nullptr) : Dropout(p, gen, 2) {}
 };
 
 class SiLU : public UnaryModule {

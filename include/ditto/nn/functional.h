@@ -45,6 +45,12 @@ Tensor normalize(const Tensor& x, double p = 2.0, int64_t dim = 1, double eps = 
 // Zeroes each element with probability p and scales the others by 1/(1-p). The mask is drawn as
 // PyTorch draws it (noise.bernoulli_(1-p) on a tensor of x's dtype), so a seed gives its bits.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
+// Channel dropout (PyTorch's feature dropout): one draw per (sample, channel), noise of shape
+// (N, C, 1, ...) drawn as PyTorch draws it, so a whole channel is zeroed or scaled by 1/(1-p).
+// dropout1d takes (N, C, L) or unbatched (C, L); dropout2d takes (N, C, H, W) or, as PyTorch
+// 1.13 reads it, (N, C, L).
+Tensor dropout1d(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
+Tensor dropout2d(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
 // softmax(q k^T * scale + mask) v over the last two dims, as PyTorch 2.x's
 // scaled_dot_product_attention: q (..., L, E), k (..., S, E), v (..., S, Ev), batch dims
 // broadcast; attn_mask bool (true: attend) or of q's dtype (added), broadcast to (..., L, S);
@@ -80,6 +86,16 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
                   double momentum = 0.1, double eps = 1e-5);
+// x (N, C, *) normalised over each of num_groups groups of C / num_groups channels (and all of
+// *), biased variance, then per channel weight and bias (C).
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                  double eps = 1e-5);
+// x (N, C, *) normalised per sample and channel over * (use_input_stats), updating the
+// running stats (C) when defined, with the mean over the batch of each sample's update; or, if
+// not use_input_stats, with the running stats, as batch_norm in eval mode.
+Tensor instance_norm(const Tensor& x, const Tensor& running_mean = Tensor(), const Tensor& running_var = Tensor(),
+                     const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool use_input_stats = true,
+                     double momentum = 0.1, double eps = 1e-5);
 
 // Losses. Class targets are int64 class indices; input is (N, C), (N, C, d1, ...) or (C).
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);

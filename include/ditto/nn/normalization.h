@@ -61,6 +61,10 @@ class BatchNormBase : public UnaryModule {
 
  protected:
   virtual void check_input(const Tensor& x) const = 0;
+  double eps() const { return eps_; }
+  double momentum() const { return momentum_.value_or(0.1); }
+  bool affine() const { return affine_; }
+  bool tracks() const { return track_; }
 
  private:
   int64_t num_features_;
@@ -88,6 +92,62 @@ class BatchNorm2d : public BatchNormBase {
                        bool affine = true, bool track_running_stats = true, ScalarType dtype = kFloat32)
       : BatchNormBase(num_features, eps, momentum, affine, track_running_stats, dtype) {}
   std::string name() const override { return "BatchNorm2d"; }
+
+ protected:
+  void check_input(const Tensor& x) const override;
+};
+
+// torch.nn.GroupNorm: input (N, C, *), C divisible by num_groups; weight (ones) and bias
+// (zeros) of C when affine.
+class GroupNorm : public UnaryModule {
+ public:
+  GroupNorm(int64_t num_groups, int64_t num_channels, double eps = 1e-5, bool affine = true,
+            ScalarType dtype = kFloat32);
+  Tensor forward(const Tensor& x) override;
+  void reset_parameters();
+  Tensor& weight();  // undefined without affine
+  Tensor& bias();
+  std::string name() const override { return "GroupNorm"; }
+
+ private:
+  int64_t groups_, channels_;
+  double eps_;
+  bool affine_;
+};
+
+// torch.nn.InstanceNorm1d/2d: each sample's channel normalised over its own positions. PyTorch's
+// defaults: no affine parameters, no running stats (with track_running_stats, eval mode uses
+// them, as BatchNorm). The parameters and buffers are BatchNorm's.
+class InstanceNormBase : public BatchNormBase {
+ public:
+  InstanceNormBase(int64_t num_features, double eps, double momentum, bool affine, bool track_running_stats,
+                   ScalarType dtype, int64_t unbatched_dim)
+      : BatchNormBase(num_features, eps, momentum, affine, track_running_stats, dtype), unbatched_dim_(unbatched_dim) {}
+  Tensor forward(const Tensor& x) override;
+
+ private:
+  int64_t unbatched_dim_;  // the rank of an input without its batch dim
+};
+
+// Input (N, C, L) or unbatched (C, L).
+class InstanceNorm1d : public InstanceNormBase {
+ public:
+  explicit InstanceNorm1d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = false,
+                          bool track_running_stats = false, ScalarType dtype = kFloat32)
+      : InstanceNormBase(num_features, eps, momentum, affine, track_running_stats, dtype, 2) {}
+  std::string name() const override { return "InstanceNorm1d"; }
+
+ protected:
+  void check_input(const Tensor& x) const override;
+};
+
+// Input (N, C, H, W) or unbatched (C, H, W).
+class InstanceNorm2d : public InstanceNormBase {
+ public:
+  explicit InstanceNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1, bool affine = false,
+                          bool track_running_stats = false, ScalarType dtype = kFloat32)
+      : InstanceNormBase(num_features, eps, momentum, affine, track_running_stats, dtype, 3) {}
+  std::string name() const override { return "InstanceNorm2d"; }
 
  protected:
   void check_input(const Tensor& x) const override;

@@ -93,6 +93,14 @@ def dropout(input, p=0.5, training=True, inplace=False, generator=None):
     return _nn.dropout(input, p, training, generator)
 
 
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _nn.dropout1d(input, p, training, None)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _nn.dropout2d(input, p, training, None)
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise RuntimeError("[embedding] max_norm, scale_grad_by_freq and sparse are not supported yet")
@@ -125,6 +133,15 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _nn.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return _nn.group_norm(input, num_groups, weight, bias, eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):  # fmt: skip
+    return _nn.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

@@ -17,7 +17,8 @@ __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d", "LPPool2d",
-    "BatchNorm1d", "BatchNorm2d", "LayerNorm", "RMSNorm", "Embedding", "EmbeddingBag", "Dropout", "GELU", "ReLU", "Sigmoid", "Tanh",
+    "BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d", "GroupNorm", "LayerNorm", "RMSNorm", "Embedding",
+    "EmbeddingBag", "Dropout", "Dropout1d", "Dropout2d", "GELU", "ReLU", "Sigmoid", "Tanh",
     "Softmax", "LogSoftmax", "Flatten", "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss",
     "SmoothL1Loss", "HuberLoss", "BCELoss", "KLDivLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "CTCLoss",
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
@@ -882,6 +883,67 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+class _InstanceNorm(_BatchNorm):
+    """torch.nn.InstanceNorm1d/2d: BatchNorm's parameters and buffers, PyTorch's defaults (no
+    affine, no running stats), each sample's channels normalised over their own positions."""
+
+    _unbatched = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None):  # fmt: skip
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._unbatched
+        if input.size(feature_dim) != self.num_features:
+            raise ValueError(
+                f"expected input's size at dim={feature_dim} to match num_features ({self.num_features}), "
+                f"but got: {input.size(feature_dim)}."
+            )
+        if input.dim() == self._unbatched:
+            return self.forward(input.unsqueeze(0)).squeeze(0)
+        return F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                               self.training or not self.track_running_stats, self.momentum, self.eps)  # fmt: skip
+
+
+class InstanceNorm1d(_InstanceNorm):
+    def _check_input_dim(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _unbatched = 3
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(_C.ones(num_channels, dtype=dtype))
+            self.bias = Parameter(_C.zeros(num_channels, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
 def _set_normalized(m, normalized_shape, eps, elementwise_affine):
     """LayerNorm's and RMSNorm's attributes: normalized_shape as a tuple (an int is one dim)."""
     m.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
@@ -1030,11 +1092,21 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
+    _f = staticmethod(F.dropout)
+
     def forward(self, input):
-        return F.dropout(input, self.p, self.training)
+        return self._f(input, self.p, self.training)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    _f = staticmethod(F.dropout1d)
+
+
+class Dropout2d(Dropout):
+    _f = staticmethod(F.dropout2d)
 
 
 class MultiheadAttention(Module):

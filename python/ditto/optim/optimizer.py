@@ -50,8 +50,11 @@ class Optimizer:
         self.param_groups.append(param_group)
         self._impls.append(None)
 
+    # What schedulers write into a group: set on the C++ optimizer each step, not rebuilt for.
+    _scheduled = ("params", "lr", "initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
+
     def _options(self, group):
-        return {k: v for k, v in group.items() if k not in ("params", "lr", "initial_lr")}
+        return {k: v for k, v in group.items() if k not in self._scheduled}
 
     def _impl(self, i):
         group = self.param_groups[i]
@@ -64,6 +67,7 @@ class Optimizer:
             held = (impl, options, [id(p) for p in group["params"]])
             self._impls[i] = held
         held[0].lr = float(group["lr"])
+        held[0].momentum = float(self._momentum(group))
         return held[0]
 
     def zero_grad(self, set_to_none=True):
@@ -140,6 +144,12 @@ class SGD(Optimizer):
                         maximize=maximize)  # fmt: skip
         super().__init__(params, defaults)
 
+    def _options(self, group):  # momentum is set each step (OneCycleLR cycles it)
+        return {k: v for k, v in super()._options(group).items() if k != "momentum"}
+
+    def _momentum(self, group):
+        return group["momentum"]
+
     def _make(self, g):
         return _o.SGD(g["params"], float(g["lr"]), float(g["momentum"]), float(g["dampening"]),
                       float(g["weight_decay"]), bool(g["nesterov"]), bool(g["maximize"]))  # fmt: skip
@@ -163,6 +173,14 @@ class Adam(Optimizer):
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                         maximize=maximize)  # fmt: skip
         super().__init__(params, defaults)
+
+    def _options(self, group):  # beta1 is set each step (OneCycleLR cycles it)
+        o = super()._options(group)
+        o["betas"] = tuple(o["betas"])[1:]
+        return o
+
+    def _momentum(self, group):
+        return group["betas"][0]
 
     def _make(self, g):
         b = g["betas"]
