@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "../examples/gpt/gpt.h"
 #include "ditto/capability.h"
 #include "ditto/ditto.h"
 
@@ -504,6 +505,99 @@ void torch_attention(benchmark::State& state, int threads, bool backward) {
   rate(state, "Mtok/s", 1e-6 * 8 * 256);
 }
 
+// ===== a GPT (issue 17's: 6 layers, 6 heads, 384 wide, context 256, batch 8, vocabulary 65) =======
+// ditto: examples/gpt's model (fused attention). libtorch: the same model in torch::nn, with
+// PyTorch 1.13's attention composition; the head is the tied embedding in both. The training step
+// is zero_grad, forward, cross-entropy, backward, AdamW; the inference step one forward of the
+// batch without autograd. Rates in tokens per second.
+constexpr int64_t kGptB = 8, kGptT = 256, kGptC = 384, kGptH = 6, kGptL = 6, kGptV = 65;
+
+struct TorchBlockImpl : tnn::Module {
+  TorchBlockImpl()
+      : ln_1(register_module("ln_1", tnn::LayerNorm(tnn::LayerNormOptions({kGptC})))),
+        c_attn(register_module("c_attn", tnn::Linear(kGptC, 3 * kGptC))),
+        c_proj(register_module("c_proj", tnn::Linear(kGptC, kGptC))),
+        ln_2(register_module("ln_2", tnn::LayerNorm(tnn::LayerNormOptions({kGptC})))),
+        c_fc(register_module("c_fc", tnn::Linear(kGptC, 4 * kGptC))),
+        mlp_proj(register_module("mlp_proj", tnn::Linear(4 * kGptC, kGptC))) {}
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& future) {
+    const int64_t B = x.size(0), T = x.size(1), C = kGptC;
+    const auto qkv = c_attn(ln_1(x)).split(C, 2);
+    auto heads = [&](const torch::Tensor& t) { return t.view({B, T, kGptH, C / kGptH}).transpose(1, 2); };
+    const torch::Tensor q = heads(qkv[0]), k = heads(qkv[1]), v = heads(qkv[2]);
+    const torch::Tensor w = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(C / kGptH)));
+    const torch::Tensor y = torch::matmul(w.masked_fill(future, -INFINITY).softmax(-1), v);
+    const torch::Tensor h = x + c_proj(y.transpose(1, 2).contiguous().view({B, T, C}));
+    return h + mlp_proj(torch::gelu(c_fc(ln_2(h))));
+  }
+  tnn::LayerNorm ln_1;
+  tnn::Linear c_attn, c_proj;
+  tnn::LayerNorm ln_2;
+  tnn::Linear c_fc, mlp_proj;
+};
+TORCH_MODULE(TorchBlock);
+
+struct TorchGptImpl : tnn::Module {
+  TorchGptImpl()
+      : wte(register_module("wte", tnn::Embedding(kGptV, kGptC))),
+        wpe(register_module("wpe", tnn::Embedding(kGptT, kGptC))),
+        ln_f(register_module("ln_f", tnn::LayerNorm(tnn::LayerNormOptions({kGptC})))) {
+    for (int64_t i = 0; i < kGptL; ++i) blocks.push_back(register_module("h" + std::to_string(i), TorchBlock()));
+  }
+  torch::Tensor forward(const torch::Tensor& idx) {
+    const int64_t T = idx.size(1);
+    const torch::Tensor future = torch::ones({T, T}, torch::kBool).triu(1);
+    torch::Tensor x = wte(idx) + wpe(torch::arange(T));
+    for (auto& b : blocks) x = b->forward(x, future);
+    return tF::linear(ln_f(x), wte->weight);
+  }
+  tnn::Embedding wte, wpe;
+  tnn::LayerNorm ln_f;
+  std::vector<TorchBlock> blocks;
+};
+TORCH_MODULE(TorchGpt);
+
+void ditto_gpt(benchmark::State& state, int threads, bool train) {
+  Setup s(threads, false);
+  gpt::GPT model({.vocab = kGptV, .block = kGptT, .layers = kGptL, .heads = kGptH, .embd = kGptC, .dropout = 0.0});
+  ditto::optim::AdamW opt(model.parameters(), 3e-4);
+  const ditto::Tensor x = ditto::randint(0, kGptV, {kGptB, kGptT}), y = ditto::randint(0, kGptV, {kGptB, kGptT});
+  if (!train) model.eval();
+  for (auto _ : state) {
+    if (train) {
+      opt.zero_grad();
+      ditto::Tensor loss = dF::cross_entropy(model.forward(x).view({-1, kGptV}), y.view({-1}));
+      loss.backward();
+      opt.step();
+      benchmark::DoNotOptimize(loss);
+    } else {
+      ditto::NoGradGuard no_grad;
+      benchmark::DoNotOptimize(model.forward(x));
+    }
+  }
+  rate(state, "tok/s", kGptB * kGptT);
+}
+void torch_gpt(benchmark::State& state, int threads, bool train) {
+  Setup s(threads, false);
+  TorchGpt model;
+  torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(3e-4));
+  const torch::Tensor x = torch::randint(0, kGptV, {kGptB, kGptT}), y = torch::randint(0, kGptV, {kGptB, kGptT});
+  if (!train) model->eval();
+  for (auto _ : state) {
+    if (train) {
+      model->zero_grad(/*set_to_none=*/true);
+      torch::Tensor loss = torch::cross_entropy_loss(model->forward(x).view({-1, kGptV}), y.view({-1}));
+      loss.backward();
+      opt.step();
+      benchmark::DoNotOptimize(loss);
+    } else {
+      torch::NoGradGuard no_grad;
+      benchmark::DoNotOptimize(model->forward(x));
+    }
+  }
+  rate(state, "tok/s", kGptB * kGptT);
+}
+
 // ===== registration ================================================================================
 template <class Fn>
 void add(const std::string& name, Fn&& fn) {
@@ -708,6 +802,9 @@ void register_all() {
       both(
           "attention_causal" + part, [t, bwd](benchmark::State& s) { ditto_attention(s, t, bwd); },
           [t, bwd](benchmark::State& s) { torch_attention(s, t, bwd); });
+      both(
+          bwd ? "gpt_train_step" : "gpt_inference_step", [t, bwd](benchmark::State& s) { ditto_gpt(s, t, bwd); },
+          [t, bwd](benchmark::State& s) { torch_gpt(s, t, bwd); });
       const std::pair<const char*, Resample> resamples[] = {{"upsample_bilinear_x2", Resample::Bilinear},
                                                             {"upsample_bicubic_x2", Resample::Bicubic},
                                                             {"upsample_nearest_x2", Resample::Nearest},

@@ -588,3 +588,19 @@ TEST(Dropout, ChannelDropoutDrawsOnePerChannel) {
   EXPECT_DITTO_ERROR(F::dropout1d(ones({2, 3, 4, 5})), "[dropout1d]", "2D or 3D");
   EXPECT_DITTO_ERROR(F::dropout2d(ones({2, 3})), "[dropout2d]", "3D or 4D");
 }
+
+// gelu's contiguous path (dmath's array erf and exp, chunk by chunk) gives the bits of its strided
+// path (the per-element formula), forward and backward, float and double.
+TEST(Gelu, ContiguousAndStridedPathsGiveTheSameBits) {
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    manual_seed(2);
+    const Tensor x = randn({37, 300}, dt) * 3.0, g = randn({37, 300}, dt);
+    const Tensor xt = x.t().contiguous().t(), gt = g.t().contiguous().t();  // same values, strided
+    ASSERT_FALSE(xt.is_contiguous());
+    EXPECT_TRUE(same_bits(gelu(x), gelu(xt).contiguous())) << dtype_name(dt);
+    Tensor a = x.clone().requires_grad_(), b = x.t().contiguous().requires_grad_();
+    (gelu(a) * g).sum().backward();
+    (gelu(b.t()) * gt).sum().backward();  // a strided input and a strided incoming gradient
+    EXPECT_TRUE(same_bits(a.grad(), b.grad().t().contiguous())) << dtype_name(dt);
+  }
+}

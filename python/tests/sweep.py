@@ -308,6 +308,8 @@ SWEEP = [
     Entry("nn.functional.embedding", lambda weight, idx, **k: F("embedding")(idx, weight, **k)),
     Entry("nn.functional.layer_norm", F("layer_norm"), CLOSE),
     Entry("nn.functional.batch_norm", F("batch_norm"), CLOSE),
+    Entry("nn.functional.group_norm", F("group_norm"), CLOSE),
+    Entry("nn.functional.instance_norm", F("instance_norm"), CLOSE),
     Entry("nn.functional.mse_loss", F("mse_loss"), CLOSE),
     Entry("nn.functional.l1_loss", F("l1_loss"), CLOSE),
     Entry("nn.functional.nll_loss", F("nll_loss"), CLOSE),

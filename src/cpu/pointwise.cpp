@@ -11,6 +11,32 @@
 
 namespace ditto::cpu {
 
+namespace {
+// The dmath array entry point of T's width: y[i] = fn(x[i]).
+using ArrayFn32 = void (*)(const float*, float*, int64_t);
+using ArrayFn64 = void (*)(const double*, double*, int64_t);
+template <class T>
+void apply(ArrayFn32 f32, ArrayFn64 f64, const T* x, T* y, int64_t n) {
+  if constexpr (std::is_same_v<T, float>)
+    f32(x, y, n);
+  else
+    f64(x, y, n);
+}
+
+// body(i, n, buf, buf2) over [0, numel) in chunks of at most kChunk elements (in parallel blocks),
+// with two scratch buffers of kChunk: the vectorised path of an activation over contiguous
+// tensors, whose scalar arithmetic around the dmath array calls is the per-element formula's, so
+// its bits are the strided path's.
+constexpr int64_t kChunk = 256;
+template <class T, class F>
+void in_chunks(int64_t numel, F body) {
+  flat_blocks(numel, 16, [&](int64_t lo, int64_t hi) {
+    T buf[kChunk], buf2[kChunk];
+    for (int64_t i = lo; i < hi; i += kChunk) body(i, std::min(kChunk, hi - i), buf, buf2);
+  });
+}
+}  // namespace
+
 // --- activations: PyTorch's formulas (Activation.cpp), dmath for exp, log1p, expm1 and tanh
 void silu(const Tensor& out, const Tensor& in) {
   dispatch_floating(out.dtype(), [&]<class T>() {
@@ -84,6 +110,16 @@ void gelu(const Tensor& out, const Tensor& in, bool tanh_approx) {
           in);
     } else {
       const T alpha = static_cast<T>(M_SQRT1_2);
+      if (flat(out, in)) {
+        const T* x = in.data_ptr<T>();
+        T* o = out.data_ptr<T>();
+        in_chunks<T>(out.numel(), [&](int64_t i0, int64_t n, T* e, T*) {
+          for (int64_t i = 0; i < n; ++i) e[i] = x[i0 + i] * alpha;
+          apply(dmath::erf_f32, dmath::erf_f64, e, e, n);
+          for (int64_t i = 0; i < n; ++i) o[i0 + i] = x[i0 + i] * T(0.5) * (T(1) + e[i]);
+        });
+        return;
+      }
       map<T, T>(
           out, [=](T x) { return x * T(0.5) * (T(1) + dmath::erf(x * alpha)); }, in);
     }
@@ -108,6 +144,24 @@ void gelu_backward(const Tensor& out, const Tensor& grad, const Tensor& in, bool
           grad, in);
     } else {
       const T alpha = static_cast<T>(M_SQRT1_2), beta = static_cast<T>(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+      if (flat(out, grad, in)) {
+        const T *dy = grad.data_ptr<T>(), *x = in.data_ptr<T>();
+        T* o = out.data_ptr<T>();
+        in_chunks<T>(out.numel(), [&](int64_t i0, int64_t n, T* e, T* p) {
+          for (int64_t i = 0; i < n; ++i) {
+            e[i] = x[i0 + i] * alpha;
+            p[i] = x[i0 + i] * x[i0 + i] * T(-0.5);
+          }
+          apply(dmath::erf_f32, dmath::erf_f64, e, e, n);
+          apply(dmath::exp_f32, dmath::exp_f64, p, p, n);
+          for (int64_t i = 0; i < n; ++i) {
+            const T cdf = T(0.5) * (T(1) + e[i]);
+            const T pdf = beta * p[i];
+            o[i0 + i] = dy[i0 + i] * (cdf + x[i0 + i] * pdf);
+          }
+        });
+        return;
+      }
       map<T, T, T>(
           out,
           [=](T dy, T x) {
