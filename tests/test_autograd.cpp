@@ -231,6 +231,9 @@ DITTO_GRADCHECK("amin", ({gc_rand({3, 4})}), auto x = v[0]; return amin(x, {0}, 
 DITTO_GRADCHECK("max.dim", ({gc_rand({3, 4})}), auto x = v[0]; return x.max(1).first;)
 DITTO_GRADCHECK("min.dim", ({gc_rand({3, 4})}), auto x = v[0]; return x.min(0, true).first;)
 DITTO_GRADCHECK("var", ({gc_rand({3, 4})}), auto x = v[0]; return x.var({1}) + x.std({0}, false).sum() + x.var();)
+DITTO_GRADCHECK("native_layer_norm", ({gc_rand({3, 2, 5}), gc_rand({2, 5}), gc_rand({2, 5})}), auto x = v[0];
+                return nn::functional::layer_norm(x, {2, 5}, v[1], v[2], 1e-5) * x +
+                       nn::functional::layer_norm(x, {5}, Tensor(), Tensor(), 1e-3);)
 DITTO_GRADCHECK("_scaled_dot_product_flash_attention", ({gc_rand({2, 5, 3}), gc_rand({2, 7, 3}), gc_rand({2, 7, 4})}),
                 auto q = v[0];
                 auto k = v[1]; auto w = v[2];

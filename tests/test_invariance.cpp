@@ -868,7 +868,13 @@ std::vector<Entry> corpus() {
       /*det=*/false);
 
   // --- normalisation, embedding, losses
-  add("layer_norm", {"mean", "var", "sub", "div", "add", "mul"}, [](Run& r) {
+  add("layer_norm", {"native_layer_norm", "native_layer_norm_backward"}, [](Run& r) {
+    // rows of 384 and 93 (a SIMD tail), strided inputs, with and without the affine parts
+    r.grad("(64,384) affine", F::layer_norm(r.input({64, 384}), {384}, r.input({384}), r.input({384})));
+    r.grad("(3,50,93) strided", F::layer_norm(r.input({3, 50, 93}, Layout::Transposed), {93}));
+    r.grad("(7,6,31) over (6,31) float64",
+           F::layer_norm(r.input({7, 6, 31}, Layout::Contiguous, Dist::Normal, kFloat64), {6, 31},
+                         r.input({6, 31}, Layout::Contiguous, Dist::Normal, kFloat64)));
     r.grad("(129,300) affine", F::layer_norm(r.input({129, 300}), {300}, r.input({300}), r.input({300})));
     r.grad("(4,9,33)^T over last two",
            F::layer_norm(r.input({4, 9, 33}, Layout::Transposed), {9, 33}, r.input({9, 33}), r.input({9, 33})));

@@ -130,6 +130,12 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool k
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor var(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool keepdim = false);
 Tensor std(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool keepdim = false);
+// torch.native_layer_norm: x normalised over its trailing normalized_shape dims (biased
+// variance), times weight plus bias where given (each of normalized_shape, x's dtype); returns
+// (out, mean, rstd), mean and rstd of x's leading dims and ones. Fused (cpu/layer_norm.cpp):
+// the bits of mean, var, sub, rsqrt, mul, add in that order; nn::functional::layer_norm runs it.
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shape& normalized_shape,
+                                                     const Tensor& weight, const Tensor& bias, double eps);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 // log(sum(exp(x), dims)) without overflow: the maximum over dims (0 where it is infinite) is

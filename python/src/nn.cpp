@@ -182,6 +182,13 @@ void bind_nn(py::module_& m) {
     py::gil_scoped_release nogil;
     return functional::layer_norm(x, s, w, b, eps);
   });
+  m.def("native_layer_norm", [](const Tensor& x, py::handle shape, py::handle weight, py::handle bias, double eps) {
+    const Shape s =
+        PyIndex_Check(shape.ptr()) ? Shape{py::cast<int64_t>(shape)} : shape_from_sequence(shape, "native_layer_norm");
+    const Tensor w = opt(weight), b = opt(bias);
+    py::gil_scoped_release nogil;
+    return native_layer_norm(x, s, w, b, eps);
+  });
   f.def("batch_norm", [](const Tensor& x, py::handle running_mean, py::handle running_var, py::handle weight,
                          py::handle bias, bool training, double momentum, double eps) {
     const Tensor rm = opt(running_mean), rv = opt(running_var), w = opt(weight), b = opt(bias);

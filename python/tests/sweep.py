@@ -308,6 +308,7 @@ SWEEP = [
     Entry("nn.functional.embedding", lambda weight, idx, **k: F("embedding")(idx, weight, **k)),
     Entry("nn.functional.layer_norm", F("layer_norm"), CLOSE),
     Entry("nn.functional.batch_norm", F("batch_norm"), CLOSE),
+    Entry("native_layer_norm", D("native_layer_norm"), CLOSE),
     Entry("nn.functional.group_norm", F("group_norm"), CLOSE),
     Entry("nn.functional.instance_norm", F("instance_norm"), CLOSE),
     Entry("nn.functional.mse_loss", F("mse_loss"), CLOSE),
@@ -331,7 +332,15 @@ BY_NAME = {e.opinfo: e for e in SWEEP}
 
 # Samples that fail today, per entry: at most this many, each for the reason given. The sweep
 # test fails when an entry fails more, or no longer fails at all (then its line goes).
-KNOWN_FAILURES = {}
+KNOWN_FAILURES = {
+    "native_layer_norm": (
+        1 if TORCH_CAPABILITY == "DEFAULT" else 5,
+        "a float32 row of two close values (rstd 12): the input's gradient cancels to 0.016 from terms of 0.8, and "
+        "ditto's (0.0163) is nearer the float64 value (0.0162) than PyTorch's (0.0165), its formula working from "
+        "(x - mean) * rstd rather than x; under PyTorch's AVX2/AVX-512 kernels also the four rows of one element "
+        "of nn.functional.layer_norm's note",
+    ),
+}
 # Samples where PyTorch's vector kernels (not its DEFAULT one) give other bits than ditto, and
 # ditto's are PyTorch's DEFAULT kernel's: test_opinfo_sweep.py checks that under
 # ATEN_CPU_CAPABILITY=default these entries pass whole.

@@ -92,6 +92,12 @@ def attention():
     F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
 
 
+def layer_norm():
+    w = leaf(ditto.ones(2))
+    F.layer_norm(leaf(ditto.randn(3, 2)), (2,), w, None).sum().backward()
+    ditto.native_layer_norm(x, [3], None, None, 1e-5)
+
+
 CALLS = {
     "view": lambda: x.view(3, 2),
     "transpose": lambda: ditto.transpose(x, 0, 1),
@@ -138,6 +144,8 @@ CALLS = {
     "logsumexp": lambda: x.logsumexp(1),
     "_scaled_dot_product_flash_attention": attention,
     "_scaled_dot_product_flash_attention_backward": attention,
+    "native_layer_norm": layer_norm,
+    "native_layer_norm_backward": layer_norm,
     "linalg_vector_norm": lambda: ditto.linalg.vector_norm(x) + x.norm(dim=1).sum(),
     "pow": lambda: x**2,
     "pow.Tensor": lambda: x.pow(x),

@@ -13,6 +13,7 @@
 #include "cpu/decl/grid_sample.h"
 #include "cpu/decl/index.h"
 #include "cpu/decl/loss.h"
+#include "cpu/decl/norm.h"
 #include "cpu/decl/pointwise.h"
 #include "cpu/decl/pool.h"
 #include "cpu/decl/reduce.h"

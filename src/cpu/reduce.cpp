@@ -86,30 +86,6 @@ auto chunk_fold(T identity, Simd simd, Op op) {
   };
 }
 
-// The sum of every column m of an (M, R) block whose outputs are neighbours in memory (sm == 1,
-// the reduction over a leading dim, e.g. a bias gradient): blocks of outputs go through
-// sum_cols_chunk, which folds each one exactly as reduce_chunk folds a row.
-template <class A, class Store>
-void sum_cols(const A* x, int64_t M, int64_t R, int64_t sr, Store store) {
-  const int64_t C = num_chunks(R);
-  constexpr int64_t kBlock = 256;  // outputs per task
-  const int64_t B = (M + kBlock - 1) / kBlock;
-  std::vector<A> partial(static_cast<std::size_t>(C * M));  // partial[c * M + m]
-  detail::parallel_for(B * C, kBlock * std::min(R, detail::kReduceChunk), [&](int64_t b, int64_t e) {
-    for (int64_t w = b; w < e; ++w) {
-      const int64_t m0 = (w / C) * kBlock, c = w % C;
-      const int64_t start = c * detail::kReduceChunk;
-      sum_cols_chunk(x + start * sr + m0, std::min(kBlock, M - m0), std::min(detail::kReduceChunk, R - start), sr,
-                     partial.data() + c * M + m0);
-    }
-  });
-  std::vector<A> tree(static_cast<std::size_t>(C));
-  for (int64_t m = 0; m < M; ++m) {
-    for (int64_t c = 0; c < C; ++c) tree[c] = partial[c * M + m];
-    store(m, fold_pairwise(tree.data(), C, WrappingAdd<A>{}));
-  }
-}
-
 }  // namespace
 
 namespace {

@@ -39,13 +39,8 @@ Shape normalized_dims(const Tensor& x, const Shape& shape, const Tensor& weight,
 
 Tensor layer_norm_impl(const Tensor& x, const Shape& shape, const Tensor& weight, const Tensor& bias, double eps,
                        const char* op) {
-  const Shape dims = normalized_dims(x, shape, weight, bias, op);
-  const Tensor mean = x.mean(dims, true);
-  const Tensor rstd = (x.var(dims, false, true) + eps).rsqrt();
-  Tensor y = (x - mean) * rstd;
-  if (weight.defined()) y = y * weight;
-  if (bias.defined()) y = y + bias;
-  return y;
+  normalized_dims(x, shape, weight, bias, op);
+  return std::get<0>(native_layer_norm(x, shape, weight, bias, eps));
 }
 
 // x * rsqrt(mean(x^2) + eps) * weight over the trailing dims, PyTorch 2.4's rms_norm; eps

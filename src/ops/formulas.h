@@ -192,6 +192,12 @@ struct AttentionSaved {                 // ops/attention_ops.cpp
   SavedTensor q, k, v, out, lse, mask;  // q, k, v expanded to the batch dims; mask undefined or expanded
   AttentionArgs args;
 };
+struct LayerNormSaved {  // ops/norm_ops.cpp: x (M, N) contiguous, mean and rstd (M); weight undefined or (N)
+  SavedTensor x, mean, rstd, weight;
+  Shape input;  // x's shape as given
+  int64_t normalized_dims;
+  bool has_weight, has_bias;
+};
 struct NormSaved {  // linalg_vector_norm
   Shape input, dims;
   bool keepdim;
@@ -323,7 +329,8 @@ DITTO_FORMULA(lerp, LerpSaved);
 DITTO_FORMULA(addcmul, AddcSaved);
 DITTO_FORMULA(addcdiv, AddcSaved);
 DITTO_FORMULA(gelu, GeluSaved);
-DITTO_FORMULA(attention, AttentionSaved);  // ops/attention_ops.cpp
+DITTO_FORMULA(attention, AttentionSaved);   // ops/attention_ops.cpp
+DITTO_FORMULA(layer_norm, LayerNormSaved);  // ops/norm_ops.cpp
 DITTO_FORMULA(silu, SavedInput);
 DITTO_FORMULA(hardswish, SavedInput);
 DITTO_FORMULA(mish, SavedInput);

@@ -35,6 +35,14 @@ using ArgReduce = void(const Tensor& indices, const Tensor& in);
 // output itself.
 using Softmax = void(const Tensor& out, const Tensor& in);
 using SoftmaxBackward = void(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
+// layer_norm over the rows of x, contiguous (M, N) floating (cpu/layer_norm.cpp, Note [Layer norm
+// order]); weight and bias undefined or contiguous (N) of x's dtype; out (M, N), mean and rstd (M)
+// contiguous of x's dtype. The backward writes dx (M, N) from dy (M, N) contiguous and the saved
+// mean and rstd, and dweight, dbias (N) unless undefined (not needed).
+using LayerNorm = void(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& weight,
+                       const Tensor& bias, double eps);
+using LayerNormBackward = void(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& dy,
+                               const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& weight);
 // cross_entropy with class targets (cpu/reduce.cpp): in and logp contiguous (N, C, P) floating;
 // target contiguous (N, P) int64, each in [0, C) or ignore_index; weights undefined or each
 // target's weight, contiguous (N, P) of in's dtype. logp = log_softmax over C (undefined: not

@@ -355,6 +355,18 @@ std::vector<OpFuzzer> generators() {
           default: return one(log_softmax(x, dim_arg(c.r, nd)));
         }
       });
+  // layer_norm (the backward runs when the input requires grad): trailing shapes right and wrong,
+  // weights of other shapes and dtypes
+  reg({"native_layer_norm", "native_layer_norm_backward"}, [](Ctx& c) {
+    Tensor x = c.any();
+    Shape ns;
+    for (int64_t d = std::max<int64_t>(0, x.dim() - c.r.range(0, 2)); d < x.dim(); ++d) ns.push_back(x.size(d));
+    if (c.r.chance(0.1)) ns = shape_arg(c.r, 2);
+    const Tensor w = c.r.chance(0.5) ? (c.r.chance(0.8) ? c.tensor(ns, x.dtype()) : c.any()) : Tensor();
+    const Tensor b = c.r.chance(0.5) ? c.tensor(ns, x.dtype()) : Tensor();
+    auto [out, mean, rstd] = native_layer_norm(x, ns, w, b, c.r.chance(0.9) ? 1e-5 : 0.0);
+    return std::vector<Tensor>{out, mean, rstd};
+  });
   // scans (cumprod_backward runs when the input requires grad)
   reg({"cumsum", "cumprod", "cumprod_backward"}, [](Ctx& c) {
     Tensor x = c.any();
