@@ -20,9 +20,10 @@
 // (the GEMM and dmath give every level the same bits). A row whose keys are all masked gives NaN
 // (0 / 0), as PyTorch's softmax of all -inf does.
 // The backward takes, per batch element and in fixed order, query tiles of kQueryBlock and key
-// blocks of kKeyBlock: p = exp(s - lse), dv += p^T do, dp = do v^T, ds = p (dp - D) scale with
-// D_i = do_i . o_i (a chain over e), dq += ds k, dk += ds^T q, each a GEMM chain continuing over
-// the blocks in order. Batch elements are independent tasks, so the sums never depend on threads.
+// blocks of kBackwardKeyBlock (their sizes change no bit): p = exp(s - lse), dv += p^T do,
+// dp = do v^T, ds = p (dp - D) scale with D_i = do_i . o_i (a chain over e), dq += ds k,
+// dk += ds^T q, each a GEMM chain continuing over the blocks in order. Batch elements are
+// independent tasks, so the sums never depend on threads.
 #include "cpu/decl/attention.h"
 
 #include <algorithm>
@@ -41,6 +42,9 @@ namespace {
 
 constexpr int64_t kKeyBlock = 64;
 constexpr int64_t kQueryBlock = 64;
+// The backward's key blocks: every gradient is a GEMM chain continuing over the blocks, so their
+// size never changes a bit; 128 halves the calls (and their packing) against 64.
+constexpr int64_t kBackwardKeyBlock = 128;
 
 // A 3-D-per-batch-element operand: element n of the flattened batch dims starts at at(n); rows
 // and columns have the strides of the last two dims.
@@ -201,7 +205,8 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
   std::fill(gv, gv + dv.numel(), T(0));
   detail::parallel_for(
       N, std::max<int64_t>(L, 1) * std::max<int64_t>(S, 1) * (2 * E + 2 * Ev), [&](int64_t n0, int64_t n1) {
-        std::vector<T> p(static_cast<std::size_t>(kQueryBlock * kKeyBlock)), dp(p.size()), D(kQueryBlock), kt, vt;
+        std::vector<T> p(static_cast<std::size_t>(kQueryBlock * kBackwardKeyBlock)), dp(p.size()), D(kQueryBlock), kt,
+            vt;
         for (int64_t n = n0; n < n1; ++n) {
           const T *qn = Q.at(n), *kn = K.at(n), *don = dO.at(n), *on = O.at(n);
           T *gqn = gq + n * L * E, *gkn = gk + n * S * E, *gvn = gv + n * S * Ev;
@@ -216,8 +221,8 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
               D[r] = d;
             }
             const int64_t end = key_end(S, i0, bq, a.causal);
-            for (int64_t j0 = 0; j0 < end; j0 += kKeyBlock) {
-              const int64_t bk = std::min(kKeyBlock, S - j0);
+            for (int64_t j0 = 0; j0 < end; j0 += kBackwardKeyBlock) {
+              const int64_t bk = std::min(kBackwardKeyBlock, end - j0);  // the keys [0, end) of the tile
               scores(p.data(), Q, kt.data(), S, M, n, i0, bq, j0, bk, E, a);
               for (int64_t r = 0; r < bq; ++r) {
                 T* row = p.data() + r * bk;

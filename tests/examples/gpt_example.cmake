@@ -1,5 +1,5 @@
 # The GPT example (examples/gpt) in a small configuration prints the same bits
-#   - at 1, 2 and 3 threads and at the scalar level beside the detected one,
+#   - at 1, 2, 3 and 8 threads and at the scalar level beside the detected one,
 #   - when sampling recomputes the whole context instead of using the KV cache,
 #   - when stopped at step 6, checkpointed and resumed in a new process (from step 7 on),
 #   - and from its Python twin (gpt.py on ditto), straight through and resumed, where PYTHON is given.
@@ -23,7 +23,7 @@ run(ref ENV DITTO_NUM_THREADS=1 ARGS "${EXE}" ${flags} --save ${WORK}/gpt.ckpt)
 if(NOT ref MATCHES "step    12/12  loss [0-9.]+.*last loss bits 0x[0-9a-f]+\nvalidation loss [0-9.]+\n--- sample [^\n]*\nROMEO:")
   message(FATAL_ERROR "unexpected output:\n${ref}")
 endif()
-foreach(env "DITTO_NUM_THREADS=2" "DITTO_NUM_THREADS=3" "DITTO_NUM_THREADS=2;DITTO_CPU_CAPABILITY=scalar")
+foreach(env "DITTO_NUM_THREADS=2" "DITTO_NUM_THREADS=3" "DITTO_NUM_THREADS=8" "DITTO_NUM_THREADS=2;DITTO_CPU_CAPABILITY=scalar")
   run(o ENV ${env} ARGS "${EXE}" ${flags} --save ${WORK}/gpt.ckpt)
   if(NOT o STREQUAL ref)
     message(FATAL_ERROR "${env} prints other bits:\n${ref}\n---\n${o}")
