@@ -118,17 +118,25 @@ void scores(T* s, const Operand<T>& Q, const T* kt, int64_t ld, const Mask<T>& m
   }
 }
 
-// The first `count` keys of batch element n transposed into kt (E, count).
+// The first `count` keys of batch element n transposed into kt (E, count), in 16 x 16 tiles: each
+// tile's source rows are read in runs and its destination lines filled while they are in L1.
 template <class T>
 void transpose_keys(std::vector<T>& kt, const Operand<T>& K, int64_t n, int64_t count, int64_t E) {
   kt.resize(static_cast<std::size_t>(E * count));
+  constexpr int64_t kTile = 16;
   const T* k = K.at(n);
   T* out = kt.data();
   const int64_t row = K.row, col = K.col;
-  for (int64_t e = 0; e < E; ++e) {  // contiguous writes; the strided reads stay in L1 (count lines)
-    const T* src = k + e * col;
-    T* dst = out + e * count;
-    for (int64_t j = 0; j < count; ++j) dst[j] = src[j * row];
+  for (int64_t j0 = 0; j0 < count; j0 += kTile) {
+    const int64_t jn = std::min(kTile, count - j0);
+    for (int64_t e0 = 0; e0 < E; e0 += kTile) {
+      const int64_t en = std::min(kTile, E - e0);
+      for (int64_t j = 0; j < jn; ++j) {
+        const T* src = k + (j0 + j) * row + e0 * col;
+        T* dst = out + e0 * count + j0 + j;
+        for (int64_t e = 0; e < en; ++e) dst[e * count] = src[e * col];
+      }
+    }
   }
 }
 
@@ -200,7 +208,7 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
   T *gq = dq.data_ptr<T>(), *gk = dk.data_ptr<T>(), *gv = dv.data_ptr<T>();
   const T* ls = lse.data_ptr<T>();
   const T scale = static_cast<T>(a.scale);
-  std::fill(gq, gq + dq.numel(), T(0));
+  if (S == 0) std::fill(gq, gq + dq.numel(), T(0));  // else each dq chain starts at key block 0
   std::fill(gk, gk + dk.numel(), T(0));
   std::fill(gv, gv + dv.numel(), T(0));
   detail::parallel_for(
@@ -240,7 +248,7 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
                   dp[x] = p[x] * (dp[x] - D[r]) * scale;  // ds, scaled for the q.k product
                 }
               // dq += ds k, dk += ds^T q
-              gemm(gqn + i0 * E, dp.data(), bk, 1, kn + j0 * K.row, K.row, K.col, bq, E, bk, true);
+              gemm(gqn + i0 * E, dp.data(), bk, 1, kn + j0 * K.row, K.row, K.col, bq, E, bk, j0 > 0);
               gemm(gkn + j0 * E, dp.data(), 1, bk, qn + i0 * Q.row, Q.row, Q.col, bk, E, bq, true);
             }
           }
