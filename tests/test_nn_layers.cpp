@@ -76,6 +76,18 @@ TEST(NNLayersGolden, DropoutMatchesPyTorchBits) {
   }
 }
 
+// Dropout1d/2d after the same seed: PyTorch's bits (tools/gen_golden_nn.py, channel_dropout).
+TEST(NNLayersGolden, ChannelDropoutMatchesPyTorchBits) {
+  for (const json& c : nn_section("channel_dropout")) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    const double p = hex_double(c["p"]);
+    const Tensor x = decode(c["x"]);
+    manual_seed(c["seed"].get<uint64_t>());
+    const Tensor y = c["module"] == "Dropout2d" ? nn::Dropout2d(p)(x) : nn::Dropout1d(p)(x);
+    EXPECT_TRUE(same_bits(y, decode(c["out"])));
+  }
+}
+
 TEST(NNLayersGolden, EmbeddingInitBits) {
   for (const json& c : nn_section("embedding_init")) {
     SCOPED_TRACE(c["name"].get<std::string>());
@@ -120,6 +132,30 @@ TEST(NNLayersGolden, LayerNorm) {
       m.bias().copy_(b);
     }
     EXPECT_TRUE(same_bits(m(x), y));
+  }
+}
+
+// GroupNorm and InstanceNorm (with running stats) against PyTorch, forward and backward.
+TEST(NNLayersGolden, GroupAndInstanceNorm) {
+  for (const json& c : nn_section("group_norm")) {
+    const std::string name = c["name"];
+    Tensor x = leaf(decode(c["x"])), w = leaf(decode(c["weight"])), b = leaf(decode(c["bias"]));
+    Tensor y, rm, rv;
+    if (c["kind"] == "group") {
+      y = F::group_norm(x, c["groups"].get<int64_t>(), w, b, 1e-5);
+    } else {
+      const int64_t C = x.size(1);
+      rm = full({C}, 0.25, x.dtype());
+      rv = full({C}, 1.5, x.dtype());
+      y = F::instance_norm(x, rm, rv, w, b, true, 0.2, 1e-5);
+      EXPECT_TRUE(close(rm, decode(c["running_mean"]), kNormTol, name + " running_mean"));
+      EXPECT_TRUE(close(rv, decode(c["running_var"]), kNormTol, name + " running_var"));
+    }
+    y.backward(decode(c["grad_out"]));
+    EXPECT_TRUE(close(y, decode(c["out"]), kNormTol, name + " out"));
+    EXPECT_TRUE(close(x.grad(), decode(c["grad_x"]), kNormTol, name + " grad_x"));
+    EXPECT_TRUE(close(w.defined() ? w.grad() : Tensor(), decode(c["grad_weight"]), kNormTol, name + " grad_weight"));
+    EXPECT_TRUE(close(b.defined() ? b.grad() : Tensor(), decode(c["grad_bias"]), kNormTol, name + " grad_bias"));
   }
 }
 

@@ -48,6 +48,10 @@ Sections and their cases (every case has a unique "name"):
               losses_v2 for Adam/AdamW (2.x formula as above)
   scheduler   scheduler ("step"|"cosine"), base_lr, args, steps -> lrs (float64 bits: the lr
               after construction, then after each scheduler.step())
+  group_norm  kind ("group"|"instance"), groups, x, weight|null, bias|null, grad_out -> out,
+              grad_x, grad_weight, grad_bias; instance: running_mean/var after (from 0.25, 1.5,
+              momentum 0.2)
+  channel_dropout  module ("Dropout1d"|"Dropout2d"), p, seed, x -> out (after manual_seed(seed))
   scheduler_groups  scheduler ("linear"|"lambda"|"onecycle"|"sequential"), optimizer
               ("sgd" with momentum 0.9 |"adam"|"adamw"), base_lrs (one per group), args
               (floats as hex bits; lambda's "fn" names functions of LAMBDAS), steps -> lrs and
@@ -191,6 +195,49 @@ def layer_norm_cases():
     out.append({'name': 'layer_norm_%d' % k, 'x': enc(x), 'normalized_shape': list(ns), 'eps': hexd(1e-5),
                 'weight': enc(w), 'bias': enc(b), 'grad_out': enc(go), 'out': enc(y), 'grad_x': enc(xi.grad),
                 'grad_weight': enc(grad_of(wi)), 'grad_bias': enc(grad_of(bi))})
+  return out
+
+
+def group_norm_cases():
+  """GroupNorm and InstanceNorm (functional; instance_norm with and without running stats)."""
+  out = []
+  cfgs = [('group', (3, 6, 4, 5), 2, True, torch.float32), ('group', (2, 8, 7), 8, False, torch.float32),
+          ('group', (4, 6, 3, 3), 3, True, torch.float64), ('instance', (3, 4, 5, 6), None, True, torch.float32),
+          ('instance', (2, 5, 9), None, False, torch.float32)]
+  for k, (kind, shape, groups, affine, dtype) in enumerate(cfgs):
+    C = shape[1]
+    x = randn(shape, 760 + k, dtype, 2.0) + 0.5
+    w = randn((C,), 770 + k, dtype) if affine else None
+    b = randn((C,), 780 + k, dtype) if affine else None
+    go = randn(shape, 790 + k, dtype)
+    xi = x.clone().requires_grad_()
+    wi = w.clone().requires_grad_() if affine else None
+    bi = b.clone().requires_grad_() if affine else None
+    rm = rv = None
+    if kind == 'group':
+      y = F.group_norm(xi, groups, wi, bi, 1e-5)
+    else:
+      rm, rv = torch.zeros(C, dtype=dtype) + 0.25, torch.ones(C, dtype=dtype) * 1.5
+      y = F.instance_norm(xi, rm, rv, wi, bi, True, 0.2, 1e-5)
+    y.backward(go)
+    out.append({'name': '%s_norm_%d' % (kind, k), 'kind': kind, 'groups': groups, 'x': enc(x), 'weight': enc(w),
+                'bias': enc(b), 'grad_out': enc(go), 'out': enc(y), 'grad_x': enc(xi.grad),
+                'grad_weight': enc(grad_of(wi)), 'grad_bias': enc(grad_of(bi)), 'running_mean': enc(rm),
+                'running_var': enc(rv)})
+  return out
+
+
+def channel_dropout_cases():
+  """nn.Dropout1d / Dropout2d after manual_seed: PyTorch's bits (one draw per sample and channel)."""
+  out = []
+  for k, (kind, shape, p) in enumerate((('Dropout2d', (4, 8, 3, 5), 0.5), ('Dropout2d', (2, 6, 7), 0.3),
+                                        ('Dropout1d', (3, 9, 11), 0.25), ('Dropout1d', (9, 11), 0.6))):
+    x = randn(shape, 900 + k, torch.float32)
+    seed = 950 + k
+    torch.manual_seed(seed)
+    y = getattr(nn, kind)(p)(x)
+    out.append({'name': 'channel_dropout_%d' % k, 'module': kind, 'p': hexd(p), 'seed': seed, 'x': enc(x),
+                'out': enc(y)})
   return out
 
 
@@ -566,7 +613,8 @@ def main():
   for name, fn in (('gelu', gelu_cases), ('dropout', dropout_cases), ('embedding_init', embedding_init_cases),
                    ('embedding', embedding_cases), ('layer_norm', layer_norm_cases), ('batch_norm', batch_norm_cases),
                    ('loss', loss_cases), ('optim_steps', optim_step_cases), ('training', training_cases),
-                   ('scheduler', scheduler_cases), ('scheduler_groups', scheduler_group_cases)):
+                   ('scheduler', scheduler_cases), ('scheduler_groups', scheduler_group_cases),
+                   ('group_norm', group_norm_cases), ('channel_dropout', channel_dropout_cases)):
     sections[name] = fn()
   doc = {'torch_version': torch.__version__, 'generator': 'tools/gen_golden_nn.py', 'sections': sections}
   with open(path, 'w') as f:
