@@ -13,6 +13,7 @@ import os
 import struct
 import sys
 import time
+import warnings
 
 
 def parse_args(argv=None):
@@ -220,8 +221,8 @@ def main(a):
             nn.utils.clip_grad_norm_(model.parameters(), a.clip)
         lr = opt.param_groups[0]["lr"]
         opt.step()
-        with __import__("warnings").catch_warnings():
-            __import__("warnings").simplefilter("ignore")  # PyTorch's SequentialLR warns of step(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyTorch's SequentialLR warns of step(0)
             schedule.step()
         step += 1
         last_loss = struct.unpack("<f", struct.pack("<f", loss_sum / a.accum))[0]

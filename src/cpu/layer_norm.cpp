@@ -25,31 +25,30 @@ struct Add {
   T operator()(T a, T b) const { return a + b; }
 };
 
-// The canonical sum of x[0..n) with each element loaded by load (contiguous).
-template <class T, class Load>
-T row_sum(const T* x, int64_t n, Load load) {
+// The canonical sum of x[0..n) (contiguous): chunk(p, len) folds one chunk, the chunk sums fold
+// by the pairwise tree.
+template <class T, class Chunk>
+T fold_row(const T* x, int64_t n, Chunk chunk) {
   const int64_t C = num_chunks(n);
-  if (C == 1) return reduce_chunk<T>(x, n, 1, T(0), Add<T>{}, load);
+  if (C == 1) return chunk(x, n);
   std::vector<T> partial(static_cast<std::size_t>(C));
   for (int64_t c = 0; c < C; ++c) {
     const int64_t start = c * detail::kReduceChunk;
-    partial[static_cast<std::size_t>(c)] =
-        reduce_chunk<T>(x + start, std::min(detail::kReduceChunk, n - start), 1, T(0), Add<T>{}, load);
+    partial[static_cast<std::size_t>(c)] = chunk(x + start, std::min(detail::kReduceChunk, n - start));
   }
   return fold_pairwise(partial.data(), C, Add<T>{});
 }
 
-// The plain canonical sum, through the vectorised chunk kernels (the same bits as reduce_chunk).
+// Each element loaded by load, through the generic chunk fold.
+template <class T, class Load>
+T row_sum(const T* x, int64_t n, Load load) {
+  return fold_row(x, n, [&](const T* p, int64_t len) { return reduce_chunk<T>(p, len, 1, T(0), Add<T>{}, load); });
+}
+
+// The plain sum, through the vectorised chunk kernels (the same bits as reduce_chunk).
 template <class T>
 T row_sum(const T* x, int64_t n) {
-  const int64_t C = num_chunks(n);
-  if (C == 1) return sum_chunk(x, n);
-  std::vector<T> partial(static_cast<std::size_t>(C));
-  for (int64_t c = 0; c < C; ++c) {
-    const int64_t start = c * detail::kReduceChunk;
-    partial[static_cast<std::size_t>(c)] = sum_chunk(x + start, std::min(detail::kReduceChunk, n - start));
-  }
-  return fold_pairwise(partial.data(), C, Add<T>{});
+  return fold_row(x, n, [](const T* p, int64_t len) { return sum_chunk(p, len); });
 }
 }  // namespace
 

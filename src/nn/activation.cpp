@@ -55,14 +55,12 @@ Dropout::Dropout(double p, Generator* gen, int channel_dims) : p_(p), gen_(gen),
   check_p(p, "Dropout");
 }
 
-std::string Dropout::name() const {
+const char* Dropout::op_name() const {
   return channel_dims_ == 0 ? "Dropout" : channel_dims_ == 1 ? "Dropout1d" : "Dropout2d";
 }
+std::string Dropout::name() const { return op_name(); }
 
-Tensor Dropout::forward(const Tensor& x) {
-  const std::string n = name();
-  return dropout_impl(x, p_, is_training(), gen_, n.c_str(), channel_dims_);
-}
+Tensor Dropout::forward(const Tensor& x) { return dropout_impl(x, p_, is_training(), gen_, op_name(), channel_dims_); }
 
 namespace functional {
 Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {

@@ -32,6 +32,7 @@ class Dropout : public UnaryModule {
   Dropout(double p, Generator* gen, int channel_dims);
 
  private:
+  const char* op_name() const;
   double p_;
   Generator* gen_;
   int channel_dims_;  // 0: elementwise; 1 or 2: whole channels of Dropout1d or Dropout2d
