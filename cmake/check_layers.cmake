@@ -5,10 +5,10 @@
 #   autograd  the graph (nodes, recording, saved values) and the engine
 #   ops       the op table, the dispatcher, the public ops and their backward formulas
 #   random nn optim   distributions, layers, optimisers (one level: they do not include each other)
-#   io        files: safetensors, checkpoints
+#   io distributed   files (safetensors, checkpoints); processes (MPI, data parallelism, samplers)
 # A file may include headers of its own directory and of lower layers; the public headers
 # (include/ditto/) may be included anywhere. Usage: cmake -DSRC=<repo>/src -P check_layers.cmake
-set(ranks core 0 cpu 1 autograd 2 ops 3 random 4 nn 4 optim 4 io 5)
+set(ranks core 0 cpu 1 autograd 2 ops 3 random 4 nn 4 optim 4 io 5 distributed 5)
 function(rank_of dir out)
   list(FIND ranks ${dir} i)
   if(i EQUAL -1)

@@ -2,7 +2,7 @@
 # Installs the Debian packages ditto needs to build, test and run its examples, and any further
 # packages named as arguments (bench/run-vs-libtorch.sh adds libtorch's), when they are missing.
 set -euo pipefail
-PKGS=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libxxhash-dev libcli11-dev clang-format
+PKGS=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libxxhash-dev libcli11-dev libopenmpi-dev openmpi-bin clang-format
   clang libclang-rt-14-dev
   python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-setuptools python3-venv python3-pip "$@")
 missing=()

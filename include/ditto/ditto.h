@@ -1,12 +1,15 @@
 #pragma once
 // ditto: tensors and autograd whose results are the same bits on every run.
 #include "ditto/autograd.h"
+#include "ditto/data.h"
 #include "ditto/determinism.h"
+#include "ditto/distributed.h"
 #include "ditto/dtype.h"
 #include "ditto/error.h"
 #include "ditto/factory.h"
 #include "ditto/fingerprint.h"
 #include "ditto/nn.h"
+#include "ditto/nn/parallel.h"
 #include "ditto/ops.h"
 #include "ditto/optim.h"
 #include "ditto/random.h"

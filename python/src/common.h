@@ -69,12 +69,13 @@ bool with_other(py::handle other, FT&& with_tensor, FS&& with_scalar) {
 [[noreturn]] void raise_index_error(const std::string& message);
 
 // Parts of the module, one per file.
-void bind_mode(py::module_& m);       // module.cpp: mode, warnings, errors, generator
-void bind_tensor(py::module_& m);     // tensor.cpp: the Tensor class, operators, indexing
-void bind_ops(py::module_& m);        // ops.cpp: factories and ops, as functions and methods
-void bind_nn(py::module_& m);         // nn.cpp: nn.functional, nn.init, optimizers
-void bind_interop(py::module_& m);    // interop.cpp: NumPy and DLPack
-void bind_serialize(py::module_& m);  // serialize.cpp: safetensors files
+void bind_mode(py::module_& m);         // module.cpp: mode, warnings, errors, generator
+void bind_tensor(py::module_& m);       // tensor.cpp: the Tensor class, operators, indexing
+void bind_ops(py::module_& m);          // ops.cpp: factories and ops, as functions and methods
+void bind_nn(py::module_& m);           // nn.cpp: nn.functional, nn.init, optimizers
+void bind_interop(py::module_& m);      // interop.cpp: NumPy and DLPack
+void bind_serialize(py::module_& m);    // serialize.cpp: safetensors files
+void bind_distributed(py::module_& m);  // distributed.cpp: process group, DistributedDataParallel, samplers
 
 }  // namespace ditto::python
 

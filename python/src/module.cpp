@@ -263,4 +263,5 @@ PYBIND11_MODULE(_C, m) {
   bind_nn(m);
   bind_interop(m);
   bind_serialize(m);
+  bind_distributed(m);
 }

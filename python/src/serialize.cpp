@@ -9,6 +9,11 @@
 namespace ditto::python {
 
 void bind_serialize(py::module_& m) {
+  // ditto::fingerprint of tensors (their bits in logical order, xxHash), as hex: what the C++
+  // examples print to show two runs hold the same bits.
+  m.def(
+      "_fingerprint", [](const std::vector<Tensor>& ts) { return fingerprint_hex(fingerprint(ts)); },
+      py::arg("tensors"));
   m.def(
       "_save_safetensors",
       [](const py::dict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata) {
