@@ -49,11 +49,12 @@ LeafRange local_leaves(int64_t num_leaves);  // this rank's share
 // The sum over a fixed number of leaves, each a 1-D float32 or float64 tensor of `numel`
 // elements, in one canonical tree over the leaf index (Note [Leaf reduction order]): the same bits
 // for any number of ranks and any split of the leaves among them. Each rank add()s the leaves of
-// local_leaves(num_leaves), in order; finish() (collective) returns the sum on every rank.
+// local_leaves(num_leaves), in order (add copies the tensor unless it is handed over, moved from
+// its only holder); finish() (collective) returns the sum on every rank.
 class LeafReducer {
  public:
   LeafReducer(int64_t num_leaves, int64_t numel, ScalarType dtype);
-  void add(int64_t leaf, const Tensor& value);
+  void add(int64_t leaf, Tensor value);
   Tensor finish();
   int64_t num_leaves() const { return num_leaves_; }
 

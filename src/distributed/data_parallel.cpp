@@ -98,15 +98,17 @@ void DistributedDataParallel::setup(std::vector<std::string> pn, std::vector<std
 
   // Every rank's model must be rank 0's: names, dtypes, shapes.
   const std::string mine = describe(pn, all_params_, "parameter") + describe(bn, buffers_, "buffer");
+  distributed::detail::Writer w;
+  w.put_bytes(mine.data(), mine.size());
   std::vector<std::pair<int, distributed::detail::Bytes>> sends;
   std::vector<int> peers;
   for (int p = 0; p < world_; ++p)
-    if (p != rank_) peers.push_back(p), sends.emplace_back(p, distributed::detail::Bytes(mine.begin(), mine.end()));
+    if (p != rank_) peers.push_back(p), sends.emplace_back(p, w.out);
   auto got = distributed::detail::exchange(kOp, distributed::detail::Kind::wrap_check, std::move(sends), peers);
   std::vector<std::string> all(static_cast<std::size_t>(world_));
   all[static_cast<std::size_t>(rank_)] = mine;
   for (std::size_t i = 0; i < peers.size(); ++i)
-    all[static_cast<std::size_t>(peers[i])].assign(got[i].begin(), got[i].end());
+    all[static_cast<std::size_t>(peers[i])].assign(got[i].begin() + distributed::detail::kHeaderBytes, got[i].end());
   for (int p = 1; p < world_; ++p) {
     if (all[static_cast<std::size_t>(p)] == all[0]) continue;
     auto [a, b] = first_difference(all[0], all[static_cast<std::size_t>(p)]);
@@ -130,8 +132,9 @@ Tensor DistributedDataParallel::forward_backward(const std::function<Tensor(int6
   std::vector<Tensor> earlier;
   for (Tensor& p : params_) earlier.push_back(p.grad()), p.mutable_grad() = Tensor();
   // The step's generator state: the leaves' seeds come from it, and it is advanced once.
+  const std::vector<uint8_t> start_rng = get_rng_state();
   Generator step_gen;
-  step_gen.set_state(get_rng_state());
+  step_gen.set_state(start_rng);
   const uint64_t base = step_gen.random64();
   const std::vector<Tensor> start_buffers = clones(buffers_);
   std::vector<Tensor> leaf0_buffers;
@@ -161,21 +164,25 @@ Tensor DistributedDataParallel::forward_backward(const std::function<Tensor(int6
         }
         flat.narrow(0, numel_, 1).copy_(loss.detach().reshape({1}));
       }
-      reducer.add(leaf, flat);
+      reducer.add(leaf, std::move(flat));
       if (leaf == 0) leaf0_buffers = clones(buffers_);
     }
   } catch (const std::exception& e) {
+    // The step did not happen: the gradients, buffers and generator are as they were.
     distributed::notify_failure(e.what());
+    for (std::size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = earlier[i];
+    assign(buffers_, start_buffers);
+    set_rng_state(start_rng);
     throw;
   }
   Tensor total = reducer.finish();
   {
     NoGradGuard no_grad;
-    total = total / Scalar(static_cast<double>(num_leaves_));
+    const Scalar leaves(static_cast<double>(num_leaves_));
     int64_t off = 0;
     for (std::size_t i = 0; i < params_.size(); ++i) {
       Tensor& p = params_[i];
-      Tensor g = total.narrow(0, off, p.numel()).reshape(p.sizes()).clone();
+      Tensor g = total.narrow(0, off, p.numel()).reshape(p.sizes()) / leaves;
       off += p.numel();
       p.mutable_grad() = earlier[i].defined() ? earlier[i].add(g) : g;
     }
@@ -195,7 +202,7 @@ Tensor DistributedDataParallel::forward_backward(const std::function<Tensor(int6
   const uint64_t bytes = static_cast<uint64_t>(numel_ + 1) * element_size(dtype_);
   traffic_.ring_all_reduce_bytes =
       world_ > 1 ? 2 * bytes * static_cast<uint64_t>(world_ - 1) / static_cast<uint64_t>(world_) : 0;
-  return total.narrow(0, numel_, 1).reshape({});
+  return total.narrow(0, numel_, 1).reshape({}) / Scalar(static_cast<double>(num_leaves_));
 }
 
 }  // namespace ditto::nn

@@ -16,14 +16,17 @@ enum class Kind : uint32_t { barrier = 1, broadcast, all_gather, reduce_scatter,
 Transport* group();
 double timeout_s();
 
-// Sends payloads (each prefixed with the header of `kind` and this rank's sequence number) and
-// receives one from each rank in `from`, with the header checked and stripped.
+// Every message starts with a header (kind, this rank's sequence number), which Writer leaves room
+// for and exchange() fills in and checks; a received message's payload starts at kHeaderBytes.
+constexpr std::size_t kHeaderBytes = 16;
+
+// Sends payloads (each made by a Writer) and receives one from each rank in `from`, headers checked.
 std::vector<Bytes> exchange(const char* op, Kind kind, std::vector<std::pair<int, Bytes>> sends,
                             const std::vector<int>& from);
 
 // Appends and reads back plain values and tensors (dtype, shape, bits) in messages.
 struct Writer {
-  Bytes out;
+  Bytes out = Bytes(kHeaderBytes);
   template <class T>
   void put(const T& v) {
     const auto* p = reinterpret_cast<const uint8_t*>(&v);
@@ -34,10 +37,11 @@ struct Writer {
     out.insert(out.end(), b, b + n);
   }
   void put_tensor(const Tensor& t);
+  void reserve(std::size_t payload) { out.reserve(kHeaderBytes + payload); }
 };
 struct Reader {
   const Bytes& in;
-  std::size_t pos = 0;
+  std::size_t pos = kHeaderBytes;
   const char* op;
   int from;
   void need(std::size_t n) const;

@@ -57,10 +57,10 @@ void add_into(Tensor& acc, const Tensor& v) {
 // `have` maps (lo, size) to the node's elements [begin, end).
 using NodeMap = std::map<std::pair<int64_t, int64_t>, const uint8_t*>;
 
-std::optional<std::vector<uint8_t>> complete(const NodeMap& have, int64_t lo, int64_t size, int64_t leaves,
-                                             std::size_t bytes, ScalarType dt) {
+std::optional<detail::Bytes> complete(const NodeMap& have, int64_t lo, int64_t size, int64_t leaves, std::size_t bytes,
+                                      ScalarType dt) {
   if (lo >= leaves) return std::nullopt;
-  if (auto it = have.find({lo, size}); it != have.end()) return std::vector<uint8_t>(it->second, it->second + bytes);
+  if (auto it = have.find({lo, size}); it != have.end()) return detail::Bytes(it->second, it->second + bytes);
   if (size == 1)
     ditto::detail::fail(kOp, "no rank sent leaf ", lo, " of ", leaves, " (the ranks disagree on the leaves)");
   auto left = complete(have, lo, size / 2, leaves, bytes, dt);
@@ -89,7 +89,7 @@ LeafReducer::LeafReducer(int64_t num_leaves, int64_t numel, ScalarType dtype)
   next_ = mine_.begin;
 }
 
-void LeafReducer::add(int64_t leaf, const Tensor& value) {
+void LeafReducer::add(int64_t leaf, Tensor value) {
   if (leaf != next_)
     ditto::detail::fail(kOp, "rank ", rank(), " holds leaves [", mine_.begin, ", ", mine_.end,
                         ") and takes them in order; expected leaf ", next_, ", got ", leaf);
@@ -97,7 +97,11 @@ void LeafReducer::add(int64_t leaf, const Tensor& value) {
     ditto::detail::fail(kOp, "leaf ", leaf, " must be a 1-D ", dtype_, " tensor of ", numel_, " elements, got ",
                         value.dtype(), " of ", value.numel(), " elements in ", value.dim(), " dims");
   ++next_;
-  stack_.push_back({leaf, 1, value.contiguous().clone()});
+  // A tensor nobody else holds (DistributedDataParallel's, moved in) is kept as it is; others
+  // are copied, so that the caller may change or reuse theirs.
+  const bool sole = value.impl_ptr().use_count() == 1 && value.storage().use_count() == 1 && value.is_contiguous() &&
+                    value.storage_offset() == 0;
+  stack_.push_back({leaf, 1, sole ? std::move(value) : value.contiguous().clone()});
   const int64_t root = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(num_leaves_)));
   for (;;) {
     Node& top = stack_.back();
@@ -128,8 +132,9 @@ Tensor LeafReducer::finish() {
     // A world of one: this rank holds every leaf, folded to the root.
     if (stack_.size() != 1 || stack_[0].lo != 0 || stack_[0].size != root)
       ditto::detail::fail(kOp, "internal: the leaves did not fold to the root");
-    Tensor out = stack_[0].value;
+    Tensor out = std::move(stack_[0].value);
     stack_.clear();
+    next_ = mine_.begin;
     return out;
   }
   const int me = t->rank(), world = t->world();
@@ -141,11 +146,12 @@ Tensor LeafReducer::finish() {
   // 1. Each node's chunk c to rank c.
   std::vector<std::pair<int, detail::Bytes>> sends;
   for (int c : peers) {
-    detail::Writer w;
-    w.put(static_cast<uint32_t>(stack_.size()));
-    for (const Node& n : stack_) w.put(n.lo), w.put(n.size);
     const std::size_t off = static_cast<std::size_t>(chunk_begin(c)) * esize;
     const std::size_t len = static_cast<std::size_t>(chunk_begin(c + 1) - chunk_begin(c)) * esize;
+    detail::Writer w;
+    w.reserve(4 + 16 * stack_.size() + len * stack_.size());
+    w.put(static_cast<uint32_t>(stack_.size()));
+    for (const Node& n : stack_) w.put(n.lo), w.put(n.size);
     for (const Node& n : stack_) w.put_bytes(static_cast<const uint8_t*>(n.value.raw_data()) + off, len);
     sends.emplace_back(c, std::move(w.out));
   }
@@ -163,7 +169,7 @@ Tensor LeafReducer::finish() {
   };
   for (const Node& n : stack_) insert(n.lo, n.size, static_cast<const uint8_t*>(n.value.raw_data()) + my_off, me);
   for (std::size_t i = 0; i < got.size(); ++i) {
-    detail::Reader r{got[i], 0, kOp, peers[i]};
+    detail::Reader r{got[i], detail::kHeaderBytes, kOp, peers[i]};
     const auto count = r.get<uint32_t>();
     if (count > 64)
       ditto::detail::fail(kOp, "rank ", peers[i], " sent ", count, " tree nodes; a rank holds at most 41");
@@ -171,11 +177,14 @@ Tensor LeafReducer::finish() {
     for (auto& [lo, size] : nodes) lo = r.get<int64_t>(), size = r.get<int64_t>();
     for (auto& [lo, size] : nodes) insert(lo, size, r.get_bytes(my_len), peers[i]);
   }
-  std::vector<uint8_t> mine = *complete(have, 0, root, num_leaves_, my_len, dtype_);
+  detail::Bytes mine = *complete(have, 0, root, num_leaves_, my_len, dtype_);
 
   // 3. Every finished chunk to every rank.
   sends.clear();
-  for (int p : peers) sends.emplace_back(p, mine);
+  detail::Writer w;
+  w.reserve(mine.size());
+  w.put_bytes(mine.data(), mine.size());
+  for (int p : peers) sends.emplace_back(p, w.out);
   got = detail::exchange(kOp, detail::Kind::reduce_gather, std::move(sends), peers);
   Tensor out = empty({numel_}, dtype_);
   auto* dst = static_cast<uint8_t*>(out.raw_data());
@@ -183,9 +192,11 @@ Tensor LeafReducer::finish() {
   for (std::size_t i = 0; i < got.size(); ++i) {
     const int c = peers[i];
     const std::size_t len = static_cast<std::size_t>(chunk_begin(c + 1) - chunk_begin(c)) * esize;
-    if (got[i].size() != len)
-      ditto::detail::fail(kOp, "rank ", c, " sent ", got[i].size(), " bytes of its chunk, expected ", len);
-    std::copy(got[i].begin(), got[i].end(), dst + static_cast<std::size_t>(chunk_begin(c)) * esize);
+    if (got[i].size() != detail::kHeaderBytes + len)
+      ditto::detail::fail(kOp, "rank ", c, " sent ", got[i].size() - detail::kHeaderBytes,
+                          " bytes of its chunk, expected ", len);
+    std::copy(got[i].begin() + detail::kHeaderBytes, got[i].end(),
+              dst + static_cast<std::size_t>(chunk_begin(c)) * esize);
   }
   stack_.clear();
   next_ = mine_.begin;

@@ -64,12 +64,11 @@ std::vector<Bytes> exchange(const char* op, Kind kind, std::vector<std::pair<int
                             const std::vector<int>& from) {
   Transport* t = group();
   const uint64_t seq = state().seq++;
+  const uint32_t header[2] = {kMagic, static_cast<uint32_t>(kind)};
   for (auto& [peer, bytes] : sends) {
-    Writer w;
-    w.put(kMagic);
-    w.put(static_cast<uint32_t>(kind));
-    w.put(seq);
-    bytes.insert(bytes.begin(), w.out.begin(), w.out.end());
+    if (bytes.size() < kHeaderBytes) ditto::detail::fail(op, "internal: a message without its header");
+    std::memcpy(bytes.data(), header, sizeof header);
+    std::memcpy(bytes.data() + sizeof header, &seq, sizeof seq);
   }
   std::vector<Bytes> got = t->exchange(op, static_cast<int>(kind), std::move(sends), from, state().timeout);
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -82,13 +81,14 @@ std::vector<Bytes> exchange(const char* op, Kind kind, std::vector<std::pair<int
                           " is in collective ", seq, " (", kind_name(static_cast<uint32_t>(kind)),
                           "): the ranks' programs made different calls");
     }
-    got[i].erase(got[i].begin(), got[i].begin() + static_cast<std::ptrdiff_t>(r.pos));
   }
   return got;
 }
 
 void Writer::put_tensor(const Tensor& t) {
   const Tensor c = t.contiguous();
+  out.reserve(out.size() + 8 + 8 * static_cast<std::size_t>(c.dim()) +
+              static_cast<std::size_t>(c.numel()) * c.element_size());
   put(static_cast<int32_t>(c.dtype()));
   put(static_cast<int32_t>(c.dim()));
   for (int64_t s : c.sizes()) put(s);
@@ -178,7 +178,7 @@ void barrier() {
   detail::Transport* t = detail::group();
   if (!t) return;
   std::vector<std::pair<int, Bytes>> sends;
-  for (int p : everyone_but(t->rank(), t->world())) sends.emplace_back(p, Bytes{});
+  for (int p : everyone_but(t->rank(), t->world())) sends.emplace_back(p, detail::Writer().out);
   detail::exchange("distributed.barrier", Kind::barrier, std::move(sends), everyone_but(t->rank(), t->world()));
 }
 
@@ -199,7 +199,7 @@ void broadcast(Tensor& tensor, int root) {
   }
   auto got = detail::exchange(op, Kind::broadcast, std::move(sends), from);
   if (t->rank() == root) return;
-  detail::Reader r{got[0], 0, op, root};
+  detail::Reader r{got[0], detail::kHeaderBytes, op, root};
   const Tensor src = r.get_tensor();
   if (src.dtype() != tensor.dtype() || src.sizes() != tensor.sizes())
     ditto::detail::fail(op, "rank ", root, " sent a ", src.dtype(), " tensor of shape ", shape_str(src.sizes()),
@@ -224,7 +224,7 @@ std::vector<Tensor> all_gather(const Tensor& tensor) {
       out.push_back(tensor.clone());
       continue;
     }
-    detail::Reader r{got[static_cast<std::size_t>(i)], 0, op, p};
+    detail::Reader r{got[static_cast<std::size_t>(i)], detail::kHeaderBytes, op, p};
     out.push_back(r.get_tensor());
     if (out.back().dtype() != tensor.dtype())
       ditto::detail::fail(op, "rank ", p, " sent ", out.back().dtype(), " where rank ", t->rank(), " has ",

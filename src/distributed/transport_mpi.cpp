@@ -66,7 +66,6 @@ class MpiTransport final : public Transport {
     std::vector<bool> sent(sends.size(), false);
     std::size_t left = from.size() + sends.size();
     const auto start = std::chrono::steady_clock::now();
-    int idle = 0;
     while (left > 0) {
       bool progress = false;
       poll_failures(op);
@@ -91,10 +90,7 @@ class MpiTransport final : public Transport {
         if (flag) sent[i] = true, --left, progress = true;
       }
       if (left == 0) break;
-      if (progress) {
-        idle = 0;
-        continue;
-      }
+      if (progress) continue;
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (waited > timeout_s) {
         std::vector<int> late;  // the ranks not heard from, or not taking this rank's message
@@ -110,12 +106,15 @@ class MpiTransport final : public Transport {
         ditto::detail::fail(op, "rank ", rank_, " waited ", timeout_s, " s for rank", late.size() > 1 ? "s " : " ",
                             who.str(), ", which stopped, hung or died (DITTO_DISTRIBUTED_TIMEOUT sets the limit)");
       }
-      // Poll hard for a moment (a collective's peers usually arrive together), then sleep, so a
-      // waiting rank leaves its core to the ranks it waits for.
-      if (++idle < 200)
+      // Waiting for a message: poll for a moment (a collective's ranks usually arrive together),
+      // then sleep, so that a waiting rank leaves its core to the ranks it waits for. While a
+      // send is in flight, only yield: a large message moves in fragments, each needing this
+      // rank to call into MPI, so sleeping here would stall the transfer.
+      const bool sending = std::find(sent.begin(), sent.end(), false) != sent.end();
+      if (sending || waited < 2e-3)
         std::this_thread::yield();
       else
-        std::this_thread::sleep_for(std::chrono::microseconds(idle < 2000 ? 20 : 500));
+        std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.2 ? 50 : 1000));
     }
     return got;
   }

@@ -27,6 +27,9 @@ namespace ditto::nn {
 //    forward left them (broadcast by the rank that computed leaf 0, PyTorch DDP's rank 0 rule).
 // A gradient a leaf does not reach counts as zero; after the step every parameter that requires
 // grad has one. Gradients already present are added to (gradient accumulation, as in PyTorch).
+// When a leaf raises, the step is undone on this rank (gradients, buffers and the default
+// generator as before the call), the other ranks are told (they raise an error naming this rank)
+// and the error propagates.
 class DistributedDataParallel {
  public:
   // Broadcasts the parameters and buffers from rank 0 after checking that every rank's module has

@@ -1,0 +1,103 @@
+# The data-parallel example (examples/ddp) under mpirun. PART says which claim:
+#   worlds  the MLP (dropout) and the CNN (BatchNorm), with SGD and with Adam, print the same
+#           losses and fingerprints at 1, 2, 3, 4 and 8 processes as without mpirun; also with
+#           each rank at 2 threads, and with the ranks at different kernel levels;
+#   resume  4 steps at 2 processes, a checkpoint, 4 more at 3 processes: the bits of 8 steps in
+#           one process;
+#   faults  a rank that raises, dies (SIGKILL) or hangs mid-step makes the job fail within 30 s
+#           with a message naming rank 1;
+#   python  the Python twin (ddp.py) under mpirun prints the C++ example's bits.
+# Usage: cmake -DEXE=<ddp_example> -DMPIEXEC=<mpirun> -DPART=<part> -DWORK=<dir>
+#              [-DPYTHON=<python3> -DSCRIPT=<ddp.py> -DPYTHONPATH=<build/python>] -P ddp_example.cmake
+file(MAKE_DIRECTORY ${WORK})
+# CI runs as root, which OpenMPI refuses unless told; more processes than cores on a 2-core box.
+set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
+set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
+set(MPIRUN ${MPIEXEC} --oversubscribe --bind-to none)
+
+function(run out)  # run(<var> <command...>): its stdout; fails on a non-zero exit
+  execute_process(COMMAND ${ARGN} OUTPUT_VARIABLE o ERROR_VARIABLE e RESULT_VARIABLE r TIMEOUT 180)
+  if(NOT r EQUAL 0)
+    message(FATAL_ERROR "failed (${r}): ${ARGN}\n${o}\n${e}")
+  endif()
+  set(${out} "${o}" PARENT_SCOPE)
+endfunction()
+
+function(same ref got what)
+  if(NOT "${ref}" STREQUAL "${got}")
+    message(FATAL_ERROR "${what} prints other bits:\n${ref}\n---\n${got}")
+  endif()
+endfunction()
+
+if(PART STREQUAL "worlds")
+  foreach(cfg "mlp;sgd" "mlp;adam" "cnn;sgd" "cnn;adam")
+    list(GET cfg 0 model)
+    list(GET cfg 1 opt)
+    set(args --model ${model} --optim ${opt})
+    run(ref ${EXE} ${args})
+    if(NOT ref MATCHES "step 0 loss 0x[0-9a-f.]+p[-+][0-9]+\n.*step 4 loss [^\n]+\nparameters fingerprint: [0-9a-f]+\nbuffers fingerprint: [-0-9a-f]+\nrng fingerprint: [0-9a-f]+\n$")
+      message(FATAL_ERROR "unexpected output:\n${ref}")
+    endif()
+    foreach(n 1 2 3 4 8)
+      run(o ${MPIRUN} -np ${n} ${EXE} ${args})
+      same("${ref}" "${o}" "${model} ${opt} at ${n} processes")
+    endforeach()
+    if(opt STREQUAL "adam")
+      run(o ${MPIRUN} -np 2 -x DITTO_NUM_THREADS=2 ${EXE} ${args})
+      same("${ref}" "${o}" "${model} ${opt} at 2 processes of 2 threads")
+      run(o ${MPIRUN} -np 1 -x DITTO_CPU_CAPABILITY=scalar ${EXE} ${args} : -np 1 -x DITTO_CPU_CAPABILITY=avx2 ${EXE} ${args}
+            : -np 1 -x DITTO_NUM_THREADS=3 ${EXE} ${args})
+      same("${ref}" "${o}" "${model} ${opt} with the ranks at the scalar, AVX2 and detected levels")
+    endif()
+  endforeach()
+elseif(PART STREQUAL "resume")
+  foreach(model mlp cnn)
+    set(args --model ${model} --optim adam --steps 8)
+    run(ref ${EXE} ${args})
+    run(half ${MPIRUN} -np 2 ${EXE} ${args} --stop-at 4 --save ${WORK}/${model}.ckpt)
+    if(NOT half MATCHES "saved at step 4\n$")
+      message(FATAL_ERROR "no checkpoint:\n${half}")
+    endif()
+    run(rest ${MPIRUN} -np 3 ${EXE} ${args} --resume ${WORK}/${model}.ckpt)
+    string(FIND "${ref}" "step 4 loss" at)
+    string(SUBSTRING "${ref}" 0 ${at} ref_head)
+    string(SUBSTRING "${ref}" ${at} -1 ref_tail)
+    same("${ref_head}saved at step 4\n" "${half}" "${model}: the first 4 steps at 2 processes")
+    same("resumed at step 4\n${ref_tail}" "${rest}" "${model}: resumed at 3 processes")
+  endforeach()
+elseif(PART STREQUAL "faults")
+  foreach(how raise die hang)
+    string(TIMESTAMP t0 "%s")
+    execute_process(COMMAND ${MPIRUN} -np 3 -x DITTO_DISTRIBUTED_TIMEOUT=5 ${EXE} --steps 5 --fail-at 2 --fail-rank 1
+                            --fail-how ${how}
+                    OUTPUT_VARIABLE o ERROR_VARIABLE e RESULT_VARIABLE r TIMEOUT 30)
+    string(TIMESTAMP t1 "%s")
+    math(EXPR took "${t1} - ${t0}")
+    if(r EQUAL 0 OR r MATCHES "timeout")
+      message(FATAL_ERROR "${how}: the job did not fail within 30 s (${r}, ${took} s):\n${o}\n${e}")
+    endif()
+    set(want_raise "rank 1 failed: \\[ddp_example\\] planted failure in leaf 2")
+    set(want_die "process rank 1 with PID [0-9]+ on node [^ ]+ exited on signal 9")
+    set(want_hang "waited 5 s for rank 1,? [^\n]*which stopped, hung or died")
+    if(NOT "${o}${e}" MATCHES "${want_${how}}")
+      message(FATAL_ERROR "${how}: the failure does not name rank 1 as expected (/${want_${how}}/):\n${o}\n${e}")
+    endif()
+    if(NOT o MATCHES "^step 0 loss [^\n]+\nstep 1 loss [^\n]+\n$")
+      message(FATAL_ERROR "${how}: steps 0 and 1 should have run and step 2 failed:\n${o}")
+    endif()
+    message(STATUS "${how}: failed in ${took} s, naming rank 1")
+  endforeach()
+elseif(PART STREQUAL "python")
+  set(ENV{PYTHONPATH} ${PYTHONPATH})
+  foreach(cfg "cnn;sgd" "mlp;adam")
+    list(GET cfg 0 model)
+    list(GET cfg 1 opt)
+    run(ref ${EXE} --model ${model} --optim ${opt})
+    foreach(n 1 2 3)
+      run(o ${MPIRUN} -np ${n} -x PYTHONPATH ${PYTHON} ${SCRIPT} --model ${model} --optim ${opt})
+      same("${ref}" "${o}" "ddp.py, ${model} ${opt} at ${n} processes,")
+    endforeach()
+  endforeach()
+else()
+  message(FATAL_ERROR "PART must be worlds, resume, faults or python, not '${PART}'")
+endif()
