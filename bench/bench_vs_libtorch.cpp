@@ -332,17 +332,27 @@ void torch_ctc(benchmark::State& state, int threads, bool backward) {
 
 // ===== training steps: zero_grad (to none), forward, loss, backward, SGD step =====================
 // MLP 784-512-512-10 with ReLU, batch 128, MSE loss, SGD lr 0.01.
-void ditto_mlp(benchmark::State& state, int threads, bool det) {
+// audit: null, or ditto::audit recording each step to a fresh log ("" without values, "all" with).
+void audit_begin(const char* audit) {
+  if (audit) ditto::audit::start("/tmp/ditto-bench-audit.log", *audit ? audit : "none");
+}
+void audit_end(const char* audit) {
+  if (audit) ditto::audit::stop();
+}
+
+void ditto_mlp(benchmark::State& state, int threads, bool det, const char* audit = nullptr) {
   Setup s(threads, det);
   dnn::Sequential model(dnn::Linear(784, 512), dnn::ReLU(), dnn::Linear(512, 512), dnn::ReLU(), dnn::Linear(512, 10));
   ditto::optim::SGD opt(model.parameters(), 0.01);
   const ditto::Tensor x = ditto::randn({128, 784}), y = ditto::randn({128, 10});
   for (auto _ : state) {
+    audit_begin(audit);
     opt.zero_grad();
     ditto::Tensor loss = dF::mse_loss(model(x), y);
     loss.backward();
     opt.step();
     benchmark::DoNotOptimize(loss);
+    audit_end(audit);
   }
 }
 void torch_mlp(benchmark::State& state, int threads) {
@@ -361,18 +371,20 @@ void torch_mlp(benchmark::State& state, int threads) {
 
 // CNN on (64, 1, 28, 28): conv 1->16 3x3 pad 1, ReLU, maxpool 2, conv 16->32 3x3 pad 1, ReLU,
 // maxpool 2, flatten, linear 1568->10; cross-entropy on int64 class targets; SGD lr 0.01.
-void ditto_cnn(benchmark::State& state, int threads, bool det) {
+void ditto_cnn(benchmark::State& state, int threads, bool det, const char* audit = nullptr) {
   Setup s(threads, det);
   dnn::Sequential model(dnn::Conv2d(1, 16, 3, 1, 1), dnn::ReLU(), dnn::MaxPool2d(2), dnn::Conv2d(16, 32, 3, 1, 1),
                         dnn::ReLU(), dnn::MaxPool2d(2), dnn::Flatten(), dnn::Linear(32 * 7 * 7, 10));
   ditto::optim::SGD opt(model.parameters(), 0.01);
   const ditto::Tensor x = ditto::randn({64, 1, 28, 28}), y = ditto::randint(0, 10, {64});
   for (auto _ : state) {
+    audit_begin(audit);
     opt.zero_grad();
     ditto::Tensor loss = dF::cross_entropy(model(x), y);
     loss.backward();
     opt.step();
     benchmark::DoNotOptimize(loss);
+    audit_end(audit);
   }
 }
 void torch_cnn(benchmark::State& state, int threads) {
@@ -842,6 +854,13 @@ void register_all() {
     }
     add("ditto/mlp_step" + tn + "/det:1", [t](benchmark::State& s) { ditto_mlp(s, t, true); });
     add("ditto/cnn_step" + tn + "/det:1", [t](benchmark::State& s) { ditto_cnn(s, t, true); });
+    // ditto::audit's cost: each step recorded to a fresh log, without values and with every
+    // written tensor's values (docs/audit.md)
+    for (const char* mode : {"", "all"}) {
+      const std::string m = *mode ? "/audit:values" : "/audit:on";
+      add("ditto/mlp_step" + tn + m, [t, mode](benchmark::State& s) { ditto_mlp(s, t, false, mode); });
+      add("ditto/cnn_step" + tn + m, [t, mode](benchmark::State& s) { ditto_cnn(s, t, false, mode); });
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // ditto: tensors and autograd whose results are the same bits on every run.
+#include "ditto/audit.h"
 #include "ditto/autograd.h"
 #include "ditto/data.h"
 #include "ditto/determinism.h"

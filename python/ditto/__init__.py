@@ -384,7 +384,7 @@ inference_mode = no_grad
 _bool = type(True)
 _int = type(1)
 
-from ditto import autograd, backends, cuda, distributed, linalg, nn, optim, return_types, utils  # noqa: E402,F401
+from ditto import audit, autograd, backends, cuda, distributed, linalg, nn, optim, return_types, utils  # noqa: E402,F401
 from ditto.serialization import (  # noqa: E402,F401
     load_checkpoint,
     load_safetensors,

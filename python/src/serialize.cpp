@@ -5,10 +5,18 @@
 #include <map>
 
 #include "common.h"
+#include "ditto/audit.h"
 
 namespace ditto::python {
 
 void bind_serialize(py::module_& m) {
+  // ditto.audit (ditto/audit.py)
+  m.def("_audit_start", &audit::start, py::arg("path"), py::arg("values") = "");
+  m.def("_audit_stop", &audit::stop);
+  m.def("_audit_enabled", &audit::enabled);
+  m.def("_audit_mark", &audit::mark, py::arg("name"), py::arg("value"));
+  m.def("_audit_push_module", &audit::push_module, py::arg("name"));
+  m.def("_audit_pop_module", &audit::pop_module);
   // ditto::fingerprint of tensors (their bits in logical order, xxHash), as hex: what the C++
   // examples print to show two runs hold the same bits.
   m.def(

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "autograd/graph.h"
+#include "core/audit_hooks.h"
 #include "core/tensor_impl.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
@@ -117,7 +118,11 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grads
         AutogradMeta& m = ensure_meta(t);
         m.grad = m.grad.defined() ? m.grad + in[slot] : in[slot].clone();
       }
-    std::vector<Tensor> out = n->apply(std::move(in));
+    std::vector<Tensor> out;
+    {
+      detail::AuditNodeScope audit(n->name);
+      out = n->apply(std::move(in));
+    }
     if (!retain_graph) n->release();
     for (std::size_t i = 0; i < n->next.size(); ++i) {
       const Edge& e = n->next[i];

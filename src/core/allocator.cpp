@@ -1,6 +1,7 @@
 #include "core/allocator.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "core/audit_hooks.h"
 #include "ditto/error.h"
 
 namespace ditto::detail {
@@ -58,7 +60,7 @@ constexpr bool kUseCache = false;  // let ASan see every use after free
 constexpr bool kUseCache = true;
 #endif
 
-void* allocate(std::size_t nbytes) {
+static void* allocate_block(std::size_t nbytes) {
   const std::size_t b = bucket(nbytes);
   if (kUseCache) {
     Cache& c = cache();
@@ -80,6 +82,14 @@ void* allocate(std::size_t nbytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (b >= kHuge) madvise(p, b, MADV_HUGEPAGE);  // a hint: failure only means small pages
 #endif
+  return p;
+}
+
+void* allocate(std::size_t nbytes) {
+  void* p = allocate_block(nbytes);
+  // ditto::audit hashes a kernel's arguments before it runs, outputs included: their bytes must
+  // not be whatever the block held (0xff: a NaN in every float dtype).
+  if (audit_on() && nbytes) std::memset(p, 0xff, nbytes);
   return p;
 }
 

@@ -41,7 +41,7 @@ void Sequential::add(std::shared_ptr<UnaryModule> m) {
 
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;
-  for (auto& l : layers_) y = l->forward(y);
+  for (auto& l : layers_) y = (*l)(y);  // a module call: ditto::audit's module path
   return y;
 }
 

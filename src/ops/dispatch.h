@@ -1,5 +1,8 @@
 #pragma once
 // The dispatcher: the only place where deterministic mode is enforced (docs/design.md).
+#include <type_traits>
+
+#include "core/audit_hooks.h"
 #include "ops/op_table.h"
 
 namespace ditto::ops {
@@ -14,10 +17,31 @@ typename OpSignature<id>::type* kernel(Device device) {
   return reinterpret_cast<typename OpSignature<id>::type*>(select_kernel(id, device).fn);
 }
 
-// Runs op id on device with args: kernel<id>(device)(args...).
+// Runs op id on device with args: kernel<id>(device)(args...), recorded in ditto::audit's log
+// when it is on (views are not: they compute nothing, and the ops reading them record their bits).
 template <OpId id, class... Args>
 decltype(auto) call(Device device, Args&&... args) {
-  return kernel<id>(device)(std::forward<Args>(args)...);
+  if (detail::audit_on() && op_entry(id).kind != OpKind::View) [[unlikely]] {
+    const KernelEntry& k = select_kernel(id, device);
+    auto* fn = reinterpret_cast<typename OpSignature<id>::type*>(k.fn);
+    detail::AuditCall rec(op_entry(id).name, k.impl, determinism_name(k.determinism));
+    (rec.arg(args), ...);
+    rec.before();
+    using R = decltype(fn(std::forward<Args>(args)...));
+    if constexpr (std::is_void_v<R>) {
+      fn(std::forward<Args>(args)...);
+      rec.after();
+    } else {
+      R out = fn(std::forward<Args>(args)...);
+      if constexpr (std::is_same_v<std::decay_t<R>, Tensor>)
+        rec.after(&out);
+      else
+        rec.after();
+      return out;
+    }
+  } else {
+    return kernel<id>(device)(std::forward<Args>(args)...);
+  }
 }
 
 // Runs id2 (the 1-D and 2-D form of an op) or id3 (its 3-D form) when spatial_dims is 3: rows of

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "autograd/graph.h"
+#include "core/audit_hooks.h"
 #include "cpu/capability.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
@@ -65,6 +66,7 @@ void for_each_offset(const Tensor& t, F&& f) {
 void uniform_impl(const Tensor& t, double from, double to, Generator* gen, const char* op) {
   check_target(t, op);
   check_floating(t.dtype(), op);
+  detail::AuditWrite audit(op, t, {from, to});
   const bool f32 = t.dtype() == kFloat32;
   const double lo = f32 ? -static_cast<double>(std::numeric_limits<float>::max()) : -std::numeric_limits<double>::max();
   const double hi = -lo;
@@ -113,6 +115,7 @@ void normal_impl(const Tensor& t, double mean, double std, Generator* gen, const
   check_floating(t.dtype(), op);
   DITTO_CHECK(std >= 0.0, op, "expected std >= 0.0, got std=", std);
   const int64_t n = t.numel();
+  detail::AuditWrite audit(op, t, {mean, std});
   if (n == 0) return;
   Generator& g = pick(gen);
   std::lock_guard<std::mutex> lock(g.mutex());
@@ -148,6 +151,7 @@ void random_from_to_typed(const Tensor& t, uint64_t range, int64_t base, bool wi
 
 void random_impl(const Tensor& t, int64_t from, int64_t to, Generator* gen, const char* op) {
   check_target(t, op);
+  detail::AuditWrite audit(op, t, {static_cast<double>(from), static_cast<double>(to)});
   const ScalarType dt = t.dtype();
   if (dt == kFloat32) {
     from = detail::float_update_from<float>(from);
@@ -273,6 +277,7 @@ Tensor randperm(int64_t n, ScalarType dtype, Generator* gen) {
                                             : std::numeric_limits<int64_t>::max();
   DITTO_CHECK(n <= max_n, "randperm", "n (", n, ") is too large for ", dtype_name(dtype));
   Tensor t = empty({n}, dtype);
+  detail::AuditWrite audit("randperm", t);
   auto run = [&](auto* r) {
     using T = std::remove_pointer_t<decltype(r)>;
     for (int64_t i = 0; i < n; ++i) r[i] = static_cast<T>(i);
@@ -307,6 +312,7 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
   // PyTorch makes this output contiguous (LEGACY_CONTIGUOUS_MEMORY_FORMAT), unlike rand_like.
   Tensor out = empty(p.sizes(), p.dtype());
   if (out.numel() == 0) return out;
+  detail::AuditWrite audit("bernoulli", out);
   Generator& g = pick(gen);
   std::lock_guard<std::mutex> lock(g.mutex());
   if (p.dtype() == kFloat32)
@@ -387,6 +393,7 @@ Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, G
                 "invalid multinomial distribution (sum of probabilities <= 0)");
     Tensor q = empty_like(x);
     {
+      detail::AuditWrite audit_q("exponential_", q);
       std::lock_guard<std::mutex> lock(g.mutex());
       if (q.dtype() == kFloat32) {
         float* d = q.data_ptr<float>();
@@ -400,6 +407,7 @@ Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement, G
     const Tensor ratio = x / q;
     out = num_samples == 1 ? ratio.argmax(-1, true) : std::get<1>(topk(ratio, num_samples));
   } else {
+    detail::AuditWrite audit("multinomial", out);
     std::lock_guard<std::mutex> lock(g.mutex());
     if (p.dtype() == kFloat32)
       multinomial_with_replacement<float>(out, p, num_samples, g);
@@ -432,6 +440,7 @@ Tensor& Tensor::bernoulli_(double p, Generator* gen) {
   check_target(*this, "bernoulli_");
   DITTO_CHECK(p >= 0.0 && p <= 1.0, "bernoulli_", "expected p in [0, 1], got p=", p);
   if (numel() == 0) return *this;
+  detail::AuditWrite audit("bernoulli_", *this, {p});
   Generator& g = pick(gen);
   std::lock_guard<std::mutex> lock(g.mutex());
   switch (dtype()) {

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "ditto/audit.h"
 #include "ditto/state_dict.h"
 #include "ditto/tensor.h"
 
@@ -44,12 +45,16 @@ class Module {
   // Clears (set_to_none, PyTorch 2.x's default) or zeroes every parameter's gradient.
   void zero_grad(bool set_to_none = true);
   virtual std::string name() const { return "Module"; }
+  // The name its parent registered it under ("" for a root): a step of the module path that
+  // ditto::audit's records carry.
+  const std::string& module_name() const { return module_name_; }
 
  protected:
   Tensor& register_parameter(std::string name, Tensor t, bool requires_grad = true);
   Tensor& register_buffer(std::string name, Tensor t);
   template <class M>
   std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> m) {
+    m->module_name_ = name;
     children_.emplace_back(std::move(name), m);
     return m;
   }
@@ -65,13 +70,18 @@ class Module {
   std::vector<std::pair<std::string, Tensor>> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
+  std::string module_name_;
 };
 
 // A module of one tensor in and one out, called like a function: y = m(x).
 class UnaryModule : public Module {
  public:
   virtual Tensor forward(const Tensor& x) = 0;
-  Tensor operator()(const Tensor& x) { return forward(x); }
+  Tensor operator()(const Tensor& x) {
+    if (!audit::enabled()) return forward(x);
+    audit::ModuleScope scope(module_name());
+    return forward(x);
+  }
 };
 
 }  // namespace ditto::nn

@@ -43,7 +43,14 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not _C._audit_enabled():
+            return self.forward(*args, **kwargs)
+        pushed = _C._audit_push_module(self.__dict__.get("_audit_name", ""))  # ditto.audit's module path
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            if pushed:
+                _C._audit_pop_module()
 
     # --- registration
     def register_parameter(self, name, param):
@@ -85,6 +92,8 @@ class Module:
         if "." in name or name == "":
             raise KeyError(f'module name can\'t contain "." or be empty, got "{name}"')
         self._modules[name] = module
+        if module is not None:
+            object.__setattr__(module, "_audit_name", name)
 
     register_module = add_module
 
@@ -113,6 +122,7 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers)
                 modules[name] = value
+                object.__setattr__(value, "_audit_name", name)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' (Module or None expected)")
