@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libxxhash-dev libcli11-dev libopenmpi-dev openmpi-bin clang-format
   clang libclang-rt-14-dev
-  python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-setuptools python3-venv python3-pip "$@")
+  python3-dev pybind11-dev libdlpack-dev python3-numpy python3-matplotlib python3-pytest python3-setuptools python3-venv python3-pip "$@")
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1006,6 +1006,30 @@ Outcome run_entry(const Entry& e) {
 // ---------------------------------------------------------------------------------------------
 // Invariance.Corpus/<entry>: one fingerprint over every (threads, level) configuration.
 
+// Where two configurations first part, from ditto::audit's logs of the same run under each (for a
+// failure's message): the record's op, kernel, direction and module, and whether its inputs matched.
+std::string first_divergent_op(const std::function<void()>& run, const Config& a, const Config& b) {
+  const std::string path[2] = {::testing::TempDir() + "invariance_a.log", ::testing::TempDir() + "invariance_b.log"};
+  const Config cfg[2] = {a, b};
+  for (int i = 0; i < 2; ++i) {
+    apply(cfg[i]);
+    audit::start(path[i], "none");
+    try {
+      run();
+    } catch (const std::exception&) {
+    }
+    audit::stop();
+  }
+  const audit::Log la = audit::read_log(path[0]), lb = audit::read_log(path[1]);
+  const audit::Divergence d = audit::diff(la, lb);
+  if (!d.differ) return "ditto::audit's logs agree: the difference is made outside ditto's ops";
+  if (d.index >= la.records.size()) return d.what;
+  const audit::Record& r = la.records[d.index];
+  return "first divergent op (ditto::audit): record " + std::to_string(r.seq) + ", " + r.op + " [" + r.kernel + "] " +
+         (r.backward ? "backward in " + r.node : std::string("forward")) + (r.module.empty() ? "" : " in " + r.module) +
+         ": " + d.what;
+}
+
 class Corpus : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(Corpus, SameBitsForEveryThreadCountAndLevel) {
@@ -1037,8 +1061,29 @@ TEST_P(Corpus, SameBitsForEveryThreadCountAndLevel) {
     for (std::size_t i = 0; i < ref.hashes.size() && i < o.hashes.size(); ++i)
       if (o.hashes[i] != ref.hashes[i])
         msg << "\n  result '" << ref.labels[i] << "': " << hex(o.hashes[i]) << " vs " << hex(ref.hashes[i]);
+    msg << "\n  " << first_divergent_op([&] { run_entry(e); }, cfgs[0], cfgs[k]);
     ADD_FAILURE() << msg.str();
   }
+}
+
+TEST(Invariance, AFailureNamesTheFirstDivergentOp) {
+  ConfigGuard guard;
+  const std::vector<Config> cfgs = configs({1, 3});
+  ASSERT_GE(cfgs.size(), 2u);
+  // A computation that (on purpose) depends on the thread count: the scalar it multiplies by (made
+  // a 0-dim tensor by fill_).
+  const std::string m = first_divergent_op(
+      [] {
+        const Tensor x = ones({4, 4}).exp();
+        const Tensor y = x * Scalar(get_num_threads() == 1 ? 2.0 : 2.5);
+        (void)y.sum();
+      },
+      cfgs[0], cfgs[1]);
+  EXPECT_NE(m.find("fill_ [elementwise"), std::string::npos) << m;
+  EXPECT_NE(m.find("other arguments (scalars, dims, flags) are not"), std::string::npos) << m;
+  EXPECT_NE(m.find("forward"), std::string::npos) << m;
+  const std::string same = first_divergent_op([] { (void)ones({4, 4}).exp().sum(); }, cfgs[0], cfgs[1]);
+  EXPECT_NE(same.find("logs agree"), std::string::npos) << same;
 }
 
 std::vector<std::size_t> corpus_indices() {

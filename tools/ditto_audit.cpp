@@ -1,9 +1,12 @@
 // ditto-audit: reads the logs ditto::audit writes (DITTO_AUDIT=path) and says where two runs part.
 //
-//   ditto-audit diff a.log b.log [--json] [--align]
+//   ditto-audit diff a.log b.log [--json] [--align] [--plot out.png]
 //                                            the first record whose results differ (exit 1), or
 //                                            exit 0 when the logs agree; --align skips records
-//                                            that only one program has (docs/audit.md)
+//                                            that only one program has; --plot draws the first
+//                                            differing op's ulp histogram and each op's largest
+//                                            difference along the run (tools/audit_plot.py,
+//                                            matplotlib), from the values the logs kept
 //   ditto-audit show a.log [--step N] [--op NAME] [--module PREFIX] [--json]
 //
 // diff names the record (sequence number, step, op, kernel, module path, forward or backward and
@@ -11,13 +14,20 @@
 // where the runs part) or already differed (then they came from outside ditto's ops). Where both
 // logs kept the values (DITTO_AUDIT_VALUES), it prints how the results differ: elements, largest
 // absolute and relative difference, and a histogram of the differences in ulps.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "ditto/audit.h"
 #include "ditto/error.h"
+
+#ifndef DITTO_AUDIT_PLOT
+#define DITTO_AUDIT_PLOT "tools/audit_plot.py"
+#endif
 
 namespace audit = ditto::audit;
 using nlohmann::json;
@@ -73,9 +83,39 @@ std::string record_line(const audit::Record& r) {
   return s;
 }
 
+// --plot: the data for tools/audit_plot.py, which draws it with matplotlib.
+void draw(const audit::Log& a, const audit::Log& b, const audit::Divergence& d, const std::string& out) {
+  json data = {{"series", json::array()}};
+  if (d.index < a.records.size()) data["op"] = a.records[d.index].op, data["seq"] = a.records[d.index].seq;
+  const std::size_t n = std::min(a.records.size(), b.records.size());
+  bool hist = false;
+  for (std::size_t i = 0; i < n; ++i) {  // the records in step (as far as the ops line up)
+    const audit::Record &x = a.records[i], &y = b.records[i];
+    if (x.op != y.op || x.args.size() != y.args.size()) break;
+    double worst = -1;
+    for (std::size_t k = 0; k < x.args.size(); ++k)
+      if (const auto v = audit::value_diff(x.args[k], y.args[k])) {
+        worst = std::max(worst, v->max_abs);
+        if (!hist && v->differing && i >= d.index) data["ulp_histogram"] = v->ulp_histogram, hist = true;
+      }
+    if (worst >= 0) data["series"].push_back({i, worst});
+  }
+  if (data["series"].empty())
+    throw ditto::Error(
+        "[ditto-audit] --plot needs logs that kept values (record with DITTO_AUDIT_VALUES=all or step:N)");
+  const std::string path = out + ".json";
+  std::ofstream(path) << data.dump();
+  const char* script = std::getenv("DITTO_AUDIT_PLOT_SCRIPT");
+  const std::string cmd =
+      std::string("/usr/bin/python3 '") + (script ? script : DITTO_AUDIT_PLOT) + "' '" + path + "' '" + out + "'";
+  if (std::system(cmd.c_str()) != 0)
+    throw ditto::Error("[ditto-audit] drawing " + out + " failed (needs python3-matplotlib): " + cmd);
+  std::remove(path.c_str());
+}
+
 int usage() {
   std::fprintf(stderr,
-               "usage: ditto-audit diff A.log B.log [--json] [--align]\n"
+               "usage: ditto-audit diff A.log B.log [--json] [--align] [--plot OUT.png]\n"
                "       ditto-audit show A.log [--step N] [--op NAME] [--module PREFIX] [--json]\n");
   return 2;
 }
@@ -117,11 +157,14 @@ int show(int argc, char** argv) {
 int diff(int argc, char** argv) {
   if (argc < 4) return usage();
   bool as_json = false, align = false;
+  std::string plot;
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json"))
       as_json = true;
     else if (!std::strcmp(argv[i], "--align"))
       align = true;
+    else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc)
+      plot = argv[++i];
     else
       return usage();
   }
@@ -187,6 +230,7 @@ int diff(int argc, char** argv) {
     }
     j["args"] = args;
   }
+  if (!plot.empty()) draw(a, b, d, plot);
   if (as_json)
     std::printf("%s\n", j.dump(1).c_str());
   else

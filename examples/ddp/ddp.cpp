@@ -104,7 +104,10 @@ int run(const Options& o) {
       return loss_fn(model(ditto::index_select(x, 0, idx)), ditto::index_select(y, 0, idx));
     });
     optimizer->step();
-    if (rank == 0) std::printf("step %lld loss %a\n", static_cast<long long>(step), loss.item<double>());
+    if (rank == 0) {
+      std::printf("step %lld loss %a\n", static_cast<long long>(step), loss.item<double>());
+      std::fflush(stdout);  // each step's line is out, whatever happens to the job later
+    }
     if (o.traffic && rank == 0) {
       const auto t = ddp.last_traffic();
       std::printf("  rank 0 sent %llu bytes (a ring all-reduce: %llu)\n", static_cast<unsigned long long>(t.bytes_sent),

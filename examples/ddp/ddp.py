@@ -83,7 +83,7 @@ def main():
         loss = ddp.forward_backward(leaf_loss)
         optimizer.step()
         if rank == 0:
-            print(f"step {step} loss {hexf(loss.item())}")
+            print(f"step {step} loss {hexf(loss.item())}", flush=True)
             if a.traffic:
                 sent, ring = ddp.last_traffic()
                 print(f"  rank 0 sent {sent} bytes (a ring all-reduce: {ring})")

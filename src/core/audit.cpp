@@ -419,15 +419,18 @@ Divergence diff(const Log& a, const Log& b, bool align) {
       ++i, ++j;
       continue;
     }
-    bool inputs = x.attrs == y.attrs, outputs = true;
+    bool tensors = true, outputs = true;
     for (std::size_t k = 0; k < x.args.size(); ++k) {
-      inputs = inputs && x.args[k].before == y.args[k].before;
+      tensors = tensors && x.args[k].before == y.args[k].before;
       outputs = outputs && x.args[k].after == y.args[k].after;
     }
+    const bool inputs = tensors && x.attrs == y.attrs;
     if (!outputs || !inputs) {
-      differ(false, inputs ? "its inputs are the same bits, its results are not: the runs part here"
-                           : "its inputs already differ, and no earlier op's results did: they came from outside "
-                             "ditto's ops (data, a file, a tensor written in place by the program)");
+      differ(false, inputs    ? "its inputs are the same bits, its results are not: the runs part here"
+                    : tensors ? "its tensor inputs are the same bits, its other arguments (scalars, dims, flags) are "
+                                "not: the program passed other values here"
+                              : "its inputs already differ, and no earlier op's results did: they came from outside "
+                                "ditto's ops (data, a file, a tensor written in place by the program)");
       d.inputs_matched = inputs;
       return d;
     }

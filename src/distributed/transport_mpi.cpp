@@ -17,6 +17,7 @@ namespace ditto::distributed::detail {
 namespace {
 
 constexpr int kFailureTag = 32000;  // a rank's failure notice: "<rank>\n<message>"
+constexpr int kAckTag = 32001;      // a peer has seen it
 constexpr int kFailureBytes = 4096;
 
 void check(int rc, const char* op, const char* what) {
@@ -122,6 +123,7 @@ class MpiTransport final : public Transport {
   void notify_failure(const std::string& what) override {
     if (broken_) return;
     broken_ = true;
+    failed_here_ = true;
     std::string msg = std::to_string(rank_) + "\n" + what;
     if (msg.size() > kFailureBytes) msg.resize(kFailureBytes);
     std::vector<MPI_Request> reqs;
@@ -144,8 +146,29 @@ class MpiTransport final : public Transport {
     if (finalized_) return;
     finalized_ = true;
     // After a failure the peers may never match what is outstanding, and MPI_Finalize could wait
-    // for them: leave without it (mpirun then reports the failed job).
-    if (broken_) return;
+    // for them: leave without it (mpirun then reports the failed job). The rank that failed first
+    // waits (a few seconds at most) until its peers have seen its notice, so that they report it
+    // before mpirun, seeing this rank exit, ends them.
+    if (broken_) {
+      if (failed_here_) {
+        int acked = 0;
+        const auto start = std::chrono::steady_clock::now();
+        while (acked < world_ - 1 && std::chrono::steady_clock::now() - start < std::chrono::seconds(3)) {
+          int flag = 0;
+          MPI_Status st;
+          MPI_Iprobe(MPI_ANY_SOURCE, kAckTag, comm_, &flag, &st);
+          if (!flag) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            continue;
+          }
+          char b;
+          MPI_Recv(&b, 1, MPI_BYTE, st.MPI_SOURCE, kAckTag, comm_, MPI_STATUS_IGNORE);
+          ++acked;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));  // time for their messages to be printed
+      }
+      return;
+    }
     MPI_Cancel(&failure_req_);
     MPI_Wait(&failure_req_, MPI_STATUS_IGNORE);
     MPI_Comm_free(&comm_);
@@ -163,12 +186,16 @@ class MpiTransport final : public Transport {
     MPI_Get_count(&st, MPI_BYTE, &n);
     const std::string msg(failure_buf_.data(), static_cast<std::size_t>(n));
     const std::size_t nl = msg.find('\n');
+    // Tell the failed rank its notice arrived (it waits for that before it exits).
+    static const char ack = 1;
+    MPI_Request req;
+    if (MPI_Isend(&ack, 1, MPI_BYTE, st.MPI_SOURCE, kAckTag, comm_, &req) == MPI_SUCCESS) MPI_Request_free(&req);
     ditto::detail::fail(op, "rank ", msg.substr(0, nl), " failed: ", nl == std::string::npos ? "" : msg.substr(nl + 1));
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, world_ = 1;
-  bool owns_mpi_ = false, broken_ = false, finalized_ = false;
+  bool owns_mpi_ = false, broken_ = false, finalized_ = false, failed_here_ = false;
   std::vector<char> failure_buf_;
   MPI_Request failure_req_ = MPI_REQUEST_NULL;
 };

@@ -3,7 +3,8 @@
 # has it) are the same bytes apart from their headers, and ditto-audit diff says so (exit 0);
 # a run with one bit planted in one op's result (DITTO_AUDIT_PERTURB) is told apart at that op,
 # with its inputs matched (exit 1).
-# Usage: cmake -DEXE=<cnn_example> -DAUDIT=<ditto-audit> -DWORK=<dir> -P audit_cnn.cmake
+# With values kept (the MLP of checkpoint_example, 5 steps), diff --plot draws a PNG.
+# Usage: cmake -DEXE=<cnn_example> -DMLP=<checkpoint_example> -DAUDIT=<ditto-audit> -DWORK=<dir> -P audit_cnn.cmake
 file(MAKE_DIRECTORY ${WORK})
 function(record log)  # record(<log> <env...>)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env DITTO_AUDIT=${WORK}/${log} ${ARGN} ${EXE} --save-at 8 ${WORK}/cnn.ckpt
@@ -48,4 +49,27 @@ endif()
 execute_process(COMMAND ${AUDIT} show ${WORK}/a.log --step -1 --json OUTPUT_VARIABLE out RESULT_VARIABLE r)
 if(r OR NOT out MATCHES "\"op\": \"conv2d\"")
   message(FATAL_ERROR "ditto-audit show --json: ${r}\n${out}")
+endif()
+
+# Values and --plot, on the small MLP.
+foreach(log v.log w.log)
+  set(extra "")
+  if(log STREQUAL "w.log")
+    set(extra DITTO_AUDIT_PERTURB=120)
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env DITTO_AUDIT=${WORK}/${log} DITTO_AUDIT_VALUES=all ${extra}
+                          ${MLP} --save-at 5 ${WORK}/mlp.ckpt RESULT_VARIABLE r OUTPUT_QUIET)
+  if(r)
+    message(FATAL_ERROR "checkpoint_example failed (${r})")
+  endif()
+endforeach()
+file(REMOVE ${WORK}/diff.png)
+execute_process(COMMAND ${AUDIT} diff ${WORK}/v.log ${WORK}/w.log --plot ${WORK}/diff.png OUTPUT_VARIABLE out
+                ERROR_VARIABLE err RESULT_VARIABLE r)
+if(NOT r EQUAL 1 OR NOT out MATCHES "1 of [0-9]+ elements differ" OR NOT out MATCHES "ulps: \\[1, 1\\]: 1")
+  message(FATAL_ERROR "diff with values (${r}):\n${out}\n${err}")
+endif()
+file(READ ${WORK}/diff.png magic HEX LIMIT 8)
+if(NOT magic STREQUAL "89504e470d0a1a0a")
+  message(FATAL_ERROR "--plot wrote no PNG (${magic}):\n${out}\n${err}")
 endif()
