@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "ditto/audit.h"
 #include "ditto/ditto.h"
 #include "expect_error.h"
@@ -161,6 +164,104 @@ TEST(Audit, AnotherSeedOrAnotherLayerIsFoundWhereItEnters) {
   EXPECT_TRUE(dl.structural);
   EXPECT_EQ(a.records[dl.index].module, "1");
   EXPECT_EQ(l.records[dl.index].module, "1");
+}
+
+// The hash a record holds is XXH3-64 of the bits in logical order, whatever the layout (strided,
+// transposed, expanded, permuted, rows longer than the gather buffer) and the level.
+TEST(Audit, TheHashIsTheBitsInLogicalOrderAtEveryLayoutAndLevel) {
+  auto reference = [](const Tensor& t) {
+    const Tensor c = t.contiguous();
+    return XXH3_64bits(c.raw_data(), static_cast<std::size_t>(c.numel()) * c.element_size());
+  };
+  ditto::manual_seed(7);
+  const Tensor m = ditto::randn({37, 53});
+  const Tensor wide = ditto::randn({3, 70001});  // a transposed row of 70001 > the buffer's 65536 floats
+  const Tensor cube = ditto::randn({5, 6, 7}, ditto::kFloat64);
+  const Tensor ints = ditto::randint(-1000, 1000, {9, 11}, ditto::kInt64);
+  std::vector<Tensor> views = {m,
+                               m.t(),
+                               m.t().contiguous().t(),
+                               m.slice(1, 3, 50, 4),
+                               m.select(1, 5),
+                               wide.t().contiguous().t(),
+                               wide.t(),
+                               cube.permute({2, 0, 1}),
+                               cube.slice(2, 1, 7, 2),
+                               ints.t(),
+                               ints.to(ditto::kInt32).t(),
+                               ditto::gt(m, ditto::zeros({1})).t(),
+                               m.select(0, 2).unsqueeze(0).expand({4, 53}),
+                               ditto::randn({0, 3}).t()};
+  for (auto level : ditto::testing::supported_levels()) {
+    ditto::testing::ConfigGuard g(level);
+    for (std::size_t i = 0; i < views.size(); ++i)
+      EXPECT_EQ(audit::hash(views[i]), reference(views[i])) << "view " << i << ", level " << static_cast<int>(level);
+  }
+  EXPECT_NE(audit::hash(m.t()), audit::hash(m));  // the logical order: a transpose is other bits
+}
+
+// diff_values on two programs' logs written with audit::record (as ditto.audit's PyTorch recorder
+// writes them): a value the other program never materialised, its own version of one, and a
+// result of other bits with its inputs matched.
+TEST(Audit, ByValuesAFusedOpAgreesAndTheFirstOpOfOtherBitsIsNamed) {
+  ditto::manual_seed(3);
+  const Tensor x = ditto::randn({4, 5});
+  const Tensor a = ditto::mul(x, 3.0), p = ditto::sub(a, 1.0), c = ditto::relu(p);
+  const Tensor q = ditto::sub(a, 1.5), a2 = ditto::add(a, ditto::mul(a, 1e-6));
+  struct Op {
+    std::string name;
+    std::vector<Tensor> inputs, results;
+  };
+  auto write = [&](const std::string& name, const std::string& recorder, const std::vector<Op>& ops) {
+    const std::string path = temp_path(name);
+    audit::start(path, "all", recorder);
+    for (const Op& op : ops) {
+      std::vector<Tensor> args = op.inputs;
+      std::vector<uint64_t> before;
+      for (const Tensor& t : op.inputs) before.push_back(audit::hash(t));
+      for (const Tensor& t : op.results) args.push_back(t), before.push_back(0);
+      audit::record(op.name, recorder.empty() ? "test" : recorder, false, args, before);
+    }
+    audit::stop();
+    return audit::read_log(path);
+  };
+  const audit::Log ref =
+      write("ref", "reference", {{"randn", {}, {x}}, {"mul", {x}, {a}}, {"sub", {a}, {p}}, {"relu", {p}, {c}}});
+  EXPECT_EQ(audit::recorder_of(ref), "reference");
+  // b computes relu(a - 1) in one op: the same results, p never materialised
+  const audit::Log fused = write("fused", "", {{"randn", {}, {x}}, {"mul", {x}, {a}}, {"sub_relu", {a}, {c}}});
+  EXPECT_EQ(audit::recorder_of(fused), "ditto");
+  audit::Divergence d = audit::diff_values(ref, fused);
+  EXPECT_FALSE(d.differ) << d.what;
+  EXPECT_EQ(d.matched, 3u);
+  EXPECT_EQ(d.unmaterialised, 1u);
+  // b's fused op writes its own (other) version of p beside the same result: the runs part at sub
+  const audit::Log own = write("own", "", {{"randn", {}, {x}}, {"mul", {x}, {a}}, {"sub_relu", {a}, {q, c}}});
+  d = audit::diff_values(ref, own);
+  ASSERT_TRUE(d.differ);
+  EXPECT_EQ(ref.records[d.index].op, "sub");
+  EXPECT_TRUE(d.inputs_matched);
+  ASSERT_TRUE(d.has_counterpart);
+  EXPECT_EQ(own.records[d.index_b].op, "sub_relu");
+  EXPECT_EQ(d.arg_b, 1u);
+  // b's mul gives other bits: named, its inputs matched, and how much they differ
+  const audit::Log other = write("other", "", {{"randn", {}, {x}}, {"mul", {x}, {a2}}, {"sub_relu", {a2}, {c}}});
+  d = audit::diff_values(ref, other);
+  ASSERT_TRUE(d.differ);
+  EXPECT_EQ(ref.records[d.index].op, "mul");
+  EXPECT_TRUE(d.inputs_matched);
+  ASSERT_TRUE(d.has_counterpart);
+  EXPECT_EQ(other.records[d.index_b].op, "mul");
+  const auto v = audit::value_diff(ref.records[d.index].args[d.arg_a], other.records[d.index_b].args[d.arg_b]);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_GT(v->differing, 10);
+  EXPECT_LT(v->max_rel, 2e-6);
+  // data from outside the records: the first result is named, its inputs not matched
+  const audit::Log data = write("data", "", {{"randn", {}, {q}}, {"mul", {q}, {a}}});
+  d = audit::diff_values(ref, data);
+  ASSERT_TRUE(d.differ);
+  EXPECT_EQ(ref.records[d.index].op, "randn");
+  EXPECT_EQ(d.matched, 0u);
 }
 
 TEST(Audit, DamagedLogsAreRefused) {

@@ -1,12 +1,16 @@
 // ditto-audit: reads the logs ditto::audit writes (DITTO_AUDIT=path) and says where two runs part.
 //
-//   ditto-audit diff a.log b.log [--json] [--align] [--plot out.png]
+//   ditto-audit diff a.log b.log [--json] [--align | --values] [--plot out.png]
 //                                            the first record whose results differ (exit 1), or
 //                                            exit 0 when the logs agree; --align skips records
-//                                            that only one program has; --plot draws the first
-//                                            differing op's ulp histogram and each op's largest
-//                                            difference along the run (tools/audit_plot.py,
-//                                            matplotlib), from the values the logs kept
+//                                            that only one program has; --values compares by
+//                                            values (the first record of a whose result b never
+//                                            holds; the default for logs of two libraries, a
+//                                            PyTorch program's and its ditto port's); --plot
+//                                            draws the first differing op's ulp histogram and
+//                                            each op's largest difference along the run
+//                                            (tools/audit_plot.py, matplotlib), from the values
+//                                            the logs kept
 //   ditto-audit show a.log [--step N] [--op NAME] [--module PREFIX] [--json]
 //
 // diff names the record (sequence number, step, op, kernel, module path, forward or backward and
@@ -113,9 +117,75 @@ void draw(const audit::Log& a, const audit::Log& b, const audit::Divergence& d, 
   std::remove(path.c_str());
 }
 
+// How a written argument's values differ, where both logs kept them: into j and text.
+void describe_values(const audit::Arg& x, const audit::Arg& y, json& arg, std::string& text) {
+  const auto v = audit::value_diff(x, y);
+  if (!v) return;
+  arg["differing"] = v->differing;
+  arg["count"] = v->count;
+  arg["max_abs"] = v->max_abs;
+  arg["max_rel"] = v->max_rel;
+  arg["ulp_histogram"] = v->ulp_histogram;
+  char line[256];
+  std::snprintf(line, sizeof line, "    %lld of %lld elements differ; largest difference %.3g (relative %.3g)\n",
+                static_cast<long long>(v->differing), static_cast<long long>(v->count), v->max_abs, v->max_rel);
+  text += line;
+  std::string hist = "    ulps:";
+  for (std::size_t bkt = 0; bkt + 1 < v->ulp_histogram.size(); ++bkt)
+    if (v->ulp_histogram[bkt])
+      hist += " [" + std::to_string(1ULL << bkt) + ", " + std::to_string((2ULL << bkt) - 1) +
+              "]: " + std::to_string(v->ulp_histogram[bkt]);
+  if (v->ulp_histogram.back()) hist += " non-finite or sign: " + std::to_string(v->ulp_histogram.back());
+  text += hist + "\n";
+}
+
+// Logs of two libraries (a PyTorch program and its ditto port): by values (audit::diff_values).
+int diff_by_values(const audit::Log& a, const audit::Log& b, bool as_json) {
+  const audit::Divergence d = audit::diff_values(a, b);
+  const std::string ra = audit::recorder_of(a), rb = audit::recorder_of(b);
+  json j = {{"differ", d.differ},
+            {"a", a.path},
+            {"b", b.path},
+            {"by_values", true},
+            {"recorders", {ra, rb}},
+            {"matched", d.matched},
+            {"unmaterialised", d.unmaterialised}};
+  std::string text;
+  const std::string counts = std::to_string(d.matched) + " records whose results " + b.path + " holds too, " +
+                             std::to_string(d.unmaterialised) + " whose results it computed inside other ops";
+  if (!d.differ) {
+    text = "the values agree (" + ra + " and " + rb + "): " + counts + "\n";
+  } else {
+    const audit::Record& r = a.records[d.index];
+    j["index"] = d.index;
+    j["what"] = d.what;
+    j["inputs_matched"] = d.inputs_matched;
+    j["record_a"] = record_json(r);
+    text = "the runs first part at record " + std::to_string(d.index) + " of " + a.path + ": " + d.what + "\n  " +
+           a.path + ": " + record_line(r) + "\n  before it: " + counts + "\n";
+    if (d.has_counterpart) {
+      const audit::Record& q = b.records[d.index_b];
+      j["record_b"] = record_json(q);
+      text += "  nearest in " + b.path + ": " + record_line(q) + "\n";
+      json arg = {{"arg", d.arg_a}, {"arg_b", d.arg_b}, {"tensor", shape(r.args[d.arg_a])}};
+      text += "  argument " + std::to_string(d.arg_a) + " (" + shape(r.args[d.arg_a]) + ") against its argument " +
+              std::to_string(d.arg_b) + " (" + shape(q.args[d.arg_b]) + ")\n";
+      describe_values(r.args[d.arg_a], q.args[d.arg_b], arg, text);
+      if (!r.args[d.arg_a].has_values || !q.args[d.arg_b].has_values)
+        text += "    (record both with values, DITTO_AUDIT_VALUES=all, to see how they differ)\n";
+      j["args"] = json::array({arg});
+    }
+  }
+  if (as_json)
+    std::printf("%s\n", j.dump(1).c_str());
+  else
+    std::printf("%s", text.c_str());
+  return d.differ ? 1 : 0;
+}
+
 int usage() {
   std::fprintf(stderr,
-               "usage: ditto-audit diff A.log B.log [--json] [--align] [--plot OUT.png]\n"
+               "usage: ditto-audit diff A.log B.log [--json] [--align | --values] [--plot OUT.png]\n"
                "       ditto-audit show A.log [--step N] [--op NAME] [--module PREFIX] [--json]\n");
   return 2;
 }
@@ -156,19 +226,22 @@ int show(int argc, char** argv) {
 
 int diff(int argc, char** argv) {
   if (argc < 4) return usage();
-  bool as_json = false, align = false;
+  bool as_json = false, align = false, by_values = false;
   std::string plot;
   for (int i = 4; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--json"))
       as_json = true;
     else if (!std::strcmp(argv[i], "--align"))
       align = true;
+    else if (!std::strcmp(argv[i], "--values"))
+      by_values = true;
     else if (!std::strcmp(argv[i], "--plot") && i + 1 < argc)
       plot = argv[++i];
     else
       return usage();
   }
   const audit::Log a = audit::read_log(argv[2]), b = audit::read_log(argv[3]);
+  if (by_values || audit::recorder_of(a) != audit::recorder_of(b)) return diff_by_values(a, b, as_json);
   const audit::Divergence d = audit::diff(a, b, align);
   json j = {{"differ", d.differ},
             {"a", a.path},
@@ -208,24 +281,7 @@ int diff(int argc, char** argv) {
       text += "  argument " + std::to_string(k) + " (" + shape(x.args[k]) +
               "): " + (in ? "differs before the kernel" : "the same before the kernel") + ", " +
               (out ? "differs after" : "the same after") + "\n";
-      if (const auto v = audit::value_diff(x.args[k], y.args[k])) {
-        arg["differing"] = v->differing;
-        arg["count"] = v->count;
-        arg["max_abs"] = v->max_abs;
-        arg["max_rel"] = v->max_rel;
-        arg["ulp_histogram"] = v->ulp_histogram;
-        char line[256];
-        std::snprintf(line, sizeof line, "    %lld of %lld elements differ; largest difference %.3g (relative %.3g)\n",
-                      static_cast<long long>(v->differing), static_cast<long long>(v->count), v->max_abs, v->max_rel);
-        text += line;
-        std::string hist = "    ulps:";
-        for (std::size_t bkt = 0; bkt + 1 < v->ulp_histogram.size(); ++bkt)
-          if (v->ulp_histogram[bkt])
-            hist += " [" + std::to_string(1ULL << bkt) + ", " + std::to_string((2ULL << bkt) - 1) +
-                    "]: " + std::to_string(v->ulp_histogram[bkt]);
-        if (v->ulp_histogram.back()) hist += " non-finite or sign: " + std::to_string(v->ulp_histogram.back());
-        text += hist + "\n";
-      }
+      describe_values(x.args[k], y.args[k], arg, text);
       args.push_back(arg);
     }
     j["args"] = args;

@@ -11,7 +11,10 @@ namespace ditto::python {
 
 void bind_serialize(py::module_& m) {
   // ditto.audit (ditto/audit.py)
-  m.def("_audit_start", &audit::start, py::arg("path"), py::arg("values") = "");
+  m.def("_audit_start", &audit::start, py::arg("path"), py::arg("values") = "", py::arg("recorder") = "");
+  m.def("_audit_hash", &audit::hash, py::arg("tensor"));
+  m.def("_audit_record", &audit::record, py::arg("op"), py::arg("kernel"), py::arg("backward"), py::arg("args"),
+        py::arg("before"));
   m.def("_audit_stop", &audit::stop);
   m.def("_audit_enabled", &audit::enabled);
   m.def("_audit_mark", &audit::mark, py::arg("name"), py::arg("value"));

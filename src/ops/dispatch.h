@@ -17,13 +17,12 @@ typename OpSignature<id>::type* kernel(Device device) {
   return reinterpret_cast<typename OpSignature<id>::type*>(select_kernel(id, device).fn);
 }
 
-// Runs op id on device with args: kernel<id>(device)(args...), recorded in ditto::audit's log
+// Runs k, a kernel of op id that select_kernel chose, with args: recorded in ditto::audit's log
 // when it is on (views are not: they compute nothing, and the ops reading them record their bits).
 template <OpId id, class... Args>
-decltype(auto) call(Device device, Args&&... args) {
+decltype(auto) run(const KernelEntry& k, Args&&... args) {
+  auto* fn = reinterpret_cast<typename OpSignature<id>::type*>(k.fn);
   if (detail::audit_on() && op_entry(id).kind != OpKind::View) [[unlikely]] {
-    const KernelEntry& k = select_kernel(id, device);
-    auto* fn = reinterpret_cast<typename OpSignature<id>::type*>(k.fn);
     detail::AuditCall rec(op_entry(id).name, k.impl, determinism_name(k.determinism));
     (rec.arg(args), ...);
     rec.before();
@@ -40,8 +39,14 @@ decltype(auto) call(Device device, Args&&... args) {
       return out;
     }
   } else {
-    return kernel<id>(device)(std::forward<Args>(args)...);
+    return fn(std::forward<Args>(args)...);
   }
+}
+
+// Runs op id on device with args: run(select_kernel(id, device), args...).
+template <OpId id, class... Args>
+decltype(auto) call(Device device, Args&&... args) {
+  return run<id>(select_kernel(id, device), std::forward<Args>(args)...);
 }
 
 // Runs id2 (the 1-D and 2-D form of an op) or id3 (its 3-D form) when spatial_dims is 3: rows of

@@ -217,8 +217,8 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
   checked_mul(P, Lout, op, "the output size");
   out_shape.insert(out_shape.end(), out_sp.begin(), out_sp.end());
   // The dispatcher first (deterministic mode refuses before anything else, as PyTorch's alert).
-  auto* kernel =
-      dims == 3 ? ops::kernel<OpId::max_unpool3d>(input.device()) : ops::kernel<OpId::max_unpool2d>(input.device());
+  const ops::KernelEntry& kernel =
+      ops::select_kernel(dims == 3 ? OpId::max_unpool3d : OpId::max_unpool2d, input.device());
   const Tensor xc = input.detach().contiguous().view({P, Lin});
   const Tensor idx = indices.contiguous().view({P, Lin});
   const int64_t* pi = idx.data_ptr<int64_t>();
@@ -232,7 +232,10 @@ Tensor max_unpool(int dims, const char* op, const Tensor& input, const Tensor& i
       fail(op, "Found an invalid max index: ", pi[i], " (output volumes are of size ", size, ")");
     }
   Tensor out = ditto::detail::new_tensor(out_shape, input.dtype(), op);
-  kernel(out.view({P, Lout}), xc, idx);
+  if (dims == 3)
+    ops::run<OpId::max_unpool3d>(kernel, out.view({P, Lout}), xc, idx);
+  else
+    ops::run<OpId::max_unpool2d>(kernel, out.view({P, Lout}), xc, idx);
   if (autograd::needs_grad(input)) {
     ops::record_by_dims<OpId::max_unpool2d, OpId::max_unpool3d>(
         dims, {input}, {out}, autograd::formulas::MaxUnpoolSaved{input.sizes(), P, Lout, idx});

@@ -1,7 +1,7 @@
 // libFuzzer target for the safetensors reader's untrusted-input layer (src/io/safetensors_format.cpp):
 // any bytes either parse into a header whose every tensor lies inside the buffer and matches its
 // shape, or raise ditto::Error; nothing else (no crash, no other exception, no sanitizer report).
-// Built and run by safetensors_fuzz.cmake (CTest Fuzz.SafetensorsReader) with Debian's clang.
+// Built and run by reader_fuzz.cmake (CTest Fuzz.SafetensorsReader) with Debian's clang.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -1,0 +1,6 @@
+// ditto::audit's XXH3 compiled for avx512 (src/core/audit_xxh3_impl.h).
+#include "core/audit_xxh3_impl.h"
+
+namespace ditto::detail {
+uint64_t audit_xxh3_avx512(HashSource src) { return xxh3_pieces(src); }
+}  // namespace ditto::detail
