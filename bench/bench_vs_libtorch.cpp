@@ -332,27 +332,41 @@ void torch_ctc(benchmark::State& state, int threads, bool backward) {
 
 // ===== training steps: zero_grad (to none), forward, loss, backward, SGD step =====================
 // MLP 784-512-512-10 with ReLU, batch 128, MSE loss, SGD lr 0.01.
-// audit: null, or ditto::audit recording each step to a fresh log ("" without values, "all" with).
-void audit_begin(const char* audit) {
-  if (audit) ditto::audit::start("/tmp/ditto-bench-audit.log", *audit ? audit : "none");
-}
-void audit_end(const char* audit) {
-  if (audit) ditto::audit::stop();
-}
+// audit: null, or ditto::audit recording: "" without values, one log for the whole run with a step
+// mark per step (as a training run records); "all" with every written tensor's values, each step to
+// a fresh log (a step's values are megabytes).
+struct AuditRun {
+  const char* mode;
+  int64_t step = 0;
+  explicit AuditRun(const char* m) : mode(m) {
+    if (mode && !*mode) ditto::audit::start("/tmp/ditto-bench-audit.log", "none");
+  }
+  ~AuditRun() {
+    if (mode) ditto::audit::stop();
+  }
+  void begin() {
+    if (mode && *mode) ditto::audit::start("/tmp/ditto-bench-audit.log", mode);
+    if (mode) ditto::audit::mark("step", step++);
+  }
+  void end() {
+    if (mode && *mode) ditto::audit::stop();
+  }
+};
 
 void ditto_mlp(benchmark::State& state, int threads, bool det, const char* audit = nullptr) {
   Setup s(threads, det);
   dnn::Sequential model(dnn::Linear(784, 512), dnn::ReLU(), dnn::Linear(512, 512), dnn::ReLU(), dnn::Linear(512, 10));
   ditto::optim::SGD opt(model.parameters(), 0.01);
   const ditto::Tensor x = ditto::randn({128, 784}), y = ditto::randn({128, 10});
+  AuditRun rec(audit);
   for (auto _ : state) {
-    audit_begin(audit);
+    rec.begin();
     opt.zero_grad();
     ditto::Tensor loss = dF::mse_loss(model(x), y);
     loss.backward();
     opt.step();
     benchmark::DoNotOptimize(loss);
-    audit_end(audit);
+    rec.end();
   }
 }
 void torch_mlp(benchmark::State& state, int threads) {
@@ -377,14 +391,15 @@ void ditto_cnn(benchmark::State& state, int threads, bool det, const char* audit
                         dnn::ReLU(), dnn::MaxPool2d(2), dnn::Flatten(), dnn::Linear(32 * 7 * 7, 10));
   ditto::optim::SGD opt(model.parameters(), 0.01);
   const ditto::Tensor x = ditto::randn({64, 1, 28, 28}), y = ditto::randint(0, 10, {64});
+  AuditRun rec(audit);
   for (auto _ : state) {
-    audit_begin(audit);
+    rec.begin();
     opt.zero_grad();
     ditto::Tensor loss = dF::cross_entropy(model(x), y);
     loss.backward();
     opt.step();
     benchmark::DoNotOptimize(loss);
-    audit_end(audit);
+    rec.end();
   }
 }
 void torch_cnn(benchmark::State& state, int threads) {
