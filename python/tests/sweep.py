@@ -13,6 +13,10 @@ it, and how results compare. Adding an op to the sweep is one line. Comparisons:
   LOGSPACE within rtol 1e-4 (float32) / 1e-11 (float64): exp of a difference of log-space sums
           near 100-1000 (CTC's gradient), which carries their absolute rounding (float32: ulp(256)
           = 3e-5) into the result's relative error, in PyTorch as in ditto
+  NEAR64  CLOSE, or, for float32, ditto's largest distance from PyTorch's own float64 result at
+          most twice PyTorch's float32 one: sums of many products whose cancelling elements carry
+          the terms' absolute rounding (transposed convolutions), which oneDNN and ditto round
+          differently on some CPUs
 Gradients (of a fixed upstream gradient) are compared CLOSE unless the entry says otherwise.
 
 A sample passes when both libraries give the same result, or when both raise. Run by
@@ -32,7 +36,7 @@ from torch.testing._internal.common_methods_invocations import op_db  # noqa: E4
 
 import ditto  # noqa: E402
 
-EXACT, CLOSE, SUMMED, LOGSPACE = "exact", "close", "summed", "logspace"
+EXACT, CLOSE, SUMMED, LOGSPACE, NEAR64 = "exact", "close", "summed", "logspace", "near64"
 TOLERANCES = {SUMMED: {torch.float32: 1e-5, torch.float64: 1e-11}, LOGSPACE: {torch.float32: 1e-4, torch.float64: 1e-11}}
 
 # The dtypes swept (ditto's five); each op runs those OpInfo lists for the CPU.
@@ -273,8 +277,10 @@ SWEEP = [
     Entry("nn.functional.conv1d", F("conv1d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.conv2d", F("conv2d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.conv_transpose1d", F("conv_transpose1d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
-    Entry("nn.functional.conv_transpose2d", F("conv_transpose2d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
-    Entry("nn.functional.conv_transpose3d", F("conv_transpose3d"), CLOSE, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
+    # NEAR64: on an AMD EPYC PyTorch's transposed convolution of float32 sample 10 is 6.4e-5 from its
+    # float64 result and ditto's 3.3e-5, so the two differ by 6.1e-5, past CLOSE's atol
+    Entry("nn.functional.conv_transpose2d", F("conv_transpose2d"), NEAR64, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
+    Entry("nn.functional.conv_transpose3d", F("conv_transpose3d"), NEAR64, dtypes=[torch.float32, torch.float64], note="floating input only: ditto has no integer convolution or pooling averages"),
     Entry("nn.functional.grid_sample", F("grid_sample"), grad=EXACT, note="bits of PyTorch's AVX2 kernel, gradients included (Note [Grid sampling arithmetic])"),
     Entry("nn.functional.max_pool1d", F("max_pool1d")),
     Entry("nn.functional.max_pool2d", F("max_pool2d")),
@@ -414,12 +420,14 @@ def flat(v):
     return [v]
 
 
-def same(got, want, compare):
-    """None when got (a torch copy of ditto's result) matches want (torch's), else why not."""
+def same(got, want, compare, want64=None):
+    """None when got (a torch copy of ditto's result) matches want (torch's), else why not; want64:
+    PyTorch's result for float64 copies of the inputs (NEAR64)."""
     g, w = flat(got), flat(want)
+    r64 = flat(want64) if want64 is not None else [None] * len(w)
     if len(g) != len(w):
         return f"{len(g)} results, PyTorch gives {len(w)}"
-    for a, b in zip(g, w):
+    for a, b, c in zip(g, w, r64):
         if isinstance(b, torch.Tensor):
             if not isinstance(a, torch.Tensor):
                 return f"got {type(a).__name__}, PyTorch gives a tensor"
@@ -447,6 +455,13 @@ def same(got, want, compare):
                     else:
                         torch.testing.assert_close(a, b, equal_nan=True)
                 except AssertionError as e:
+                    if compare == NEAR64 and b.dtype == torch.float32 and isinstance(c, torch.Tensor):
+                        ours = (a.double() - c.detach()).abs().max().item()
+                        theirs = (b.detach().double() - c.detach()).abs().max().item()
+                        if ours <= 2 * theirs:
+                            continue
+                        return (f"{ours:.3g} from PyTorch's float64 result, more than twice PyTorch's float32 "
+                                f"({theirs:.3g})")
                     return str(e).split("\n")[0] + " " + " ".join(str(e).split("\n")[1:3])
         elif isinstance(b, (bool, int, float)):
             if a != b and not (isinstance(b, float) and b != b and a != a):
@@ -486,7 +501,19 @@ def run_sample(entry, op, sample, dtype, perturb=None):
         return f"FAIL: PyTorch raised {type(t_err).__name__}: {str(t_err)[:120]}; ditto did not"
     if d_err is not None:
         return f"FAIL: ditto raised {type(d_err).__name__}: {str(d_err)[:160]}"
-    why = same(as_torch(got), want, entry.compare)
+    want64 = None
+    if entry.compare == NEAR64 and dtype == torch.float32:
+        def wide(v):
+            if isinstance(v, torch.Tensor) and v.is_floating_point():
+                return v.detach().double()
+            if isinstance(v, (list, tuple)):
+                return type(v)(wide(x) for x in v)
+            if isinstance(v, dict):
+                return {k: wide(x) for k, x in v.items()}
+            return v
+
+        want64 = op.op(wide(sample.input), *wide(list(sample.args)), **wide(dict(sample.kwargs)))
+    why = same(as_torch(got), want, entry.compare, want64)
     if why:
         return "FAIL: forward: " + why
     # backward: the gradient of sum(out * upstream) for every input that requires grad
@@ -573,8 +600,9 @@ def coverage_markdown(results):
         f"dtype, dtypes float32, float64, int64, int32 and bool where OpInfo lists them), forward and, for "
         f"floating dtypes, backward; {passed} passed (both libraries agree, or both refuse).",
         "",
-        "Compare: exact = the same bits; close = within torch.testing.assert_close's defaults "
-        "(sweep.py says why per op). Ops ditto does not have are listed with a dash; the op issues add them.",
+        "Compare: exact = the same bits; close = within torch.testing.assert_close's defaults; summed, "
+        "logspace = within wider tolerances; near64 = close, or no further than twice PyTorch's own "
+        "distance from its float64 result (sweep.py says why per op). Ops ditto does not have are listed with a dash; the op issues add them.",
         "",
         "| OpInfo entry | ditto | compare | samples | passed | note |",
         "|---|---|---|---|---|---|",
