@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/audit_xxh3_impl.h"
+#include "core/transpose.h"
 #include "ditto/capability.h"
 
 namespace ditto::detail {
@@ -85,7 +86,7 @@ struct Strided {
         for (int64_t r = 0; r < nr; ++r)
           std::memcpy(dst + r * s->cols * W, o + (s->row + r) * s->row_stride, static_cast<std::size_t>(s->cols) * W);
       } else if (W == 4 && s->row_stride == 4 && level() > 0) {  // a transposed matrix
-        audit_transpose4_avx2(o + s->row * 4, s->col_stride, dst, s->cols * 4, nr, s->cols);
+        transpose4_avx2(o + s->row * 4, s->col_stride, dst, s->cols * 4, nr, s->cols);
       } else {
         // tiles of 16 rows: the 16 elements of a column are near (one cache line when the matrix
         // is transposed), and the 16 rows they go to stay in L1

@@ -26,8 +26,5 @@ struct HashSource {
 uint64_t audit_xxh3_scalar(HashSource src);
 uint64_t audit_xxh3_avx2(HashSource src);
 uint64_t audit_xxh3_avx512(HashSource src);
-// out[i][j] = the 4 bytes at s + j * ld + i * 4, for i < rows, j < cols (ld, out_ld in bytes): a
-// transposed matrix gathered into rows (AVX2's 8x8 shuffles; moves only, so any bits).
-void audit_transpose4_avx2(const char* s, int64_t ld, char* out, int64_t out_ld, int64_t rows, int64_t cols);
 
 }  // namespace ditto::detail

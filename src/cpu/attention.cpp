@@ -32,7 +32,10 @@
 #include <vector>
 
 #include "core/parallel.h"
+#include "core/transpose.h"
+#include "cpu/capability.h"
 #include "cpu/dmath.h"
+#include "cpu/fma_kernels.h"
 #include "cpu/gemm.h"
 #include "cpu/loops.h"
 #include "cpu/reduce_kernels.h"
@@ -118,26 +121,37 @@ void scores(T* s, const Operand<T>& Q, const T* kt, int64_t ld, const Mask<T>& m
   }
 }
 
-// The first `count` keys of batch element n transposed into kt (E, count), in 16 x 16 tiles: each
-// tile's source rows are read in runs and its destination lines filled while they are in L1.
+// out[e * ld + j] = src[j * row + e * col] for j < count, e < E: a (count, E) block transposed. With
+// unit columns and float32, AVX2's 8x8 shuffles (core/transpose.h); else 16 x 16 tiles, each
+// tile's source rows read in runs and its destination lines filled while they are in L1.
 template <class T>
-void transpose_keys(std::vector<T>& kt, const Operand<T>& K, int64_t n, int64_t count, int64_t E) {
-  kt.resize(static_cast<std::size_t>(E * count));
+void transpose_into(T* out, int64_t ld, const T* src, int64_t row, int64_t col, int64_t count, int64_t E) {
+  if constexpr (sizeof(T) == 4) {
+    if (col == 1 && cpu_capability() != CpuCapability::Scalar) {
+      detail::transpose4_avx2(reinterpret_cast<const char*>(src), row * 4, reinterpret_cast<char*>(out), ld * 4, E,
+                              count);
+      return;
+    }
+  }
   constexpr int64_t kTile = 16;
-  const T* k = K.at(n);
-  T* out = kt.data();
-  const int64_t row = K.row, col = K.col;
   for (int64_t j0 = 0; j0 < count; j0 += kTile) {
     const int64_t jn = std::min(kTile, count - j0);
     for (int64_t e0 = 0; e0 < E; e0 += kTile) {
       const int64_t en = std::min(kTile, E - e0);
       for (int64_t j = 0; j < jn; ++j) {
-        const T* src = k + (j0 + j) * row + e0 * col;
-        T* dst = out + e0 * count + j0 + j;
-        for (int64_t e = 0; e < en; ++e) dst[e * count] = src[e * col];
+        const T* from = src + (j0 + j) * row + e0 * col;
+        T* to = out + e0 * ld + j0 + j;
+        for (int64_t e = 0; e < en; ++e) to[e * ld] = from[e * col];
       }
     }
   }
+}
+
+// The first `count` keys of batch element n transposed into kt (E, count).
+template <class T>
+void transpose_keys(std::vector<T>& kt, const Operand<T>& K, int64_t n, int64_t count, int64_t E) {
+  kt.resize(static_cast<std::size_t>(E * count));
+  transpose_into(kt.data(), count, K.at(n), K.row, K.col, count, E);
 }
 
 // The last key block a query tile [i0, i0 + bq) needs: under the causal mask keys past the tile's
@@ -214,7 +228,7 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
   detail::parallel_for(
       N, std::max<int64_t>(L, 1) * std::max<int64_t>(S, 1) * (2 * E + 2 * Ev), [&](int64_t n0, int64_t n1) {
         std::vector<T> p(static_cast<std::size_t>(kQueryBlock * kBackwardKeyBlock)), dp(p.size()), D(kQueryBlock), kt,
-            vt;
+            vt, dot, ot;
         for (int64_t n = n0; n < n1; ++n) {
           const T *qn = Q.at(n), *kn = K.at(n), *don = dO.at(n), *on = O.at(n);
           T *gqn = gq + n * L * E, *gkn = gk + n * S * E, *gvn = gv + n * S * Ev;
@@ -222,12 +236,14 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
           transpose_keys(vt, V, n, S, Ev);
           for (int64_t i0 = 0; i0 < L; i0 += kQueryBlock) {
             const int64_t bq = std::min(kQueryBlock, L - i0);
-            for (int64_t r = 0; r < bq; ++r) {  // D_i = do_i . o_i
-              T d = 0;
-              for (int64_t e = 0; e < Ev; ++e)
-                d = std::fma(don[(i0 + r) * dO.row + e * dO.col], on[(i0 + r) * O.row + e * O.col], d);
-              D[r] = d;
-            }
+            // D_i = do_i . o_i, one chain over e per row, the tile's rows side by side: both tiles
+            // transposed (e-major), then D = fma(do_e, o_e, D) for e in order (addcmul with 1)
+            dot.resize(static_cast<std::size_t>(Ev * bq)), ot.resize(dot.size());
+            transpose_into(dot.data(), bq, don + i0 * dO.row, dO.row, dO.col, bq, Ev);
+            transpose_into(ot.data(), bq, on + i0 * O.row, O.row, O.col, bq, Ev);
+            std::fill(D.begin(), D.begin() + bq, T(0));
+            for (int64_t e = 0; e < Ev; ++e)
+              addcmul_contiguous(D.data(), dot.data() + e * bq, ot.data() + e * bq, T(1), D.data(), bq);
             const int64_t end = key_end(S, i0, bq, a.causal);
             for (int64_t j0 = 0; j0 < end; j0 += kBackwardKeyBlock) {
               const int64_t bk = std::min(kBackwardKeyBlock, end - j0);  // the keys [0, end) of the tile
