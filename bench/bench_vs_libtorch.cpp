@@ -28,6 +28,7 @@
 #include <malloc.h>
 #include <torch/torch.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -925,6 +926,11 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("libtorch_parallel",
                               at::get_parallel_info().find("OpenMP") != std::string::npos ? "OpenMP" : "other");
   benchmark::AddCustomContext("openblas_core", corename ? corename() : "not loaded");
+  if (!corename)  // Debian's libblas.so.3 alternative is then the reference BLAS: every mm 10-20x slower
+    std::fprintf(stderr,
+                 "WARNING: libtorch's BLAS is not OpenBLAS (the reference BLAS?): its matrix products are many times "
+                 "slower and every ratio here flatters ditto. Install libopenblas-dev (bench/run-vs-libtorch.sh "
+                 "does).\n");
   benchmark::AddCustomContext("OPENBLAS_CORETYPE", coretype ? coretype : "unset");
   benchmark::AddCustomContext("malloc", std::string("M_MMAP_THRESHOLD=32MiB ") + (mmap_ok ? "set" : "REFUSED") +
                                             ", M_TRIM_THRESHOLD=1GiB " + (trim_ok ? "set" : "REFUSED"));
