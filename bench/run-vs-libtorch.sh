@@ -4,14 +4,16 @@
 # interleaved at random (ditto and libtorch alternate in one process), and prints the Markdown
 # table of medians over every repetition of every process (bench/compare.py).
 #   bench/run-vs-libtorch.sh [--processes N] [--repetitions N] [--min-time SECONDS] [--filter REGEX]
-#                            [--wait-idle SECONDS] [--jobs N]
+#                            [--wait-idle SECONDS] [--jobs N] [--busy-neighbour]
 # --wait-idle: before each process, wait (at most SECONDS) until no other task has been runnable
 # for 5 s in a row; 2-thread timings on a 2-core machine mean nothing while someone compiles.
+# --busy-neighbour: run a process that keeps one core busy (a spinning loop) beside every
+# benchmark process, as a shared machine does: how much slower 2 threads get than 1 under load.
 # The raw JSON is kept in build-bench/vs-libtorch-<i>.json. OPENBLAS_CORETYPE is not set here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-processes=3 repetitions=5 min_time=0.5 filter="" wait_idle=0 jobs=2
+processes=3 repetitions=5 min_time=0.5 filter="" wait_idle=0 jobs=2 busy=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --processes) processes="$2"; shift 2 ;;
@@ -20,7 +22,8 @@ while [ $# -gt 0 ]; do
     --filter) filter="$2"; shift 2 ;;
     --wait-idle) wait_idle="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --busy-neighbour) busy=1; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "run-vs-libtorch.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -44,14 +47,22 @@ wait_for_idle() {
   [ "$quiet" -ge 5 ] || echo "  (machine not idle after ${wait_idle}s; running anyway)" >&2
 }
 
+neighbour=""
+stop_neighbour() { [ -z "$neighbour" ] || kill "$neighbour" 2>/dev/null || true; neighbour=""; }
+trap stop_neighbour EXIT
 files=()
 for i in $(seq 1 "$processes"); do
   out="build-bench/vs-libtorch-$i.json"
   [ "$wait_idle" -eq 0 ] || wait_for_idle
-  echo "process $i/$processes, load average $(cut -d" " -f1-3 /proc/loadavg) ..." >&2
+  if [ "$busy" -eq 1 ]; then
+    sh -c 'while :; do :; done' &
+    neighbour=$!
+  fi
+  echo "process $i/$processes, load average $(cut -d" " -f1-3 /proc/loadavg)${neighbour:+, a busy neighbour beside it} ..." >&2
   build-bench/bench/bench_vs_libtorch --benchmark_repetitions="$repetitions" \
     --benchmark_enable_random_interleaving=true --benchmark_min_time="$min_time" \
     ${filter:+--benchmark_filter="$filter"} --benchmark_format=json >"$out"
+  stop_neighbour
   files+=("$out")
 done
 python3 bench/compare.py "${files[@]}"

@@ -69,7 +69,6 @@ class MpiTransport final : public Transport {
     const auto start = std::chrono::steady_clock::now();
     while (left > 0) {
       bool progress = false;
-      poll_failures(op);
       for (std::size_t i = 0; i < from.size(); ++i) {
         if (have[i]) continue;
         int flag = 0;
@@ -92,6 +91,9 @@ class MpiTransport final : public Transport {
       }
       if (left == 0) break;
       if (progress) continue;
+      // A peer's failure notice only when nothing else arrived: what it sent before it failed (this
+      // step's data) is taken first, so every rank finishes the steps the failed one finished.
+      poll_failures(op);
       const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (waited > timeout_s) {
         std::vector<int> late;  // the ranks not heard from, or not taking this rank's message
