@@ -1,10 +1,16 @@
 // The same bits for any thread count: a reduction-heavy sequence run under 1, 2, 3 and 8 threads.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <random>
+#include <thread>
 
+#include "core/parallel.h"
 #include "ditto/ditto.h"
+#include "ditto/fingerprint.h"
 #include "guards.h"
 
 using namespace ditto;
@@ -58,4 +64,42 @@ TEST(Threads, ReductionsGiveTheSameBitsForAnyThreadCount) {
     ASSERT_EQ(got.size(), ref.size());
     for (size_t i = 0; i < ref.size(); ++i) EXPECT_TRUE(equal(got[i], ref[i])) << "entry " << i << " threads " << t;
   }
+}
+
+// ditto's pool (Note [Thread pool] in src/core/parallel.cpp): every index of the range runs once,
+// a chunk's exception reaches the caller (and the pool still works after it), ops from several
+// user threads at once, and a child made by fork() runs parallel ops with a pool of its own.
+TEST(Threads, ThePoolRunsEveryIndexOnceAndPassesExceptionsOn) {
+  ditto::testing::ConfigGuard g;
+  for (int threads : {2, 3, 8}) {
+    set_num_threads(threads);
+    std::vector<std::atomic<int>> seen(100003);
+    ditto::detail::parallel_for(static_cast<int64_t>(seen.size()), 1000, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) seen[static_cast<std::size_t>(i)].fetch_add(1);
+    });
+    for (const auto& s : seen) ASSERT_EQ(s.load(), 1) << threads << " threads";
+    EXPECT_THROW(ditto::detail::parallel_for(1000, 1000,
+                                             [&](int64_t b, int64_t) {
+                                               if (b > 0) throw Error("[test] a chunk failed");
+                                             }),
+                 Error);
+  }
+  set_num_threads(3);
+  const Tensor x = ditto::randn({1 << 20});
+  const std::string want = fingerprint_hex(fingerprint(x.exp().sum()));
+  std::vector<std::thread> users;
+  std::vector<std::string> got(4);
+  for (int t = 0; t < 4; ++t) users.emplace_back([&, t] { got[t] = fingerprint_hex(fingerprint(x.exp().sum())); });
+  for (auto& u : users) u.join();
+  for (const std::string& h : got) EXPECT_EQ(h, want);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);  // a pool waiting for the parent's workers would hang: fail instead
+    const bool same = fingerprint_hex(fingerprint(x.exp().sum())) == want;
+    std::_Exit(same ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
