@@ -49,9 +49,6 @@ _SKIPPED = {"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new
 # ops that read only their argument's shape and dtype: recorded with their results alone
 _SHAPE_ONLY = {"aten::ones_like", "aten::zeros_like", "aten::full_like", "aten::rand_like", "aten::randn_like",
                "aten::randint_like", "aten::new_ones", "aten::new_zeros", "aten::new_full"}
-# torch dtypes that ditto has (others are left out of a record)
-_HASHABLE = None
-
 
 def _torch_op_name(func):
     name = func._schema.name.split("::", 1)[-1]
@@ -70,9 +67,8 @@ class _TorchRecorder:
         import torch
         from torch.utils._python_dispatch import TorchDispatchMode
 
-        global _HASHABLE
-        if _HASHABLE is None:
-            _HASHABLE = {torch.bool, torch.int32, torch.int64, torch.float32, torch.float64}
+        # torch dtypes that ditto has (others are left out of a record)
+        self.hashable = {torch.bool, torch.int32, torch.int64, torch.float32, torch.float64}
         self.torch = torch
         self.path = str(path)
         self.values = values
@@ -96,7 +92,7 @@ class _TorchRecorder:
         return out
 
     def _ditto(self, t):
-        if t.dtype not in _HASHABLE or t.device.type != "cpu" or t.is_sparse:
+        if t.dtype not in self.hashable or t.device.type != "cpu" or t.is_sparse:
             return None
         from ditto import from_dlpack
 

@@ -3,14 +3,11 @@
 // compared in core/audit_log.cpp.
 #include "ditto/audit.h"
 
-#include <bit>
-#include <cmath>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <sstream>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "core/audit_format.h"
 #include "core/audit_hash.h"
@@ -227,9 +224,10 @@ void stop() {
 
 uint64_t hash(const Tensor& t) {
   if (!t.defined()) return 0;
+  const bool was = detail::t_recording;
   detail::t_recording = true;  // (no op of its own is recorded)
   const uint64_t h = detail::audit_hash(t);
-  detail::t_recording = false;
+  detail::t_recording = was;
   return h;
 }
 

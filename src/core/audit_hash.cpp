@@ -35,9 +35,10 @@ struct Strided {
   int64_t rows, cols, row_stride, col_stride;              // bytes
   int64_t row = 0, col = 0;                                // where the next piece starts
   bool done = false;
+  bool transpose4;  // a transposed matrix of 4-byte elements, at a level with AVX2
   std::vector<char>& buf;
 
-  Strided(const Tensor& t, std::vector<char>& b) : base(static_cast<const char*>(t.raw_data())), buf(b) {
+  Strided(const Tensor& t, std::vector<char>& b, int lvl) : base(static_cast<const char*>(t.raw_data())), buf(b) {
     const int64_t nd = t.dim();
     const auto w = static_cast<int64_t>(W);
     rows = nd >= 2 ? t.size(nd - 2) : 1;
@@ -49,6 +50,7 @@ struct Strided {
       outer_strides.push_back(t.strides()[static_cast<std::size_t>(d)] * w);
     }
     index.assign(outer_sizes.size(), 0);
+    transpose4 = W == 4 && row_stride == 4 && lvl > 0;
   }
 
   const char* origin() const {
@@ -85,7 +87,7 @@ struct Strided {
       if (s->col_stride == static_cast<int64_t>(W)) {
         for (int64_t r = 0; r < nr; ++r)
           std::memcpy(dst + r * s->cols * W, o + (s->row + r) * s->row_stride, static_cast<std::size_t>(s->cols) * W);
-      } else if (W == 4 && s->row_stride == 4 && level() > 0) {  // a transposed matrix
+      } else if (s->transpose4) {
         transpose4_avx2(o + s->row * 4, s->col_stride, dst, s->cols * 4, nr, s->cols);
       } else {
         // tiles of 16 rows: the 16 elements of a column are near (one cache line when the matrix
@@ -110,8 +112,8 @@ struct Strided {
   }
 };
 
-uint64_t xxh3(HashSource src) {
-  switch (level()) {
+uint64_t xxh3(HashSource src, int lvl) {
+  switch (lvl) {
     case 2: return audit_xxh3_avx512(src);
     case 1: return audit_xxh3_avx2(src);
     default: return audit_xxh3_scalar(src);
@@ -119,23 +121,24 @@ uint64_t xxh3(HashSource src) {
 }
 
 template <std::size_t W>
-uint64_t hash_strided(const Tensor& t) {
+uint64_t hash_strided(const Tensor& t, int lvl) {
   thread_local std::vector<char> buf(kBufferBytes);
-  Strided<W> s(t, buf);
-  return xxh3({nullptr, 0, &s, &Strided<W>::next});
+  Strided<W> s(t, buf, lvl);
+  return xxh3({nullptr, 0, &s, &Strided<W>::next}, lvl);
 }
 
 }  // namespace
 
 uint64_t audit_hash(const Tensor& t) {
   const std::size_t w = t.element_size();
+  const int lvl = level();
   if (t.numel() == 0 || t.is_contiguous())
-    return xxh3({t.numel() ? t.raw_data() : nullptr, static_cast<std::size_t>(t.numel()) * w, nullptr, nullptr});
+    return xxh3({t.numel() ? t.raw_data() : nullptr, static_cast<std::size_t>(t.numel()) * w, nullptr, nullptr}, lvl);
   switch (w) {
-    case 1: return hash_strided<1>(t);
-    case 2: return hash_strided<2>(t);
-    case 4: return hash_strided<4>(t);
-    default: return hash_strided<8>(t);
+    case 1: return hash_strided<1>(t, lvl);
+    case 2: return hash_strided<2>(t, lvl);
+    case 4: return hash_strided<4>(t, lvl);
+    default: return hash_strided<8>(t, lvl);
   }
 }
 

@@ -57,16 +57,16 @@ namespace {
 // parallel_for runs on ditto's own pool, not an OpenMP team: OpenMP's default waiting spins for
 // a long time, and with another process keeping a core busy a spinning thread takes the time
 // slices the thread still working needs (a 2-thread step took 15-75x longer under such load).
-// The pool's workers, and the caller waiting for them, spin for kSpin pauses (some tens of
-// microseconds: back-to-back regions of one step find their workers awake) and then sleep on a
+// The pool's workers, and the caller waiting for them, spin for kSpin pauses (a few
+// microseconds: back-to-back regions of one step still find their workers awake, and with 4000
+// pauses a busy neighbour made a 2-thread step 1.4-1.9x its 1-thread time) and then sleep on a
 // futex (C++20 atomic wait) until the next job or the last chunk. [0, n) is cut into
 // kChunksPerThread chunks per thread, which the caller and the workers take in turn from a
 // counter: a thread that shares its core with another process takes fewer, instead of making
 // the others wait for its fixed share. Which thread runs a chunk changes nothing: parallel_for's
 // callers write only what their range owns (core/parallel.h), so the bits depend on neither
-// the split nor the pool. One job at a time: a
-// caller that finds the pool busy (another user thread's op) runs its whole range itself, and a
-// parallel_for inside a chunk runs inline.
+// the split nor the pool. One job at a time: a caller that finds the pool busy (another user
+// thread's op) runs its whole range itself, and a parallel_for inside a chunk runs inline.
 constexpr int kSpin = 100;
 constexpr int kChunksPerThread = 4;
 
