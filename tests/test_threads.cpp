@@ -78,6 +78,20 @@ TEST(Threads, ThePoolRunsEveryIndexOnceAndPassesExceptionsOn) {
       for (int64_t i = b; i < e; ++i) seen[static_cast<std::size_t>(i)].fetch_add(1);
     });
     for (const auto& s : seen) ASSERT_EQ(s.load(), 1) << threads << " threads";
+    // Many short jobs back to back, of changing lengths: a worker that wakes after its job ended
+    // must not run a chunk of the next one with the old job's range (the caller waits for the
+    // chunks, not for the workers; the counter carries the job's generation).
+    std::vector<int> count(64);
+    for (int job = 0; job < 4000; ++job) {
+      const int64_t n = 2 + job % 63;
+      ditto::detail::parallel_for(n, 1 << 20, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) ++count[static_cast<std::size_t>(i)];  // each index owned by one chunk
+      });
+      for (int64_t i = 0; i < 64; ++i) {
+        ASSERT_EQ(count[static_cast<std::size_t>(i)], i < n ? 1 : 0) << "job " << job << ", index " << i;
+        count[static_cast<std::size_t>(i)] = 0;
+      }
+    }
     EXPECT_THROW(ditto::detail::parallel_for(1000, 1000,
                                              [&](int64_t b, int64_t) {
                                                if (b > 0) throw Error("[test] a chunk failed");

@@ -63,7 +63,10 @@ namespace {
 // futex (C++20 atomic wait) until the next job or the last chunk. [0, n) is cut into
 // kChunksPerThread chunks per thread, which the caller and the workers take in turn from a
 // counter: a thread that shares its core with another process takes fewer, instead of making
-// the others wait for its fixed share. Which thread runs a chunk changes nothing: parallel_for's
+// the others wait for its fixed share. The caller waits for the last chunk to finish, not for
+// every worker to check in: a worker still descheduled when the chunks ran out has nothing to
+// do with this job (the chunk counter carries the job's generation, so it cannot take a later
+// job's chunk for this one). Which thread runs a chunk changes nothing: parallel_for's
 // callers write only what their range owns (core/parallel.h), so the bits depend on neither
 // the split nor the pool. One job at a time: a caller that finds the pool busy (another user
 // thread's op) runs its whole range itself, and a parallel_for inside a chunk runs inline.
@@ -87,22 +90,29 @@ class Pool {
       return;
     }
     grow(threads - 1);
-    fn_ = &fn, n_ = n, per_ = per, chunks_ = (n + per - 1) / per;
-    next_.store(0, std::memory_order_relaxed);
+    const int64_t chunks = (n + per - 1) / per;
+    fn_ = &fn, n_ = n, per_ = per;
     error_ = nullptr;
-    pending_.store(threads - 1, std::memory_order_relaxed);
-    // the generation and the job's thread count in one word: a worker that wakes late never
-    // reads a count that is not its generation's
-    const uint64_t gen = (state_.load(std::memory_order_relaxed) >> 16) + 1;
+    done_.store(0, std::memory_order_relaxed);
+    const uint64_t gen = ((state_.load(std::memory_order_relaxed) >> 16) + 1) & kGenMask;
+    // the job's chunks, published with its fields: a worker that claims one sees them whole
+    next_.store(gen << 40 | static_cast<uint64_t>(chunks) << 20, std::memory_order_release);
+    // the generation and the job's thread count in one word, for the sleeping workers
     state_.store(gen << 16 | static_cast<uint64_t>(threads), std::memory_order_release);
     state_.notify_all();
-    drain();
-    for (int i = 0; i < kSpin && pending_.load(std::memory_order_acquire) != 0; ++i) pause();
-    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;) pending_.wait(left);
+    drain(gen);
+    // wait for the chunks, not the workers: one that was descheduled before it took a chunk
+    // does not hold the caller up
+    const int total = static_cast<int>(chunks);
+    for (int i = 0; i < kSpin && done_.load(std::memory_order_acquire) != total; ++i) pause();
+    for (int d; (d = done_.load(std::memory_order_acquire)) != total;) done_.wait(d);
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
+  static constexpr uint64_t kGenMask = (uint64_t{1} << 24) - 1;
+  static constexpr uint64_t kField = (uint64_t{1} << 20) - 1;
+
   void grow(int workers) {
     // a new worker starts from the generation before this job's, so it takes this job however
     // late it starts
@@ -113,17 +123,25 @@ class Pool {
       workers_.back().detach();  // blocked in a wait when the program ends
     }
   }
-  // Takes the job's chunks one at a time until none is left.
-  void drain() {
+  // Takes job gen's chunks one at a time until none is left. next_ holds the generation, the
+  // job's chunk count and the next chunk in one word, so a claim succeeds only for a chunk of
+  // gen's job that nobody took; while it runs, the job cannot end, so its fields stay put.
+  void drain(uint64_t gen) {
     t_in_chunk = true;
-    for (int64_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) < chunks_;) {
-      const int64_t b = c * per_, e = b + per_ < n_ ? b + per_ : n_;
+    uint64_t v = next_.load(std::memory_order_acquire);
+    for (;;) {
+      if ((v >> 40) != gen || (v & kField) >= ((v >> 20) & kField)) break;
+      if (!next_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+      const int64_t c = static_cast<int64_t>(v & kField), b = c * per_, e = b + per_ < n_ ? b + per_ : n_;
+      const int total = static_cast<int>((v >> 20) & kField);
       try {
         (*fn_)(b, e);
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu_);
         if (!error_) error_ = std::current_exception();
       }
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == total) done_.notify_one();
+      v = next_.load(std::memory_order_acquire);
     }
     t_in_chunk = false;
   }
@@ -136,20 +154,17 @@ class Pool {
         s = state_.load(std::memory_order_acquire);
       }
       seen = s >> 16;
-      if (t < static_cast<int>(s & 0xffff)) {
-        drain();
-        if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
-      }
+      if (t < static_cast<int>(s & 0xffff)) drain(seen);
     }
   }
 
   std::mutex job_mu_, error_mu_;
   std::vector<std::thread> workers_;
   std::atomic<uint64_t> state_{0};
-  std::atomic<int> pending_{0};
+  std::atomic<uint64_t> next_{0};
+  std::atomic<int> done_{0};
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
-  int64_t n_ = 0, per_ = 0, chunks_ = 0;
-  std::atomic<int64_t> next_{0};
+  int64_t n_ = 0, per_ = 0;
   std::exception_ptr error_;
 };
 
