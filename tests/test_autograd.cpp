@@ -178,6 +178,8 @@ DITTO_GRADCHECK("copy_", ({gc_rand({3, 2})}), auto x = v[0]; Tensor y = zeros({2
                 return x.t().contiguous() + x.clone().t() + y;)
 DITTO_GRADCHECK("neg", ({gc_rand({4})}), auto x = v[0]; return -x;)
 DITTO_GRADCHECK("abs", ({gc_rand({6})}), auto x = v[0]; return x.abs();)
+// the same draws at every evaluation: PyTorch's zero gradient is then also the numerical one
+DITTO_GRADCHECK("bernoulli", ({gc_rand({6})}), manual_seed(5); return bernoulli(v[0].sigmoid()) * v[0];)
 DITTO_GRADCHECK("sign", ({gc_rand({6})}), auto x = v[0]; return x.sign() * x;)
 DITTO_GRADCHECK("exp", ({gc_rand({6})}), auto x = v[0]; return x.exp();)
 DITTO_GRADCHECK("log", ({gc_pos({6})}), auto x = v[0]; return x.log();)

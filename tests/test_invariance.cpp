@@ -258,21 +258,28 @@ std::vector<Entry> corpus() {
     r.out("linspace", linspace(-3, 7, 100003));
     r.out("linspace float64 odd", linspace(-1.1, 2.3, 17, kFloat64));
   });
-  add("random", {}, [](Run& r) {
-    for (int64_t n : kTailSizes) {
-      r.out("rand " + std::to_string(n), rand({n}));
-      r.out("randn " + std::to_string(n), randn({n}));
-      r.out("randn float64 " + std::to_string(n), randn({n}, kFloat64));
-    }
-    r.out("normal", normal(1.5, 0.3, {17, 33}));
-    r.out("randint", randint(-5, 100, {1003}));
-    r.out("randperm", randperm(1003));
-    r.out("bernoulli", bernoulli(rand({33, 17})));
-    Tensor t = zeros({33, 40});
-    t.slice(1, 1, 40, 2).normal_(0.0, 2.0);
-    t.slice(1, 0, 40, 2).uniform_(-1.0, 1.0);
-    r.out("normal_ and uniform_ into a strided view", t);
-  });
+  add("random",
+      {"uniform_", "normal_", "random_", "randperm", "bernoulli", "bernoulli_", "exponential_", "multinomial"},
+      [](Run& r) {
+        for (int64_t n : kTailSizes) {
+          r.out("rand " + std::to_string(n), rand({n}));
+          r.out("randn " + std::to_string(n), randn({n}));
+          r.out("randn float64 " + std::to_string(n), randn({n}, kFloat64));
+        }
+        r.out("normal", normal(1.5, 0.3, {17, 33}));
+        r.out("randint", randint(-5, 100, {1003}));
+        r.out("randperm", randperm(1003));
+        r.out("bernoulli", bernoulli(rand({33, 17})));
+        Tensor t = zeros({33, 40});
+        t.slice(1, 1, 40, 2).normal_(0.0, 2.0);
+        t.slice(1, 0, 40, 2).uniform_(-1.0, 1.0);
+        r.out("normal_ and uniform_ into a strided view", t);
+        Tensor b = zeros({17, 9}, kInt64);
+        r.out("bernoulli_ int64", b.bernoulli_(0.3));
+        const Tensor p = rand({5, 40}, kFloat64);
+        r.out("multinomial with replacement", multinomial(p, 64, true));
+        r.out("multinomial without replacement (exponential_)", multinomial(p, 7, false));
+      });
   add("dropout", {"mul", "div"}, [](Run& r) {
     r.grad("p=0.3 (129,300)^T", F::dropout(r.input({129, 300}, Layout::Transposed), 0.3, true));
     r.grad("p=0.5 n=17", F::dropout(r.input({17}), 0.5, true));

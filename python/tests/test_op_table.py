@@ -297,6 +297,14 @@ CALLS = {
     "cross_entropy_loss_backward": lambda: F.cross_entropy(x.detach().requires_grad_(), ditto.tensor([1, 0])).backward(),
     "_embedding_bag": embedding_bag,
     "_embedding_bag_dense_backward": embedding_bag,
+    "uniform_": lambda: ditto.empty(3, 4).uniform_(-1, 1),
+    "normal_": lambda: ditto.randn(5),
+    "random_": lambda: ditto.randint(0, 10, (6,)),
+    "bernoulli_": lambda: ditto.zeros(7).bernoulli_(0.5),
+    "bernoulli": lambda: ditto.bernoulli(ditto.full((4,), 0.5)),
+    "exponential_": lambda: ditto.multinomial(ditto.tensor([0.2, 0.3, 0.5]), 2),
+    "randperm": lambda: ditto.randperm(9),
+    "multinomial": lambda: ditto.multinomial(ditto.tensor([0.2, 0.3, 0.5]), 4, replacement=True),
 }
 
 ROWS = ditto._C._op_table()

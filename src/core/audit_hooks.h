@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -68,28 +67,6 @@ class AuditCall {
   std::vector<const Tensor*> tensors_;
   std::vector<uint64_t> before_;
   uint64_t attrs_ = 0;
-};
-
-// A tensor written outside the dispatcher (the random draws of src/random): recorded as an op
-// whose result is t, so that a run with another seed is found at its first draw.
-class AuditWrite {
- public:
-  AuditWrite(const char* op, const Tensor& t, std::initializer_list<double> attrs = {})
-      : rec_(op, "mt19937", "deterministic"), exceptions_(std::uncaught_exceptions()) {
-    if (!rec_.active()) return;
-    rec_.arg(t);
-    for (double a : attrs) rec_.arg(a);
-    rec_.before();
-  }
-  ~AuditWrite() {
-    if (std::uncaught_exceptions() == exceptions_) rec_.after();
-  }
-  AuditWrite(const AuditWrite&) = delete;
-  AuditWrite& operator=(const AuditWrite&) = delete;
-
- private:
-  AuditCall rec_;
-  int exceptions_;
 };
 
 // The autograd engine runs a node's backward in this scope: its records say backward and name it.

@@ -16,6 +16,7 @@
 #include "cpu/decl/norm.h"
 #include "cpu/decl/pointwise.h"
 #include "cpu/decl/pool.h"
+#include "cpu/decl/random.h"
 #include "cpu/decl/reduce.h"
 #include "cpu/decl/resample.h"
 #include "cpu/decl/scan.h"

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
+#include "ditto/random.h"
 #include "ditto/tensor.h"
 
 namespace ditto {
@@ -199,6 +200,20 @@ using EmbeddingBag = void(const Tensor& out, const Tensor& max_indices, const Te
 using EmbeddingBagBackward = void(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices,
                                   const Tensor& bounds, const Tensor& per_sample_weights, const Tensor& max_indices,
                                   int64_t mode, int64_t padding_idx);
+// Random draws (cpu/random.cpp): PyTorch 1.13's CPU streams, written in TensorIterator order. The
+// caller holds g's mutex and has validated the arguments; t has no two elements at one address.
+// Distribution: uniform_ on [a, b) or normal_ of mean a and std b (>= 0); t floating.
+using Distribution = void(const Tensor& t, double a, double b, Generator& g);
+// random_: integers in [from, to), from < to already rounded to t's dtype (ATen's update_from/to).
+using RandomFromTo = void(const Tensor& t, int64_t from, int64_t to, Generator& g);
+using BernoulliScalar = void(const Tensor& t, double p, Generator& g);  // p in [0, 1]
+// out contiguous, of p's floating dtype and shape; every p in [0, 1].
+using BernoulliTensor = void(const Tensor& out, const Tensor& p, Generator& g);
+// exponential_: Exp(1) draws into floating t; randperm: t 1-D, a permutation of 0 .. n-1.
+using RandomFill = void(const Tensor& t, Generator& g);
+// multinomial with replacement: out (rows, samples) int64 from p (rows, C) floating, every entry
+// finite and >= 0 and every row with a positive one.
+using Multinomial = void(const Tensor& out, const Tensor& p, Generator& g);
 // Views: metadata only, no data is touched.
 using View = Tensor(const Tensor& self, const Shape& shape);
 using Transpose = Tensor(const Tensor& self, int64_t d0, int64_t d1);

@@ -235,6 +235,22 @@ std::vector<OpFuzzer> generators() {
     return one(nn::functional::scaled_dot_product_attention(
         q, k, v, mask, p, c.r.chance(0.3), c.r.chance(0.2) ? std::optional<double>(0.3) : std::nullopt));
   });
+  // the random draws: every distribution on any tensor (strided, expanded, empty, wrong dtype)
+  reg({"uniform_", "normal_", "random_", "bernoulli_", "bernoulli", "exponential_", "randperm", "multinomial"},
+      [](Ctx& c) {
+        Tensor x = c.any();
+        const double a = c.r.chance(0.1) ? -1e300 : static_cast<double>(c.r.range(-3, 3));
+        const double b = c.r.chance(0.1) ? 1e300 : static_cast<double>(c.r.range(-3, 3));
+        switch (c.r.range(0, 6)) {
+          case 0: return one(x.detach().uniform_(a, b));
+          case 1: return one(x.detach().normal_(a, b));
+          case 2: return one(x.detach().random_(c.r.range(-5, 5), c.r.range(-5, 5)));
+          case 3: return one(x.detach().bernoulli_(b / 3));
+          case 4: return one(bernoulli(x));
+          case 5: return one(randperm(c.r.chance(0.02) ? kHuge : c.r.range(-1, 40), c.r.pick(kDtypes)));
+          default: return one(multinomial(x, c.r.chance(0.05) ? kHuge : c.r.range(-1, 6), c.r.chance(0.5)));
+        }
+      });
   // logsumexp, vector_norm, and the shape ops and products made of table ops (split ... einsum)
   reg({"logsumexp", "linalg_vector_norm"}, [](Ctx& c) {
     Tensor x = c.any();

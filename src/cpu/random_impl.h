@@ -4,7 +4,7 @@
 // explicit std::fma here; everything else is a separately rounded operation, which relies on
 // the -ffp-contract=off set for the whole library. The caller holds the generator's mutex.
 //
-// This header is compiled both into baseline code and into kernels_avx2.cpp (-mavx2 -mfma, where
+// This header is compiled both into baseline code and into random_avx2.cpp (-mavx2 -mfma, where
 // std::fma becomes one instruction). Its functions have internal linkage so that the linker can
 // never hand the AVX2 copy to baseline code; both copies give the same bits.
 #include <algorithm>
@@ -283,8 +283,8 @@ void for_each_element(const Shape& sizes, const std::array<const Shape*, K>& str
 
 }  // namespace
 
-// The fills and uniform loops built with -mavx2 -mfma (kernels_avx2.cpp); call only when
-// cpu_capability() is not Scalar.
+// The fills and uniform loops built with -mavx2 -mfma (random_avx2.cpp); cpu/random.cpp picks
+// them with by_level at the AVX2 and AVX-512 levels (the same bits as the baseline ones).
 void normal_fill_f32_avx2(float* d, int64_t n, float mean, float std, Generator& g);
 void normal_fill_f64_avx2(double* d, int64_t n, double mean, double std, Generator& g);
 void uniform_fill_f32_avx2(float* d, int64_t n, float a, float span, Generator& g);

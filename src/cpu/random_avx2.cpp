@@ -5,7 +5,7 @@
 // code with std::fma inlined. Same bits as the baseline level.
 #include <immintrin.h>
 
-#include "random/kernels.h"
+#include "cpu/random_impl.h"
 
 namespace ditto::detail {
 namespace {
