@@ -271,3 +271,16 @@ TEST(Robustness, SizeAndStrideOfA0DimTensorAreIndexErrors) {
   EXPECT_THROW(x.stride(-1), ditto::IndexError);
   EXPECT_EQ(ones({2, 3}).size(-1), 3);
 }
+
+// Found by Fuzz.RandomCallsSeed1 under UBSan: repeat of an empty tensor by 2^62 made an empty
+// (2^62, 1, 1, 0) copy whose leading stride times its size overflowed in the strided loop before
+// the loop saw the empty dim. An empty tensor's other dims may be that large (PyTorch's too).
+TEST(Robustness, CopiesOfEmptyTensorsWithHugeDimsDoNoStrideArithmetic) {
+  constexpr int64_t kHuge = int64_t{1} << 62;
+  const Tensor x = zeros({0}, kInt32);
+  const Tensor r = repeat(x, {kHuge, 1});
+  EXPECT_EQ(r.sizes(), (Shape{kHuge, 0}));
+  EXPECT_EQ(tile(zeros({2, 0}), {kHuge / 2, 1}).sizes(), (Shape{kHuge, 0}));
+  EXPECT_EQ(r.clone().numel(), 0);
+  EXPECT_NE(error_of([] { repeat(ones({2}), {kHuge, 3}); }).find("[repeat]"), std::string::npos);
+}

@@ -24,11 +24,14 @@ using core::with_index;
 template <int N, class F>
 void for_each_run(const Shape& sizes, const std::array<char*, N>& base, const std::array<Shape, N>& strides,
                   const std::array<int64_t, N>& elem_size, F&& inner, bool allow_parallel = true) {
+  // Nothing to visit when any dim is empty; the other dims of an empty tensor may be huge
+  // (repeat(empty, {1LL << 62})), so no stride arithmetic happens before this check.
+  for (const int64_t s : sizes)
+    if (s == 0) return;
   // collapse: drop size-1 dims, merge contiguous neighbours
   Shape sz;
   std::array<Shape, N> st;
   for (std::size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0) return;
     if (sizes[d] == 1) continue;
     if (!sz.empty()) {
       bool merge = true;
