@@ -114,22 +114,38 @@ void torch_sgemm(benchmark::State& state, int threads, int64_t M, int64_t N, int
   rate(state, "GFLOPS", 2e-9 * double(M) * double(N) * double(K));
 }
 
-// ===== conv2d: x (32, 16, 32, 32), weight (32, 16, 3, 3), bias (32), padding 1 ======================
-// Forward: 2 * N * Cout * H * W * Cin * 9 flops; forward+backward (grad of input, weight and bias
-// from a fixed grad_output): three times that.
-constexpr int64_t kConvN = 32, kConvCin = 16, kConvCout = 32, kConvHW = 32;
-constexpr double kConvFlops = 2.0 * kConvN * kConvCout * kConvHW * kConvHW * kConvCin * 9;
+// ===== conv2d ======================================================================================
+// conv2d: x (32, 16, 32, 32), weight (32, 16, 3, 3), bias (32), padding 1; and issue 15's three
+// more: a ResNet 3x3 64->64 at 56x56 (batch 8), a 1x1 256->64 at 28x28 (batch 8) and a first
+// layer 7x7 stride 2 3->64 from 224x224 to 112x112 (batch 4, padding 3; its input needs no
+// gradient, as an image's does not). Forward: 2 * N * Cout * oH * oW * Cin * kH * kW flops;
+// forward+backward (grad of input, weight and bias from a fixed grad_output): three times that
+// (twice for the first layer: no input gradient).
+struct ConvShape {
+  int64_t n, cin, cout, hw, k, stride, pad;
+  bool input_grad;
+  int64_t out_hw() const { return (hw + 2 * pad - k) / stride + 1; }
+  double flops(bool backward) const {
+    const double fwd = 2.0 * double(n * cout * out_hw() * out_hw() * cin * k * k);
+    return backward ? fwd * (input_grad ? 3 : 2) : fwd;
+  }
+};
+constexpr ConvShape kConvSmall{32, 16, 32, 32, 3, 1, 1, true};
+constexpr ConvShape kConvShapes[] = {
+    kConvSmall, {8, 64, 64, 56, 3, 1, 1, true}, {8, 256, 64, 28, 1, 1, 0, true}, {4, 3, 64, 224, 7, 2, 3, false}};
+constexpr const char* kConvNames[] = {"conv2d", "conv2d_resnet3x3_64", "conv2d_1x1_256to64", "conv2d_7x7s2_3to64"};
 
-void ditto_conv(benchmark::State& state, int threads, bool backward) {
+void ditto_conv(benchmark::State& state, int threads, const ConvShape& c, bool backward) {
   Setup s(threads, false);
-  ditto::Tensor x = ditto::randn({kConvN, kConvCin, kConvHW, kConvHW});
-  ditto::Tensor w = ditto::randn({kConvCout, kConvCin, 3, 3}), b = ditto::randn({kConvCout});
-  const ditto::Tensor gy = ditto::randn({kConvN, kConvCout, kConvHW, kConvHW});
+  ditto::Tensor x = ditto::randn({c.n, c.cin, c.hw, c.hw});
+  ditto::Tensor w = ditto::randn({c.cout, c.cin, c.k, c.k}), b = ditto::randn({c.cout});
+  const ditto::Tensor gy = ditto::randn({c.n, c.cout, c.out_hw(), c.out_hw()});
   if (backward) {
-    for (ditto::Tensor* t : {&x, &w, &b}) t->requires_grad_(true);
+    for (ditto::Tensor* t : {&x, &w, &b})
+      if (t != &x || c.input_grad) t->requires_grad_(true);
   }
   for (auto _ : state) {
-    ditto::Tensor y = dF::conv2d(x, w, b, 1, 1);
+    ditto::Tensor y = dF::conv2d(x, w, b, c.stride, c.pad);
     if (backward) {
       for (ditto::Tensor* t : {&x, &w, &b}) t->mutable_grad() = ditto::Tensor();
       y.backward(gy);
@@ -137,18 +153,19 @@ void ditto_conv(benchmark::State& state, int threads, bool backward) {
     }
     benchmark::DoNotOptimize(y);
   }
-  rate(state, "GFLOPS", 1e-9 * kConvFlops * (backward ? 3 : 1));
+  rate(state, "GFLOPS", 1e-9 * c.flops(backward));
 }
-void torch_conv(benchmark::State& state, int threads, bool backward) {
+void torch_conv(benchmark::State& state, int threads, const ConvShape& c, bool backward) {
   Setup s(threads, false);
-  torch::Tensor x = torch::randn({kConvN, kConvCin, kConvHW, kConvHW});
-  torch::Tensor w = torch::randn({kConvCout, kConvCin, 3, 3}), b = torch::randn({kConvCout});
-  const torch::Tensor gy = torch::randn({kConvN, kConvCout, kConvHW, kConvHW});
+  torch::Tensor x = torch::randn({c.n, c.cin, c.hw, c.hw});
+  torch::Tensor w = torch::randn({c.cout, c.cin, c.k, c.k}), b = torch::randn({c.cout});
+  const torch::Tensor gy = torch::randn({c.n, c.cout, c.out_hw(), c.out_hw()});
   if (backward) {
-    for (torch::Tensor* t : {&x, &w, &b}) t->requires_grad_(true);
+    for (torch::Tensor* t : {&x, &w, &b})
+      if (t != &x || c.input_grad) t->requires_grad_(true);
   }
   for (auto _ : state) {
-    torch::Tensor y = torch::conv2d(x, w, b, 1, 1);
+    torch::Tensor y = torch::conv2d(x, w, b, c.stride, c.pad);
     if (backward) {
       for (torch::Tensor* t : {&x, &w, &b}) t->mutable_grad().reset();
       y.backward(gy);
@@ -156,7 +173,7 @@ void torch_conv(benchmark::State& state, int threads, bool backward) {
     }
     benchmark::DoNotOptimize(y);
   }
-  rate(state, "GFLOPS", 1e-9 * kConvFlops * (backward ? 3 : 1));
+  rate(state, "GFLOPS", 1e-9 * c.flops(backward));
 }
 
 // ===== softmax over dim 1 of [4096, 1024] ==========================================================
@@ -790,12 +807,12 @@ void register_all() {
     both(
         "sgemm_256x1024x512", [t](benchmark::State& s) { ditto_sgemm(s, t, 256, 1024, 512); },
         [t](benchmark::State& s) { torch_sgemm(s, t, 256, 1024, 512); });
-    both(
-        "conv2d_fwd", [t](benchmark::State& s) { ditto_conv(s, t, false); },
-        [t](benchmark::State& s) { torch_conv(s, t, false); });
-    both(
-        "conv2d_fwd_bwd", [t](benchmark::State& s) { ditto_conv(s, t, true); },
-        [t](benchmark::State& s) { torch_conv(s, t, true); });
+    for (std::size_t i = 0; i < std::size(kConvShapes); ++i)
+      for (bool bwd : {false, true})
+        both(
+            std::string(kConvNames[i]) + (bwd ? "_fwd_bwd" : "_fwd"),
+            [t, i, bwd](benchmark::State& s) { ditto_conv(s, t, kConvShapes[i], bwd); },
+            [t, i, bwd](benchmark::State& s) { torch_conv(s, t, kConvShapes[i], bwd); });
     both(
         "softmax_4096x1024", [t](benchmark::State& s) { ditto_softmax(s, t); },
         [t](benchmark::State& s) { torch_softmax(s, t); });
@@ -920,7 +937,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("libtorch_blas", config_value(config, "BLAS_INFO"));
   benchmark::AddCustomContext("libtorch_mkldnn", config_value(config, "USE_MKLDNN"));
   benchmark::AddCustomContext("libtorch_conv2d_backend",
-                              conv_backend({kConvN, kConvCin, kConvHW, kConvHW}, {kConvCout, kConvCin, 3, 3}) +
+                              conv_backend({kConvSmall.n, kConvSmall.cin, kConvSmall.hw, kConvSmall.hw},
+                                           {kConvSmall.cout, kConvSmall.cin, 3, 3}) +
                                   " (conv2d workloads), " + conv_backend({64, 1, 28, 28}, {16, 1, 3, 3}) + " / " +
                                   conv_backend({64, 16, 14, 14}, {32, 16, 3, 3}) + " (cnn_step's two convs)");
   benchmark::AddCustomContext("libtorch_parallel",

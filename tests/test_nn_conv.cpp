@@ -3,8 +3,10 @@
 // batch and thread invariance, default init, bad input, and gradient-check samples.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -289,6 +291,80 @@ TEST(NNConvReference, GradientsMatchNaiveLoopsBitForBit) {
       cg::expect_bits(w.grad(), gw, "grad_weight vs naive");
       if (b.defined()) cg::expect_bits(b.grad(), gy.sum({0, 2, 3}), "grad_bias vs canonical sum");
     }
+  });
+}
+
+// The direct tiles (Note [Direct convolution], cpu/conv.cpp) on shapes that reach every case of
+// them: rows wider than a vector and not a multiple of it, output channels not a multiple of a
+// forward tile's 8 (and more than 16, 32, 48: weight tiles of 1 to 4 vectors), input channels in
+// several blocks, positions spanning rows (oW == W) or not, strides 1 to 3 (phases), dilation,
+// groups, a 1x1 and a 5x5, padding wider than the kernel's reach on one side.
+TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
+  const std::vector<RefCase> cases = {
+      {{2, 7, 9, 37}, {21, 7, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},     // spanning rows, 21 channels
+      {{2, 13, 11, 19}, {35, 13, 3, 3}, {{1, 1}, {0, 0}, {1, 1}, 1}, true},  // valid: per-row vectors
+      {{1, 6, 12, 40}, {50, 3, 5, 5}, {{1, 1}, {2, 2}, {1, 1}, 2}, false},   // groups, 5x5
+      {{2, 5, 23, 29}, {9, 5, 3, 3}, {{2, 3}, {1, 2}, {1, 1}, 1}, true},     // strides 2 and 3
+      {{1, 4, 17, 33}, {17, 4, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, 1}, true},    // dilation 2
+      {{3, 40, 7, 9}, {64, 40, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},   // 1x1, 64 out
+      {{2, 3, 30, 30}, {16, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}, 1}, true},    // a first layer
+      {{1, 2, 6, 6}, {3, 2, 2, 2}, {{1, 1}, {3, 0}, {1, 1}, 1}, true},       // padding past the kernel
+  };
+  for_each_level([&](const char* level) {
+    int k = 0;
+    for (const RefCase& rc : cases) {
+      SCOPED_TRACE(std::string(level) + " direct case " + std::to_string(k++));
+      for (ScalarType dt : {kFloat32, kFloat64}) {
+        manual_seed(300 + k);
+        Tensor x = spread(rc.x, dt).requires_grad_(), w = spread(rc.w, dt).requires_grad_();
+        Tensor b = rc.bias ? spread({rc.w[0]}, dt) : Tensor();
+        Tensor out = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+        const Tensor gy = spread(out.sizes(), dt);
+        out.backward(gy);
+        if (dt == kFloat32) {
+          cg::expect_bits(out, naive_conv2d<float>(x.detach(), w.detach(), b, rc.a), "forward vs naive");
+          auto [gx, gw] = naive_conv2d_grads<float>(x.detach(), w.detach(), gy, rc.a);
+          cg::expect_bits(x.grad(), gx, "grad_input vs naive");
+          cg::expect_bits(w.grad(), gw, "grad_weight vs naive");
+        } else {
+          cg::expect_bits(out, naive_conv2d<double>(x.detach(), w.detach(), b, rc.a), "forward vs naive");
+          auto [gx, gw] = naive_conv2d_grads<double>(x.detach(), w.detach(), gy, rc.a);
+          cg::expect_bits(x.grad(), gx, "grad_input vs naive");
+          cg::expect_bits(w.grad(), gw, "grad_weight vs naive");
+        }
+      }
+    }
+  });
+}
+
+// Lanes whose tap lies in the padding are computed from stored zeros (forward, grad weight: a
+// padded tap is fma(w, 0, acc), im2col's zero) or dropped (grad input: a tap with no output
+// position adds nothing). An infinite weight shows the difference: inf * 0 is NaN. Every NaN
+// result is the canonical quiet NaN, a NaN bias included.
+TEST(NNConvReference, InfiniteWeightsAndNaNsFollowTheNote) {
+  const RefCase rc{{2, 3, 9, 21}, {10, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true};
+  auto canonical = [](const Tensor& t) { return t.masked_fill(t.ne(t), std::numeric_limits<float>::quiet_NaN()); };
+  for_each_level([&](const char* level) {
+    SCOPED_TRACE(level);
+    manual_seed(9);
+    Tensor w0 = spread(rc.w, kFloat32);
+    w0.index_put_({tensor(std::vector<int64_t>{4}), tensor(std::vector<int64_t>{1})}, scalar_tensor(INFINITY));
+    Tensor x = spread(rc.x, kFloat32).requires_grad_(), w = w0.clone().requires_grad_();
+    Tensor b = spread({10}, kFloat32);
+    // a NaN bias with a payload comes out canonical
+    b.index_put_({tensor(std::vector<int64_t>{7})}, scalar_tensor(std::bit_cast<float>(0x7fc12345u)));
+    Tensor out = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+    const Tensor gy = spread(out.sizes(), kFloat32);
+    out.backward(gy);
+    const Tensor want = canonical(naive_conv2d<float>(x.detach(), w.detach(), b, rc.a));
+    EXPECT_GT(want.ne(want).sum().item<int64_t>(), 0);  // the padded taps of channel 4 are NaN
+    cg::expect_bits(out, want, "forward vs naive");
+    auto [gx, gw] = naive_conv2d_grads<float>(x.detach(), w.detach(), gy, rc.a);
+    cg::expect_bits(x.grad(), canonical(gx), "grad_input vs naive");
+    // the infinite weight makes grad input infinite or NaN where its tap reaches, but no padded
+    // read leaks in: most of grad input stays finite
+    EXPECT_LT(gx.ne(gx).sum().item<int64_t>(), gx.numel() / 2);
+    cg::expect_bits(w.grad(), canonical(gw), "grad_weight vs naive");
   });
 }
 

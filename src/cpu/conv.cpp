@@ -1,4 +1,5 @@
-// Convolution kernels (1-D as 2-D, 2-D and 3-D, and transposed): im2col + the GEMM of cpu/gemm.h.
+// Convolution kernels (1-D as 2-D, 2-D and 3-D, and transposed): direct register tiles (cpu/conv_impl.h)
+// for 2-D, im2col + the GEMM of cpu/gemm.h otherwise.
 //
 // Note [Convolution accumulation order]
 // -------------------------------------
@@ -16,20 +17,32 @@
 //                  + bias[o] per element, as the forward's), its input gradient the forward's
 //                  computation and its weight gradient grad weight's, with input and output
 //                  swapped: the same chains.
-// Samples are taken in blocks whose columns sit side by side in one GEMM (samples_per_block);
-// work is split only over whole outputs (samples for the copies, GEMM blocks of C), never inside
-// a chain, so the bits depend neither on the thread count nor on the block size; a sample's
-// forward never reads another sample, so it is the same alone or in any batch.
+//   NaN            a NaN result (bias included) is the canonical quiet NaN: x86 FMA forms differ in
+//                  which NaN operand they pass on, so payloads would differ between levels.
+// How: 2-D convolutions run the direct tiles of Note [Direct convolution] below (grad input at
+// stride 1); the rest im2col and the GEMM, with samples taken in blocks whose columns sit side by
+// side in one GEMM (samples_per_block). Either way work is split only over whole outputs (tiles,
+// samples for the copies, GEMM blocks of C), never inside a chain, so the bits depend neither on
+// the thread count nor on the path, tile or block; a sample's forward never reads another sample,
+// so it is the same alone or in any batch.
 #include "cpu/decl/conv.h"
 
 #include <algorithm>
 #include <functional>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/allocator.h"
 #include "core/parallel.h"
+#include "core/transpose.h"
+#include "cpu/capability.h"
+#include "cpu/conv_impl.h"
+#include "cpu/conv_kernels.h"
 #include "cpu/gemm.h"
 #include "cpu/loops.h"
+
+DITTO_CONV_LEVEL(scalar, F32x1, F64x1)
 
 namespace ditto::cpu {
 namespace {
@@ -222,6 +235,413 @@ void for_sample_blocks(const Geom& g, int64_t S, const std::function<void(int64_
     run(0, blocks);
 }
 
+// ------------------------------------------------------------------ the direct convolution
+// Note [Direct convolution]
+// -------------------------
+// 2-D convolutions (any stride, padding, dilation and groups; grad input at stride 1) skip
+// im2col and the GEMM's packing: register tiles (cpu/conv_impl.h) read the input where it lies,
+// in a copy of one sample's group made once:
+//   the padded input, split into sW column phases: xq[c][q][row][j] = xpad[c][row][j * sW + q]
+//   (xpad the zero-padded input), so the tap (kh, kw) of output (oh, ow) is
+//   xq[c][(kw*dW) % sW][oh*sH + kh*dH][ow + (kw*dW) / sW]: for every tap, consecutive ow are
+//   consecutive in memory, at any stride, and a padded tap reads a stored 0 (im2col's zero).
+// Forward: a tile holds R output channels x NV vectors of output positions, each lane one chain
+// over k = (c, kh, kw) ascending from 0 (Note [Convolution accumulation order]), then bias + chain.
+// A vector covers up to W consecutive ow of one output row, or, at sH = 1 where that wastes fewer
+// lanes, W consecutive positions oh * Wq + ow of the phase plane, whose lanes past oW are computed
+// and dropped. Grad weight: a tile holds R taps x NV vectors of output channels, each lane one
+// chain over (n, oh, ow) ascending, carried in a buffer from one sample block to the next. Grad
+// input (stride 1): a tile holds R input channels x NV vectors of one input row; per tap (kh, kw)
+// in order, the chain over o ascending, rounded, is added to the lanes whose output position
+// exists. So every tile shape, level and thread split gives the Note's bits; tiles own their
+// outputs, and threads take whole tiles (or whole samples).
+template <class T>
+const conv_kernels::Kernels<T>& direct_kernels() {
+  using namespace conv_kernels;
+  if constexpr (std::is_same_v<T, float>)
+    return by_level(&conv_kernels_f32_scalar, &conv_kernels_f32_avx2, &conv_kernels_f32_avx512)();
+  else
+    return by_level(&conv_kernels_f64_scalar, &conv_kernels_f64_avx2, &conv_kernels_f64_avx512)();
+}
+
+constexpr int kMaxTileElems = 8 * 4 * 16;  // R * NV * W of the widest forward tile
+
+// The phase-split padded input of one sample's group (Note [Direct convolution]).
+struct Padded {
+  int64_t Hp, Wq, plane, size;  // rows, phase width, Hp * Wq, elements with the slack
+};
+Padded padded(const Geom& g) {
+  Padded p;
+  p.Hp = g.H + 2 * g.pH;
+  p.Wq = (g.W + 2 * g.pW + g.sW - 1) / g.sW;
+  p.plane = p.Hp * p.Wq;
+  p.size = g.Cg * g.sW * p.plane + 64;  // a vector's lanes past the last position stay inside
+  return p;
+}
+
+// Whether the direct kernels take this convolution: 2-D, and the padded copy no more than a few
+// times the input and output (a huge padding or stride would make it mostly zeros).
+bool direct_fits(const Geom& g) {
+  if (g.D != 1 || g.kD != 1 || g.oD != 1 || g.P == 0 || g.N == 0 || g.O == 0) return false;
+  const double hp = double(g.H) + 2.0 * double(g.pH), wp = double(g.W) + 2.0 * double(g.pW);
+  const double copy = double(g.Cg) * hp * (wp + double(g.sW));
+  return copy <= 4.0 * (double(g.Cg) * double(g.H) * double(g.W) + double(g.Og) * double(g.P)) + 65536.0;
+}
+
+// Channels [c0, c1) of xq (Padded) from x, the sample's group's first channel; the slack is zeroed
+// with the last channel.
+template <class T>
+void fill_padded(const T* x, const Geom& g, const Padded& pd, int64_t c0, int64_t c1, T* xq) {
+  for (int64_t c = c0; c < c1; ++c)
+    for (int64_t q = 0; q < g.sW; ++q) {
+      T* plane = xq + (c * g.sW + q) * pd.plane;
+      // columns j whose input column iw = j * sW + q - pW lies in [0, W)
+      const int64_t jlo = std::min(pd.Wq, g.pW > q ? (g.pW - q + g.sW - 1) / g.sW : 0);
+      const int64_t jhi = std::max(jlo, std::min(pd.Wq, (g.W - 1 + g.pW - q) / g.sW + 1));
+      for (int64_t row = 0; row < pd.Hp; ++row) {
+        T* dst = plane + row * pd.Wq;
+        const int64_t ih = row - g.pH;
+        if (ih < 0 || ih >= g.H) {
+          std::fill(dst, dst + pd.Wq, T(0));
+          continue;
+        }
+        const T* src = x + (c * g.H + ih) * g.W + (jlo * g.sW + q - g.pW);
+        std::fill(dst, dst + jlo, T(0));
+        if (g.sW == 1)
+          std::copy(src, src + (jhi - jlo), dst + jlo);
+        else
+          for (int64_t j = jlo; j < jhi; ++j) dst[j] = src[(j - jlo) * g.sW];
+        std::fill(dst + jhi, dst + pd.Wq, T(0));
+      }
+    }
+  if (c1 == g.Cg) std::fill(xq + g.Cg * g.sW * pd.plane, xq + pd.size, T(0));
+}
+
+// The offset of tap k = (c, kh, kw) from its output position's base oh * sH * Wq + ow.
+std::vector<int64_t> tap_offsets(const Geom& g, const Padded& pd) {
+  std::vector<int64_t> off(static_cast<std::size_t>(g.K));
+  for (int64_t c = 0; c < g.Cg; ++c)
+    for (int64_t kh = 0; kh < g.kH; ++kh)
+      for (int64_t kw = 0; kw < g.kW; ++kw)
+        off[static_cast<std::size_t>((c * g.kH + kh) * g.kW + kw)] =
+            ((c * g.sW + (kw * g.dW) % g.sW) * pd.Hp + kh * g.dH) * pd.Wq + (kw * g.dW) / g.sW;
+  return off;
+}
+
+// Runs job(j) for j in [0, jobs) (a (sample, group) pair each) with a thread-local buffer of
+// `elems` when there are jobs for every thread, else calls inner(j, buffer) one job at a time
+// (inner then splits the job's work over the threads).
+template <class T, class Whole, class Split>
+void for_jobs(int64_t jobs, int64_t elems, int64_t cost, Whole whole, Split split) {
+  if (jobs >= detail::num_threads()) {
+    detail::parallel_for(jobs, cost, [&](int64_t j0, int64_t j1) {
+      detail::Scratch<T> buf(static_cast<std::size_t>(elems));
+      for (int64_t j = j0; j < j1; ++j) whole(j, buf.data());
+    });
+  } else {
+    detail::Scratch<T> buf(static_cast<std::size_t>(elems));
+    for (int64_t j = 0; j < jobs; ++j) split(j, buf.data());
+  }
+}
+
+template <class T>
+bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py) {
+  if (!direct_fits(g)) return false;
+  const conv_kernels::Kernels<T>& kn = direct_kernels<T>();
+  const int W = kn.lanes, R = kn.forward_rows, NV = kn.forward_vectors;
+  const Padded pd = padded(g);
+  const std::vector<int64_t> koff = tap_offsets(g, pd);
+  const int64_t nob = (g.Og + R - 1) / R;
+  // weights packed per block of R output channels: wpk[k * R + r], rows past Og zero
+  detail::Scratch<T> wpk(static_cast<std::size_t>(g.G * nob * g.K * R));
+  for (int64_t gi = 0; gi < g.G; ++gi)
+    for (int64_t ob = 0; ob < nob; ++ob)
+      for (int64_t k = 0; k < g.K; ++k)
+        for (int64_t r = 0; r < R; ++r) {
+          const int64_t o = ob * R + r;
+          wpk.data()[((gi * nob + ob) * g.K + k) * R + r] = o < g.Og ? pw[(gi * g.Og + o) * g.K + k] : T(0);
+        }
+  // the output's vectors: x = base offset in xq, y = position in the output plane (or, spanning,
+  // the first lane's oh * Wq + ow), lanes
+  struct Vec {
+    int64_t x;
+    int lanes;
+  };
+  const int64_t per_row = (g.oW + W - 1) / W * W * g.oH;
+  const int64_t span_end = (g.oH - 1) * pd.Wq + g.oW;
+  const bool spanning = g.sH == 1 && (span_end + W - 1) / W * W < per_row;
+  std::vector<Vec> vecs;
+  std::vector<int64_t> ydst;  // per-row: the first lane's output offset
+  if (spanning) {
+    for (int64_t p = 0; p < span_end; p += W) {
+      vecs.push_back({p, int(std::min<int64_t>(W, span_end - p))});
+      ydst.push_back(p);  // the output's own positions when its rows have no gaps (Wq == oW)
+    }
+  } else {
+    for (int64_t oh = 0; oh < g.oH; ++oh)
+      for (int64_t ow = 0; ow < g.oW; ow += W) {
+        vecs.push_back({oh * g.sH * pd.Wq + ow, int(std::min<int64_t>(W, g.oW - ow))});
+        ydst.push_back(oh * g.oW + ow);
+      }
+  }
+  const int64_t nvec = static_cast<int64_t>(vecs.size()), ngroups = (nvec + NV - 1) / NV;
+  const bool gaps = spanning && pd.Wq != g.oW;  // lanes at ow >= oW: through a tile buffer
+
+  // tile (ob, vector group vg) of sample n, group gi, from its padded input xq
+  auto tile = [&](const T* xq, int64_t n, int64_t gi, int64_t ob, int64_t vg) {
+    const int rows = static_cast<int>(std::min<int64_t>(R, g.Og - ob * R));
+    T* yplane = py + (n * g.O + gi * g.Og + ob * R) * g.P;
+    alignas(64) T buf[kMaxTileElems];
+    const T* xb[4];
+    T* yd[4];
+    int lanes[4];
+    for (int v = 0; v < NV; ++v) {
+      const int64_t i = vg * NV + v;
+      xb[v] = i < nvec ? xq + vecs[static_cast<std::size_t>(i)].x : xq;
+      lanes[v] = i < nvec ? vecs[static_cast<std::size_t>(i)].lanes : 0;
+      yd[v] = gaps || i >= nvec ? buf + v * W : yplane + ydst[static_cast<std::size_t>(i)];
+    }
+    kn.forward(g.K, koff.data(), xb, wpk.data() + (gi * nob + ob) * g.K * R, yd, gaps ? NV * W : g.P, lanes, rows,
+               pb ? pb + gi * g.Og + ob * R : nullptr);
+    if (!gaps) return;
+    for (int v = 0; v < NV; ++v) {  // the runs of lanes that are outputs (ow < oW) to their places
+      if (lanes[v] == 0) continue;
+      const int64_t p0 = vecs[static_cast<std::size_t>(vg * NV + v)].x;
+      int64_t oh = p0 / pd.Wq, ow = p0 % pd.Wq;
+      for (int64_t l = 0; l < lanes[v];) {
+        const int64_t run = std::min<int64_t>(lanes[v] - l, pd.Wq - ow), out = std::clamp<int64_t>(g.oW - ow, 0, run);
+        for (int r = 0; r < rows; ++r) {
+          const T* src = buf + r * NV * W + v * W + l;
+          std::copy(src, src + out, yplane + r * g.P + oh * g.oW + ow);
+        }
+        l += run;
+        ow = 0, ++oh;
+      }
+    }
+  };
+  // Tiles in chunks of kChunk vector groups, each chunk through every block of output channels:
+  // the chunk's input rows stay in L1/L2 while the blocks' weights stream from L2.
+  constexpr int64_t kChunk = 4;
+  const int64_t nchunks = (ngroups + kChunk - 1) / kChunk;
+  auto all_tiles = [&](const T* xq, int64_t n, int64_t gi, int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t ch = t / nob, ob = t % nob;
+      for (int64_t vg = ch * kChunk; vg < std::min(ngroups, (ch + 1) * kChunk); ++vg) tile(xq, n, gi, ob, vg);
+    }
+  };
+  const int64_t sample_fmas = g.Og * g.P * g.K;
+  for_jobs<T>(
+      g.N * g.G, pd.size, sample_fmas,
+      [&](int64_t j, T* xq) {
+        const int64_t n = j / g.G, gi = j % g.G;
+        fill_padded(px + (n * g.C + gi * g.Cg) * g.volume(), g, pd, 0, g.Cg, xq);
+        all_tiles(xq, n, gi, 0, nob * nchunks);
+      },
+      [&](int64_t j, T* xq) {
+        const int64_t n = j / g.G, gi = j % g.G;
+        const T* x = px + (n * g.C + gi * g.Cg) * g.volume();
+        detail::parallel_for(g.Cg, g.sW * pd.plane, [&](int64_t c0, int64_t c1) { fill_padded(x, g, pd, c0, c1, xq); });
+        if (g.Cg == 0) fill_padded(x, g, pd, 0, 0, xq);
+        detail::parallel_for(nob * nchunks, sample_fmas / (nob * nchunks) + 1,
+                             [&](int64_t t0, int64_t t1) { all_tiles(xq, n, gi, t0, t1); });
+      });
+  return true;
+}
+
+template <class T>
+bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
+  if (!direct_fits(g)) return false;
+  const conv_kernels::Kernels<T>& kn = direct_kernels<T>();
+  const int W = kn.lanes;
+  // Vectors of output channels per tile (1 to 4, R = 24 / NV taps): a step costs about the larger
+  // of its fmas (2 a cycle) and its loads (R broadcasts, a cycle each, and NV vectors, measured at
+  // about half a cycle each); the choice costs the fewest cycles for the whole product.
+  auto cycles = [&](int nv) {
+    const int64_t r = kn.weight_rows[nv - 1];
+    return double((g.Og + nv * W - 1) / (nv * W) * ((g.K + r - 1) / r)) *
+           std::max(double(r * nv) / 2.0, double(r) + double(nv) / 2.0);
+  };
+  int NV = 4;
+  for (int nv : {3, 2, 1})
+    if (cycles(nv) < cycles(NV)) NV = nv;
+  const int R = kn.weight_rows[NV - 1];
+  const auto fn = kn.weight[NV - 1];
+  const int64_t cols = NV * W, otiles = (g.Og + cols - 1) / cols, Ogp = otiles * cols;
+  const int64_t ktiles = (g.K + R - 1) / R, Kp = ktiles * R;
+  const Padded pd = padded(g);
+  std::vector<int64_t> toff = tap_offsets(g, pd);
+  toff.resize(static_cast<std::size_t>(Kp), 0);  // rows past K read a real element; never stored
+  std::vector<int64_t> pos(static_cast<std::size_t>(g.P));
+  for (int64_t oh = 0; oh < g.oH; ++oh)
+    for (int64_t ow = 0; ow < g.oW; ++ow) pos[static_cast<std::size_t>(oh * g.oW + ow)] = oh * g.sH * pd.Wq + ow;
+  // samples per block: their padded inputs and transposed gradients within about 4 MiB
+  const int64_t per_sample = pd.size + g.P * Ogp;
+  const int64_t S = std::clamp<int64_t>((int64_t(1) << 20) / std::max<int64_t>(per_sample, 1), 1, g.N);
+  detail::Scratch<T> xq(static_cast<std::size_t>(S * pd.size)), gyt(static_cast<std::size_t>(S * g.P * Ogp)),
+      acc(static_cast<std::size_t>(Kp * Ogp));
+  for (int64_t gi = 0; gi < g.G; ++gi) {
+    for (int64_t n0 = 0; n0 < g.N; n0 += S) {
+      const int64_t s = std::min(S, g.N - n0);
+      // items: (sample, channel) copies, then (sample, block of 16 positions) transposes
+      constexpr int64_t kRun = 256;
+      const bool shuffles = std::is_same_v<T, float> && cpu_capability() != CpuCapability::Scalar;
+      const int64_t pblocks = (g.P + kRun - 1) / kRun, items = g.Cg + pblocks;
+      detail::parallel_for(s * items, g.P, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const int64_t j = i / items, c = i % items;
+          if (c < g.Cg) {
+            fill_padded(px + ((n0 + j) * g.C + gi * g.Cg) * g.volume(), g, pd, c, c + 1, xq.data() + j * pd.size);
+            continue;
+          }
+          const int64_t p0 = (c - g.Cg) * kRun, p1 = std::min(g.P, p0 + kRun);
+          const T* src = pgy + ((n0 + j) * g.O + gi * g.Og) * g.P;
+          T* dst = gyt.data() + j * g.P * Ogp;
+          if (shuffles)  // moves only: the same bits as the loop
+            detail::transpose4_avx2(reinterpret_cast<const char*>(src + p0), g.P * 4,
+                                    reinterpret_cast<char*>(dst + p0 * Ogp), Ogp * 4, p1 - p0, g.Og);
+          else
+            for (int64_t p = p0; p < p1; ++p)
+              for (int64_t o = 0; o < g.Og; ++o) dst[p * Ogp + o] = src[o * g.P + p];
+          for (int64_t p = p0; p < p1; ++p) std::fill(dst + p * Ogp + g.Og, dst + (p + 1) * Ogp, T(0));
+        }
+      });
+      if (g.Cg == 0)
+        for (int64_t j = 0; j < s; ++j) fill_padded(px, g, pd, 0, 0, xq.data() + j * pd.size);
+      // A thread's tiles take the positions in chunks of about 64 KiB of gradients, each chunk
+      // through all its tiles (from L2); the chains go on from chunk to chunk through acc.
+      const int64_t chunk = std::max<int64_t>(64, 16384 / Ogp);
+      detail::parallel_for(ktiles * otiles, s * g.P * R * cols, [&](int64_t t0, int64_t t1) {
+        for (int64_t j = 0; j < s; ++j)
+          for (int64_t p0 = 0; p0 < g.P; p0 += chunk)
+            for (int64_t t = t0; t < t1; ++t) {
+              const int64_t kt = t / otiles, ot = t % otiles;
+              fn(std::min(chunk, g.P - p0), pos.data() + p0, xq.data() + j * pd.size, toff.data() + kt * R,
+                 gyt.data() + (j * g.P + p0) * Ogp + ot * cols, Ogp, acc.data() + kt * R * Ogp + ot * cols, Ogp,
+                 n0 + j > 0 || p0 > 0);
+            }
+      });
+    }
+    const T qnan = std::numeric_limits<T>::quiet_NaN();
+    for (int64_t o = 0; o < g.Og; ++o)
+      for (int64_t k = 0; k < g.K; ++k) {
+        const T v = acc.data()[k * Ogp + o];
+        pgw[(gi * g.Og + o) * g.K + k] = v != v ? qnan : v;
+      }
+  }
+  return true;
+}
+
+template <class T>
+bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb) {
+  if (!direct_fits(g) || g.sH != 1 || g.sW != 1) return false;
+  // lane coordinates are compared as T: exact below 2^24
+  if (std::max({g.H, g.W, g.oH, g.oW}) + std::max({g.pH, g.pW, (g.kH - 1) * g.dH, (g.kW - 1) * g.dW}) > (1 << 22))
+    return false;
+  const conv_kernels::Kernels<T>& kn = direct_kernels<T>();
+  const int W = kn.lanes;
+  // Vectors: W consecutive input columns of one row, or, when output rows are as wide as input
+  // rows (oW == W: a "same" convolution) and that computes fewer lanes, W consecutive positions
+  // ih * W + iw of the whole plane, across rows; NV of them side by side in a tile.
+  constexpr int NV = conv_kernels::kInputVectors;
+  const int R = kn.input_rows;
+  const auto input_tile = kn.input;
+  const int64_t nch = (g.W + W - 1) / W;
+  const bool spanning = g.oW == g.W && (g.H * g.W + NV * W - 1) / (NV * W) < g.H * ((nch + NV - 1) / NV);
+  const int64_t nvec = spanning ? (g.H * g.W + W - 1) / W : g.H * nch;
+  const int64_t kHW = g.kH * g.kW, ncb = (g.Cg + R - 1) / R;
+  const int64_t row_groups = (nch + NV - 1) / NV;
+  // Runs of groups, one kernel call each: a row's groups, or (spanning) 8 groups of the plane.
+  constexpr int64_t kRunGroups = 8;
+  const int64_t span_groups = (nvec + NV - 1) / NV;
+  const int64_t run_groups = spanning ? std::min(kRunGroups, span_groups) : row_groups;
+  const int64_t runs = spanning ? (span_groups + run_groups - 1) / run_groups : g.H;
+  const int64_t run_len = run_groups * NV * W;  // positions a run's vectors cover
+  // weights packed per block of R input channels: wk[(j * Og + o) * R + r], rows past Cg zero
+  detail::Scratch<T> wk(static_cast<std::size_t>(g.G * ncb * kHW * g.Og * R));
+  for (int64_t gi = 0; gi < g.G; ++gi)
+    for (int64_t cb = 0; cb < ncb; ++cb)
+      for (int64_t j = 0; j < kHW; ++j)
+        for (int64_t o = 0; o < g.Og; ++o)
+          for (int64_t r = 0; r < R; ++r) {
+            const int64_t c = cb * R + r;
+            wk.data()[(((gi * ncb + cb) * kHW + j) * g.Og + o) * R + r] =
+                c < g.Cg ? pw[((gi * g.Og + o) * g.Cg + c) * kHW + j] : T(0);
+          }
+  // The output gradient's planes, with room around them so that every lane reads inside (lanes
+  // whose output position does not exist are computed and dropped). Per-row runs: rows of wg,
+  // column ow at lpad + ow. Spanning: rows of oW, front elements before row 0.
+  const int64_t lpad = std::max<int64_t>(0, (g.kW - 1) * g.dW - g.pW);
+  const int64_t wg = spanning ? g.oW : lpad + std::max<int64_t>(g.oW, run_len + g.pW);
+  const int64_t front = spanning ? std::max<int64_t>(0, (g.kH - 1) * g.dH - g.pH) * g.oW + lpad : 0;
+  const int64_t rows_read = std::max(g.oH, g.H + g.pH + 1);  // rows a lane may read
+  const int64_t plane = front + rows_read * wg + run_len + g.pW + 64;
+  const int64_t per_sample = g.O * plane;
+  const int64_t S = std::clamp<int64_t>((int64_t(1) << 20) / per_sample, 1, g.N);
+  detail::Scratch<T> gyp(static_cast<std::size_t>(S * per_sample));
+  // every run's lane coordinates (run_len of each)
+  std::vector<T> lane_ih(static_cast<std::size_t>(runs * run_len)), lane_iw(lane_ih.size());
+  for (int64_t u = 0; u < runs; ++u)
+    for (int64_t l = 0; l < run_len; ++l) {
+      const std::size_t i = static_cast<std::size_t>(u * run_len + l);
+      const int64_t p = u * run_len + l;
+      lane_ih[i] = T(spanning ? p / g.W : u);
+      lane_iw[i] = T(spanning ? p % g.W : l);
+    }
+  for (int64_t n0 = 0; n0 < g.N; n0 += S) {
+    const int64_t s = std::min(S, g.N - n0);
+    detail::parallel_for(s * g.O, plane, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const int64_t j = i / g.O, o = i % g.O;
+        T* dst = gyp.data() + j * per_sample + o * plane;
+        const T* src = pgy + ((n0 + j) * g.O + o) * g.P;
+        std::fill(dst, dst + front, T(0));
+        T* body = dst + front;
+        if (spanning) {
+          std::copy(src, src + g.P, body);
+          std::fill(body + g.P, dst + plane, T(0));
+          continue;
+        }
+        for (int64_t oh = 0; oh < g.oH; ++oh) {
+          T* row = body + oh * wg;
+          std::fill(row, row + lpad, T(0));
+          std::copy(src + oh * g.oW, src + (oh + 1) * g.oW, row + lpad);
+          std::fill(row + lpad + g.oW, row + wg, T(0));
+        }
+        std::fill(body + g.oH * wg, dst + plane, T(0));
+      }
+    });
+    const int64_t tiles = s * g.G * ncb * runs;
+    detail::parallel_for(tiles, R * run_len * kHW * g.Og, [&](int64_t t0, int64_t t1) {
+      std::vector<conv_kernels::InputTap> taps(static_cast<std::size_t>(kHW));
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t u = t % runs, cb = t / runs % ncb, gi = t / (runs * ncb) % g.G, j = t / (runs * ncb * g.G),
+                      n = n0 + j;
+        // the run's positions and rows; a tap whose output row or column misses every lane's is skipped
+        const int64_t p0 = spanning ? u * run_len : u * g.W;
+        const int64_t count = spanning ? std::min(run_len, g.H * g.W - p0) : g.W;
+        const int64_t ih_lo = spanning ? p0 / g.W : u, ih_hi = spanning ? (p0 + count - 1) / g.W : u;
+        int ntaps = 0;
+        for (int64_t kh = 0; kh < g.kH; ++kh) {
+          const int64_t dh = kh * g.dH - g.pH;
+          if (ih_hi - dh < 0 || ih_lo - dh >= g.oH) continue;
+          for (int64_t kw = 0; kw < g.kW; ++kw) {
+            const int64_t dw = kw * g.dW - g.pW;
+            if (g.W - 1 - dw < 0 || -dw >= g.oW) continue;
+            const int64_t goff = spanning ? front + p0 - dh * g.oW - dw : (u - dh) * wg + lpad - dw;
+            taps[static_cast<std::size_t>(ntaps++)] = {kh * g.kW + kw, goff, dh, dw};
+          }
+        }
+        input_tile(g.Og, ntaps, taps.data(), wk.data() + (gi * ncb + cb) * kHW * g.Og * R,
+                   gyp.data() + j * per_sample + gi * g.Og * plane, plane, g.oH, g.oW, lane_ih.data() + u * run_len,
+                   lane_iw.data() + u * run_len, (count + NV * W - 1) / (NV * W),
+                   pgx + (n * g.C + gi * g.Cg + cb * R) * g.H * g.W + p0, g.H * g.W, count,
+                   static_cast<int>(std::min<int64_t>(R, g.Cg - cb * R)), pb ? pb + gi * g.Cg + cb * R : nullptr);
+      }
+    });
+  }
+  return true;
+}
+
 }  // namespace
 
 void conv(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvArgs& a) {
@@ -231,6 +651,7 @@ void conv(const Tensor& out, const Tensor& input, const Tensor& weight, const Te
     const T* pw = weight.data_ptr<T>();
     const T* pb = bias.defined() ? bias.data_ptr<T>() : nullptr;
     T* py = out.data_ptr<T>();
+    if (forward_direct(g, px, pw, pb, py)) return;
     const int64_t S = samples_per_block(g);
     for_sample_blocks(g, S, [&](int64_t gi, int64_t n0, int64_t s) {
       const int64_t L = s * g.P;
@@ -245,8 +666,11 @@ void conv(const Tensor& out, const Tensor& input, const Tensor& weight, const Te
           const T* src = pacc + o * L + j * g.P;
           T* y = py + ((n0 + j) * g.O + gi * g.Og + o) * g.P;
           if (pb) {
-            const T b = pb[gi * g.Og + o];
-            for (int64_t p = 0; p < g.P; ++p) y[p] = b + src[p];
+            const T b = pb[gi * g.Og + o], qnan = std::numeric_limits<T>::quiet_NaN();
+            for (int64_t p = 0; p < g.P; ++p) {
+              const T v = b + src[p];
+              y[p] = v != v ? qnan : v;
+            }
           } else if (src != y) {
             std::copy(src, src + g.P, y);
           }
@@ -260,6 +684,7 @@ namespace {
 // grad_input = col2im(W^T @ grad_out) per sample block, then + bias[c] (conv_transpose's bias).
 template <class T>
 void backward_input(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb) {
+  if (input_direct(g, pw, pgy, pgx, pb)) return;
   const int64_t S = samples_per_block(g);
   for_sample_blocks(g, S, [&](int64_t gi, int64_t n0, int64_t s) {
     const int64_t L = s * g.P;
@@ -273,8 +698,11 @@ void backward_input(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* p
         col2im(dcol.data() + j * g.P, L, g, gx);
         if (pb)
           for (int64_t c = 0; c < g.Cg; ++c) {
-            const T b = pb[gi * g.Cg + c];
-            for (T *v = gx + c * g.volume(), *e = v + g.volume(); v < e; ++v) *v = b + *v;
+            const T b = pb[gi * g.Cg + c], qnan = std::numeric_limits<T>::quiet_NaN();
+            for (T *v = gx + c * g.volume(), *e = v + g.volume(); v < e; ++v) {
+              const T sum = b + *v;
+              *v = sum != sum ? qnan : sum;
+            }
           }
       }
     });
@@ -305,6 +733,7 @@ void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, con
     const T* px = input.data_ptr<T>();
     const T* pgy = grad_out.data_ptr<T>();
     T* pgw = grad_weight.data_ptr<T>();
+    if (weight_direct(g, px, pgy, pgw)) return;
     for (int64_t i = 0; i < g.O * g.K; ++i) pgw[i] = T(0);
     const int64_t S = samples_per_block(g);
     detail::Scratch<T> col(static_cast<std::size_t>(g.K * S * g.P)),

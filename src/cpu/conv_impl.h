@@ -1,0 +1,199 @@
+#pragma once
+// The direct convolution's register tiles (cpu/conv.cpp drives them), written once over cpu/simd.h
+// and instantiated per level by DITTO_CONV_LEVEL (conv.cpp: scalar, conv_avx2.cpp,
+// conv_avx512.cpp). Include only from those files. Each accumulator lane is one chain of Note
+// [Convolution accumulation order]: one fma per step, in the Note's order, from 0, so every level
+// and tile shape gives the chains' own bits; a NaN result is stored as the canonical quiet NaN
+// (x86 FMA forms differ in which NaN operand they propagate).
+#include <cstdint>
+#include <limits>
+
+#include "cpu/conv_kernels.h"
+#include "cpu/simd.h"
+
+namespace ditto::cpu::conv_impl {
+inline namespace DITTO_SIMD_ISA {
+
+using namespace ::ditto::simd;
+
+template <class V>
+V canonical(V x) {
+  return select(x != x, V(std::numeric_limits<typename V::Scalar>::quiet_NaN()), x);
+}
+
+// Forward: R output channels x NV vectors of output positions. Vector v's lane l reads tap k at
+// xb[v] + koff[k] + l; wp[k * R + r] is row r's weight of tap k (rows past `rows` are zero and not
+// stored). Row r of vector v goes to y[v] + r * ldy, `lanes[v]` lanes of it (0: vector unused),
+// as bias[r] + chain (bias null: the chain), NaN canonical.
+template <class V, int R, int NV>
+void forward_tile(int64_t K, const int64_t* koff, const typename V::Scalar* const* xb, const typename V::Scalar* wp,
+                  typename V::Scalar* const* y, int64_t ldy, const int* lanes, int rows,
+                  const typename V::Scalar* bias) {
+  using T = typename V::Scalar;
+  constexpr int W = V::N;
+  V acc[R][NV];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = V(T(0));
+  const T* x[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) x[v] = xb[v];
+  for (int64_t k = 0; k < K; ++k) {
+    const int64_t o = koff[k];
+    V b[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) b[v] = V::load(x[v] + o);
+    const T* a = wp + k * R;
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const V av(a[r]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = fma(av, b[v], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < R && r < rows; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      if (lanes[v] <= 0) continue;
+      V s = acc[r][v];
+      if (bias) s = V(bias[r]) + s;
+      s = canonical(s);
+      if (lanes[v] == W)
+        store(y[v] + r * ldy, s);
+      else
+        store_partial(y[v] + r * ldy, s, lanes[v]);
+    }
+}
+
+// Weight gradient: R taps x NV vectors of output channels. Step p (of npos, in order) multiplies
+// the output gradients gy[p * ldg + o] by each tap's input x[pos[p] + toff[r]]; row r of the
+// chains lives at acc[r * lda], continued from there when `load` (else from 0) and stored back
+// unrounded (the caller makes NaN canonical once every step is done).
+template <class V, int R, int NV>
+void weight_tile(int64_t npos, const int64_t* pos, const typename V::Scalar* x, const int64_t* toff,
+                 const typename V::Scalar* gy, int64_t ldg, typename V::Scalar* acc_io, int64_t lda, bool load) {
+  using T = typename V::Scalar;
+  constexpr int W = V::N;
+  V acc[R][NV];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = load ? V::load(acc_io + r * lda + v * W) : V(T(0));
+  int64_t t[R];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) t[r] = toff[r];
+  for (int64_t p = 0; p < npos; ++p) {
+    const T* xp = x + pos[p];
+    const T* g = gy + p * ldg;
+    V b[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) b[v] = V::load(g + v * W);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const V av(xp[t[r]]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] = fma(b[v], av, acc[r][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) store(acc_io + r * lda + v * W, acc[r][v]);
+}
+
+// Input gradient (stride 1): R input channels x `groups` groups of NV vectors of input
+// positions. Vector i (= group * NV + v) holds the positions i * W + l of a run of `count`
+// positions from gx (at most W of them), whose coordinates are (ih[i * W + l], iw[i * W + l]);
+// channel r at gx + r * ldx. For each tap of `taps`, in order: the chain over the group's Og
+// output channels of w[tap, o, r] (wk[(tap.j * Og + o) * R + r]) times the output gradient (of
+// output channel o at gy + o * ldo + tap.goff + i * W + l), rounded, is added to the lane's sum
+// when the lane's output position (ih - tap.dh, iw - tap.dw) lies in [0, oH) x [0, oW); the sums
+// start at 0. Each goes out as bias[r] + sum (bias null: the sum), NaN canonical: a NaN term makes
+// the sum NaN whatever follows, so making NaN canonical once at the end gives the bits of doing it
+// for every term (as col2im's GEMM does).
+template <class V, int R, int NV>
+void input_tile(int64_t Og, int ntaps, const conv_kernels::InputTap* taps, const typename V::Scalar* wk,
+                const typename V::Scalar* gy, int64_t ldo, int64_t oH, int64_t oW, const typename V::Scalar* ih,
+                const typename V::Scalar* iw, int64_t groups, typename V::Scalar* gx, int64_t ldx, int64_t count,
+                int rows, const typename V::Scalar* bias) {
+  using T = typename V::Scalar;
+  constexpr int W = V::N;
+  for (int64_t grp = 0; grp < groups; ++grp) {
+    const int64_t first = grp * NV * W;  // the group's first position in the run
+    V sum[R][NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) sum[r][v] = V(T(0));
+    for (int i = 0; i < ntaps; ++i) {
+      const conv_kernels::InputTap& tap = taps[i];
+      V acc[R][NV];
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[r][v] = V(T(0));
+      const T* g = gy + tap.goff + first;
+      const T* w = wk + tap.j * Og * R;
+      for (int64_t o = 0; o < Og; ++o, g += ldo, w += R) {
+        V b[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) b[v] = V::load(g + v * W);
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) {
+          const V av(w[r]);
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) acc[r][v] = fma(av, b[v], acc[r][v]);
+        }
+      }
+      const V h0(T(tap.dh)), h1(T(oH + tap.dh)), w0(T(tap.dw)), w1(T(oW + tap.dw));
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const V h = V::load(ih + first + v * W), c = V::load(iw + first + v * W);
+        const auto inside = (h >= h0) & (h < h1) & (c >= w0) & (c < w1);
+#pragma GCC unroll 16
+        for (int r = 0; r < R; ++r) sum[r][v] = select(inside, sum[r][v] + acc[r][v], sum[r][v]);
+      }
+    }
+    for (int r = 0; r < R && r < rows; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const int64_t lanes = count - first - v * W;
+        if (lanes <= 0) continue;
+        V s = sum[r][v];
+        if (bias) s = V(bias[r]) + s;
+        s = canonical(s);
+        if (lanes >= W)
+          store(gx + r * ldx + first + v * W, s);
+        else
+          store_partial(gx + r * ldx + first + v * W, s, int(lanes));
+      }
+  }
+}
+
+}  // namespace DITTO_SIMD_ISA
+}  // namespace ditto::cpu::conv_impl
+
+// One level's instantiations: the tile shapes of cpu/conv_kernels.h's Tiles for that level.
+#define DITTO_CONV_LEVEL_T(level, V, T, sfx)                                              \
+  const conv_kernels::Kernels<T>& conv_kernels_##sfx##_##level() {                        \
+    using Tl = conv_kernels::Tiles<simd::V>;                                              \
+    static const conv_kernels::Kernels<T> k{                                              \
+        simd::V::N,                                                                       \
+        Tl::kForwardRows,                                                                 \
+        Tl::kForwardVectors,                                                              \
+        &conv_impl::forward_tile<simd::V, Tl::kForwardRows, Tl::kForwardVectors>,         \
+        {Tl::weight_rows(1), Tl::weight_rows(2), Tl::weight_rows(3), Tl::weight_rows(4)}, \
+        {&conv_impl::weight_tile<simd::V, Tl::weight_rows(1), 1>,                         \
+         &conv_impl::weight_tile<simd::V, Tl::weight_rows(2), 2>,                         \
+         &conv_impl::weight_tile<simd::V, Tl::weight_rows(3), 3>,                         \
+         &conv_impl::weight_tile<simd::V, Tl::weight_rows(4), 4>},                        \
+        Tl::kInputRows,                                                                   \
+        &conv_impl::input_tile<simd::V, Tl::kInputRows, conv_kernels::kInputVectors>};    \
+    return k;                                                                             \
+  }
+#define DITTO_CONV_LEVEL(level, VF, VD)      \
+  namespace ditto::cpu::conv_kernels {       \
+  DITTO_CONV_LEVEL_T(level, VF, float, f32)  \
+  DITTO_CONV_LEVEL_T(level, VD, double, f64) \
+  }

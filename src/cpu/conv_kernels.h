@@ -1,0 +1,59 @@
+#pragma once
+// The direct convolution's register tiles per level (cpu/conv_impl.h) and the choice of level.
+// Every level gives the same bits (Note [Convolution accumulation order], cpu/conv.cpp).
+#include <cstdint>
+
+namespace ditto::cpu::conv_kernels {
+
+// One tap (kh, kw) of an input-gradient tile: its index j = kh * kW + kw, the offset of the
+// output gradients of the tile's first position in a gradient plane, and the output position's offset from
+// the input position's, as (oh, ow) = (ih - dh, iw - dw): dh = kh * dH - pH, dw = kw * dW - pW.
+struct InputTap {
+  int64_t j, goff, dh, dw;
+};
+
+// Vectors side by side in an input-gradient tile, at every level: R x NV chains and R x NV sums
+// in registers; two vectors and more channels measured faster than three (each output-gradient
+// vector loaded feeds more chains).
+inline constexpr int kInputVectors = 2;
+
+template <class T>
+struct Kernels {
+  using Forward = void (*)(int64_t K, const int64_t* koff, const T* const* xb, const T* wp, T* const* y, int64_t ldy,
+                           const int* lanes, int rows, const T* bias);
+  using Weight = void (*)(int64_t npos, const int64_t* pos, const T* x, const int64_t* toff, const T* gy, int64_t ldg,
+                          T* acc, int64_t lda, bool load);
+  using Input = void (*)(int64_t Og, int ntaps, const InputTap* taps, const T* wk, const T* gy, int64_t ldo, int64_t oH,
+                         int64_t oW, const T* ih, const T* iw, int64_t groups, T* gx, int64_t ldx, int64_t count,
+                         int rows, const T* bias);
+  int lanes;            // of a vector
+  int forward_rows;     // output channels of a forward tile
+  int forward_vectors;  // vectors of output positions
+  Forward forward;
+  int weight_rows[4];  // taps of a weight tile of 1..4 vectors of output channels
+  Weight weight[4];
+  int input_rows;  // input channels of an input-gradient tile of kInputVectors vectors
+  Input input;
+};
+
+// Tile shapes by register file: AVX-512 (32 vector registers of 64 bytes), AVX2 (16 of 32 bytes),
+// scalar (one element a "vector"). Accumulators + operand vectors + a broadcast fit the file.
+template <class V>
+struct Tiles {
+  static constexpr int kBytes = V::N * int(sizeof(typename V::Scalar));
+  static constexpr bool kWide = kBytes == 64, kAvx2 = kBytes == 32;
+  static constexpr int kForwardRows = kWide ? 8 : 4;
+  static constexpr int kForwardVectors = kWide || kAvx2 ? 3 : 2;
+  static constexpr int weight_rows(int vectors) { return (kWide ? 24 : kAvx2 ? 12 : 8) / vectors; }
+  static constexpr int kInputRows = (kWide ? 12 : 6) / kInputVectors;
+};
+
+#define DITTO_CONV_DECLARE(level)                   \
+  const Kernels<float>& conv_kernels_f32_##level(); \
+  const Kernels<double>& conv_kernels_f64_##level();
+DITTO_CONV_DECLARE(scalar)
+DITTO_CONV_DECLARE(avx2)
+DITTO_CONV_DECLARE(avx512)
+#undef DITTO_CONV_DECLARE
+
+}  // namespace ditto::cpu::conv_kernels
