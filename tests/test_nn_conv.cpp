@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -309,6 +310,7 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
       {{3, 40, 7, 9}, {64, 40, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},   // 1x1, 64 out
       {{2, 3, 30, 30}, {16, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}, 1}, true},    // a first layer
       {{1, 2, 6, 6}, {3, 2, 2, 2}, {{1, 1}, {3, 0}, {1, 1}, 1}, true},       // padding past the kernel
+      {{2, 2, 5, 2}, {3, 2, 1, 2}, {{1, 4}, {0, 1}, {1, 3}, 1}, true},       // stride past the row: a phase all padding
   };
   for_each_level([&](const char* level) {
     int k = 0;
@@ -335,6 +337,40 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
       }
     }
   });
+}
+
+// Random small shapes (strides, paddings and dilations up to past the row, groups, empty phases)
+// against the naive loops at the detected level: the direct tiles' edge cases, and ASan's run of
+// this test checks that no tile reads outside its buffers.
+TEST(NNConvReference, RandomShapesMatchNaiveLoopsBitForBit) {
+  std::mt19937_64 rng(20261205);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int checked = 0;
+  for (int trial = 0; trial < 200 && checked < 60; ++trial) {
+    const int64_t groups = pick(1, 2), cg = pick(1, 4), og = pick(1, 12);
+    const Shape xs{pick(1, 2), groups * cg, pick(1, 12), pick(1, 21)}, ws{groups * og, cg, pick(1, 4), pick(1, 4)};
+    const RefCase rc{xs,
+                     ws,
+                     {{pick(1, 3), pick(1, 5)}, {pick(0, 3), pick(0, 4)}, {pick(1, 3), pick(1, 3)}, groups},
+                     pick(0, 1) == 1};
+    bool valid = true;
+    for (int i = 0; i < 2; ++i)
+      valid = valid && xs[2 + i] + 2 * rc.a.padding[i] - rc.a.dilation[i] * (ws[2 + i] - 1) - 1 >= 0;
+    if (!valid) continue;
+    ++checked;
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    manual_seed(trial);
+    Tensor x = spread(rc.x, kFloat32).requires_grad_(), w = spread(rc.w, kFloat32).requires_grad_();
+    Tensor b = rc.bias ? spread({rc.w[0]}, kFloat32) : Tensor();
+    Tensor out = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+    const Tensor gy = spread(out.sizes(), kFloat32);
+    out.backward(gy);
+    cg::expect_bits(out, naive_conv2d<float>(x.detach(), w.detach(), b, rc.a), "forward vs naive");
+    auto [gx, gw] = naive_conv2d_grads<float>(x.detach(), w.detach(), gy, rc.a);
+    cg::expect_bits(x.grad(), gx, "grad_input vs naive");
+    cg::expect_bits(w.grad(), gw, "grad_weight vs naive");
+  }
+  EXPECT_GE(checked, 40);
 }
 
 // Lanes whose tap lies in the padding are computed from stored zeros (forward, grad weight: a

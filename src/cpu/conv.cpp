@@ -297,7 +297,8 @@ void fill_padded(const T* x, const Geom& g, const Padded& pd, int64_t c0, int64_
       T* plane = xq + (c * g.sW + q) * pd.plane;
       // columns j whose input column iw = j * sW + q - pW lies in [0, W)
       const int64_t jlo = std::min(pd.Wq, g.pW > q ? (g.pW - q + g.sW - 1) / g.sW : 0);
-      const int64_t jhi = std::max(jlo, std::min(pd.Wq, (g.W - 1 + g.pW - q) / g.sW + 1));
+      const int64_t last = g.W - 1 + g.pW - q;  // the last column's j times sW (none when negative)
+      const int64_t jhi = last < 0 ? jlo : std::max(jlo, std::min(pd.Wq, last / g.sW + 1));
       for (int64_t row = 0; row < pd.Hp; ++row) {
         T* dst = plane + row * pd.Wq;
         const int64_t ih = row - g.pH;
@@ -475,25 +476,28 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
   for (int64_t oh = 0; oh < g.oH; ++oh)
     for (int64_t ow = 0; ow < g.oW; ++ow) pos[static_cast<std::size_t>(oh * g.oW + ow)] = oh * g.sH * pd.Wq + ow;
   // samples per block: their padded inputs and transposed gradients within about 4 MiB
-  const int64_t per_sample = pd.size + g.P * Ogp;
+  // Unpadded and unstrided along rows, the padded copy is the input itself (the tiles read only
+  // real positions here, element by element): no copy.
+  const bool in_place = g.pH == 0 && g.pW == 0 && g.sW == 1;
+  const int64_t per_sample = (in_place ? 0 : pd.size) + g.P * Ogp;
   const int64_t S = std::clamp<int64_t>((int64_t(1) << 20) / std::max<int64_t>(per_sample, 1), 1, g.N);
-  detail::Scratch<T> xq(static_cast<std::size_t>(S * pd.size)), gyt(static_cast<std::size_t>(S * g.P * Ogp)),
-      acc(static_cast<std::size_t>(Kp * Ogp));
+  detail::Scratch<T> xq(static_cast<std::size_t>(in_place ? 0 : S * pd.size)),
+      gyt(static_cast<std::size_t>(S * g.P * Ogp)), acc(static_cast<std::size_t>(Kp * Ogp));
   for (int64_t gi = 0; gi < g.G; ++gi) {
     for (int64_t n0 = 0; n0 < g.N; n0 += S) {
       const int64_t s = std::min(S, g.N - n0);
       // items: (sample, channel) copies, then (sample, block of 16 positions) transposes
       constexpr int64_t kRun = 256;
       const bool shuffles = std::is_same_v<T, float> && cpu_capability() != CpuCapability::Scalar;
-      const int64_t pblocks = (g.P + kRun - 1) / kRun, items = g.Cg + pblocks;
+      const int64_t copies = in_place ? 0 : g.Cg, pblocks = (g.P + kRun - 1) / kRun, items = copies + pblocks;
       detail::parallel_for(s * items, g.P, [&](int64_t i0, int64_t i1) {
         for (int64_t i = i0; i < i1; ++i) {
           const int64_t j = i / items, c = i % items;
-          if (c < g.Cg) {
+          if (c < copies) {
             fill_padded(px + ((n0 + j) * g.C + gi * g.Cg) * g.volume(), g, pd, c, c + 1, xq.data() + j * pd.size);
             continue;
           }
-          const int64_t p0 = (c - g.Cg) * kRun, p1 = std::min(g.P, p0 + kRun);
+          const int64_t p0 = (c - copies) * kRun, p1 = std::min(g.P, p0 + kRun);
           const T* src = pgy + ((n0 + j) * g.O + gi * g.Og) * g.P;
           T* dst = gyt.data() + j * g.P * Ogp;
           if (shuffles)  // moves only: the same bits as the loop
@@ -505,8 +509,11 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
           for (int64_t p = p0; p < p1; ++p) std::fill(dst + p * Ogp + g.Og, dst + (p + 1) * Ogp, T(0));
         }
       });
-      if (g.Cg == 0)
+      if (g.Cg == 0 && !in_place)
         for (int64_t j = 0; j < s; ++j) fill_padded(px, g, pd, 0, 0, xq.data() + j * pd.size);
+      auto sample_x = [&](int64_t j) {
+        return in_place ? px + ((n0 + j) * g.C + gi * g.Cg) * g.volume() : xq.data() + j * pd.size;
+      };
       // A thread's tiles take the positions in chunks of about 64 KiB of gradients, each chunk
       // through all its tiles (from L2); the chains go on from chunk to chunk through acc.
       const int64_t chunk = std::max<int64_t>(64, 16384 / Ogp);
@@ -515,7 +522,7 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
           for (int64_t p0 = 0; p0 < g.P; p0 += chunk)
             for (int64_t t = t0; t < t1; ++t) {
               const int64_t kt = t / otiles, ot = t % otiles;
-              fn(std::min(chunk, g.P - p0), pos.data() + p0, xq.data() + j * pd.size, toff.data() + kt * R,
+              fn(std::min(chunk, g.P - p0), pos.data() + p0, sample_x(j), toff.data() + kt * R,
                  gyt.data() + (j * g.P + p0) * Ogp + ot * cols, Ogp, acc.data() + kt * R * Ogp + ot * cols, Ogp,
                  n0 + j > 0 || p0 > 0);
             }
