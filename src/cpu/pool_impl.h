@@ -9,6 +9,7 @@
 // is tracked by its tap number (exact in a float lane) and turned into a plane index after.
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "cpu/simd.h"
 
@@ -26,6 +27,13 @@ template <class V>
 inline void max_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW,
                             int64_t pW, int64_t ow0, int64_t ow1, S<V>* vrow, int64_t* irow) {
   using T = S<V>;
+  // each tap's offset from the window's first column (no division per output below)
+  constexpr int64_t kTable = 64;
+  int64_t off_small[kTable];
+  std::vector<int64_t> off_big(nrows * kW > kTable ? static_cast<std::size_t>(nrows * kW) : 0);
+  int64_t* off = nrows * kW > kTable ? off_big.data() : off_small;
+  for (int64_t r = 0, t = 0; r < nrows; ++r)
+    for (int64_t kw = 0; kw < kW; ++kw, ++t) off[t] = rows[r] + kw * dW;
   for (int64_t ow = ow0; ow < ow1; ow += V::N) {
     const int count = ow1 - ow < V::N ? int(ow1 - ow) : V::N;
     V m(-std::numeric_limits<T>::infinity()), best(T(0));
@@ -36,6 +44,8 @@ inline void max_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, i
         V v;
         if (sW == 1)
           v = count == V::N ? V::load(p) : V::load_partial(p, count);
+        else if (sW == 2)  // two loads and a permute instead of a gather
+          v = V::load_even(p, count);
         else
           v = count == V::N ? V::load_strided(p, sW) : V::load_strided_partial(p, sW, count);
         const auto take = (v > m) | (v != v);
@@ -48,10 +58,7 @@ inline void max_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, i
       store(vrow + ow, m);
     else
       store_partial(vrow + ow, m, count);
-    for (int j = 0; j < count; ++j) {
-      const int64_t t = int64_t(bt[j]);
-      irow[ow + j] = rows[t / kW] + (ow + j) * sW - pW + (t % kW) * dW;
-    }
+    for (int j = 0; j < count; ++j) irow[ow + j] = off[int64_t(bt[j])] + (ow + j) * sW - pW;
   }
 }
 
@@ -71,6 +78,8 @@ inline void avg_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, i
         V v;
         if (sW == 1)
           v = count == V::N ? V::load(p) : V::load_partial(p, count);
+        else if (sW == 2)
+          v = V::load_even(p, count);
         else
           v = count == V::N ? V::load_strided(p, sW) : V::load_strided_partial(p, sW, count);
         s = s + v;

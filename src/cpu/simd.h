@@ -129,6 +129,8 @@ struct Vec1 {
   // Lane i reads p[i * stride] (stride small enough for 32-bit lane offsets).
   static Vec1 load_strided(const T* p, int64_t) { return *p; }
   static Vec1 load_strided_partial(const T* p, int64_t, int n) { return n > 0 ? *p : T(0); }
+  // Lane j < n holds p[2 j]; reads p[0 .. 2 n - 2] only (lanes past n are 0).
+  static Vec1 load_even(const T* p, int n) { return n > 0 ? *p : T(0); }
   // Double lanes read from / written to float memory (float kernels computed in double).
   static Vec1 load_f32(const float* p) { return T(*p); }
   static Vec1 load_f32_partial(const float* p, int n) { return n > 0 ? T(*p) : T(0); }
@@ -322,6 +324,12 @@ struct F32x8 {
   static F32x8 load_strided_partial(const float* p, int64_t s, int n) {
     return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, offsets(s), _mm256_castsi256_ps(avx2_lanes_below32(n)), 4);
   }
+  static F32x8 load_even(const float* p, int n) {
+    const __m256 lo = _mm256_maskload_ps(p, avx2_lanes_below32(2 * n - 1));
+    const __m256 hi = _mm256_maskload_ps(p + 8, avx2_lanes_below32(2 * n - 9));
+    const __m256 pairs = _mm256_shuffle_ps(lo, hi, 0x88);  // lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xD8));
+  }
 };
 inline void store(float* p, F32x8 a) { _mm256_storeu_ps(p, a.v); }
 inline void store_partial(float* p, F32x8 a, int n) { _mm256_maskstore_ps(p, avx2_lanes_below32(n), a.v); }
@@ -359,6 +367,11 @@ struct F64x4 {
   static F64x4 load_strided(const double* p, int64_t s) { return _mm256_i32gather_pd(p, offsets(s), 8); }
   static F64x4 load_strided_partial(const double* p, int64_t s, int n) {
     return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), p, offsets(s), _mm256_castsi256_pd(avx2_lanes_below64(n)), 8);
+  }
+  static F64x4 load_even(const double* p, int n) {
+    const __m256d lo = _mm256_maskload_pd(p, avx2_lanes_below64(2 * n - 1));
+    const __m256d hi = _mm256_maskload_pd(p + 4, avx2_lanes_below64(2 * n - 5));
+    return _mm256_permute4x64_pd(_mm256_unpacklo_pd(lo, hi), 0xD8);  // lo0 hi0 lo2 hi2 -> lo0 lo2 hi0 hi2
   }
   static F64x4 load_f32(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
   static F64x4 load_f32_partial(const float* p, int n) {
@@ -495,6 +508,12 @@ struct F32x16 {
   static F32x16 load_strided_partial(const float* p, int64_t s, int n) {
     return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), avx512_lanes_below16(n), offsets(s), p, 4);
   }
+  static F32x16 load_even(const float* p, int n) {
+    const __m512 lo = _mm512_maskz_loadu_ps(avx512_lanes_below16(2 * n - 1), p);
+    const __m512 hi = _mm512_maskz_loadu_ps(avx512_lanes_below16(2 * n - 17), p + 16);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(lo, even, hi);
+  }
 };
 inline void store(float* p, F32x16 a) { _mm512_storeu_ps(p, a.v); }
 inline void store_partial(float* p, F32x16 a, int n) { _mm512_mask_storeu_ps(p, avx512_lanes_below16(n), a.v); }
@@ -534,6 +553,11 @@ struct F64x8 {
   static F64x8 load_strided(const double* p, int64_t s) { return _mm512_i32gather_pd(offsets(s), p, 8); }
   static F64x8 load_strided_partial(const double* p, int64_t s, int n) {
     return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), avx512_lanes_below8(n), offsets(s), p, 8);
+  }
+  static F64x8 load_even(const double* p, int n) {
+    const __m512d lo = _mm512_maskz_loadu_pd(avx512_lanes_below8(2 * n - 1), p);
+    const __m512d hi = _mm512_maskz_loadu_pd(avx512_lanes_below8(2 * n - 9), p + 8);
+    return _mm512_permutex2var_pd(lo, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), hi);
   }
   static F64x8 load_f32(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
   static F64x8 load_f32_partial(const float* p, int n) {
