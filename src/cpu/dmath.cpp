@@ -8,37 +8,27 @@
 #include "cpu/capability.h"
 #include "cpu/dmath_impl.h"
 
+DITTO_DMATH_LEVEL(scalar, F32x1, F64x1)
+
 namespace ditto::dmath {
 using simd::F32x1;
 using simd::F64x1;
 
-#define DITTO_DMATH_DEFINE(fn)                                             \
+#define DITTO_DMATH_DEFINE(fn, ...)                                        \
   float fn(float x) { return impl::fn(F32x1(x)).v; }                       \
   double fn(double x) { return impl::fn(F64x1(x)).v; }                     \
-  void fn##_f32_scalar(const float* x, float* y, int64_t n) {              \
-    impl::map_unary<F32x1>(x, y, n, [](F32x1 v) { return impl::fn(v); });  \
-  }                                                                        \
-  void fn##_f64_scalar(const double* x, double* y, int64_t n) {            \
-    impl::map_unary<F64x1>(x, y, n, [](F64x1 v) { return impl::fn(v); });  \
-  }                                                                        \
   void fn##_f32(const float* x, float* y, int64_t n) {                     \
     by_level(&fn##_f32_scalar, &fn##_f32_avx2, &fn##_f32_avx512)(x, y, n); \
   }                                                                        \
   void fn##_f64(const double* x, double* y, int64_t n) {                   \
     by_level(&fn##_f64_scalar, &fn##_f64_avx2, &fn##_f64_avx512)(x, y, n); \
   }
-DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE)
+DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DEFINE, )
 #undef DITTO_DMATH_DEFINE
 
 float pow(float x, float y) { return float(impl::pow<F64x1, true>(F64x1(x), F64x1(y)).v); }
 double pow(double x, double y) { return impl::pow(F64x1(x), F64x1(y)).v; }
 
-void pow_f32_scalar(const float* x, const float* y, float* out, int64_t n) {
-  impl::map_binary_f32_via_f64<F64x1>(x, y, out, n, [](F64x1 a, F64x1 b) { return impl::pow<F64x1, true>(a, b); });
-}
-void pow_f64_scalar(const double* x, const double* y, double* out, int64_t n) {
-  impl::map_binary<F64x1>(x, y, out, n, [](F64x1 a, F64x1 b) { return impl::pow(a, b); });
-}
 void pow_f32(const float* x, const float* y, float* out, int64_t n) {
   by_level(&pow_f32_scalar, &pow_f32_avx2, &pow_f32_avx512)(x, y, out, n);
 }

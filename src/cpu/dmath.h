@@ -32,12 +32,17 @@ double pow(double x, double y);
 double cos_correctly_rounded(double x);
 
 // The unary functions, as an X-macro over their names.
-#define DITTO_DMATH_UNARY_FUNCTIONS(X) X(exp) X(log) X(log1p) X(expm1) X(tanh) X(erf) X(sin) X(cos)
+// (X is called as X(fn, args...) with any further arguments given.)
+// clang-format off
+#define DITTO_DMATH_UNARY_FUNCTIONS(X, ...) \
+  X(exp, __VA_ARGS__) X(log, __VA_ARGS__) X(log1p, __VA_ARGS__) X(expm1, __VA_ARGS__) \
+  X(tanh, __VA_ARGS__) X(erf, __VA_ARGS__) X(sin, __VA_ARGS__) X(cos, __VA_ARGS__)
+// clang-format on
 
 // Array entry points: y[i] = fn(x[i]) for 0 <= i < n (y may equal x). fn_f32 / fn_f64 use the
 // level cpu_capability() picks; the _scalar/_avx2/_avx512 versions run one level and must only be
 // called when cpu_supports(level). Every level returns the same bits.
-#define DITTO_DMATH_DECLARE_UNARY(fn)                          \
+#define DITTO_DMATH_DECLARE_UNARY(fn, ...)                     \
   void fn##_f32(const float* x, float* y, int64_t n);          \
   void fn##_f64(const double* x, double* y, int64_t n);        \
   void fn##_f32_scalar(const float* x, float* y, int64_t n);   \
@@ -46,7 +51,7 @@ double cos_correctly_rounded(double x);
   void fn##_f64_avx2(const double* x, double* y, int64_t n);   \
   void fn##_f32_avx512(const float* x, float* y, int64_t n);   \
   void fn##_f64_avx512(const double* x, double* y, int64_t n);
-DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DECLARE_UNARY)
+DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_DECLARE_UNARY, )
 #undef DITTO_DMATH_DECLARE_UNARY
 
 // out[i] = pow(x[i], y[i]).

@@ -641,3 +641,24 @@ inline void map_binary_f32_via_f64(const float* x, const float* y, float* out, i
 
 }  // namespace DITTO_SIMD_ISA
 }  // namespace ditto::dmath::impl
+
+// One level's array entry points (cpu/dmath.h: fn_f32_<level>, fn_f64_<level>, pow_*_<level>):
+// one line per level file (dmath.cpp: scalar, dmath_avx2.cpp, dmath_avx512.cpp).
+#define DITTO_DMATH_LEVEL_UNARY(fn, level, VF, VD)                              \
+  void fn##_f32_##level(const float* x, float* y, int64_t n) {                  \
+    impl::map_unary<simd::VF>(x, y, n, [](simd::VF v) { return impl::fn(v); }); \
+  }                                                                             \
+  void fn##_f64_##level(const double* x, double* y, int64_t n) {                \
+    impl::map_unary<simd::VD>(x, y, n, [](simd::VD v) { return impl::fn(v); }); \
+  }
+#define DITTO_DMATH_LEVEL(level, VF, VD)                                                                            \
+  namespace ditto::dmath {                                                                                          \
+  DITTO_DMATH_UNARY_FUNCTIONS(DITTO_DMATH_LEVEL_UNARY, level, VF, VD)                                               \
+  void pow_f32_##level(const float* x, const float* y, float* out, int64_t n) {                                     \
+    impl::map_binary_f32_via_f64<simd::VD>(x, y, out, n,                                                            \
+                                           [](simd::VD a, simd::VD b) { return impl::pow<simd::VD, true>(a, b); }); \
+  }                                                                                                                 \
+  void pow_f64_##level(const double* x, const double* y, double* out, int64_t n) {                                  \
+    impl::map_binary<simd::VD>(x, y, out, n, [](simd::VD a, simd::VD b) { return impl::pow(a, b); });               \
+  }                                                                                                                 \
+  }

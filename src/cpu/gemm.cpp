@@ -16,27 +16,9 @@
 #include "cpu/gemm_kernels.h"
 #include "cpu/loops.h"
 
-namespace ditto::cpu {
+DITTO_GEMM_LEVEL(scalar, F32x1, F64x1, kF32Scalar, kF64Scalar)
 
-namespace gemm_detail {
-static_assert(kF32Scalar.lanes == 1 && kF64Scalar.lanes == 1);
-void gemm_macro_f32_scalar(int64_t mc, int64_t nc, int64_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
-                           bool load_c, bool final) {
-  gemm_impl::macro<simd::F32x1, kF32Scalar.mr, kF32Scalar.nr>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
-}
-void gemm_macro_f64_scalar(int64_t mc, int64_t nc, int64_t kc, const double* ap, const double* bp, double* c,
-                           int64_t ldc, bool load_c, bool final) {
-  gemm_impl::macro<simd::F64x1, kF64Scalar.mr, kF64Scalar.nr>(mc, nc, kc, ap, bp, c, ldc, load_c, final);
-}
-void gemm_small_f32_scalar(int64_t M, int64_t N, int64_t K, const float* a, int64_t sam, int64_t sak, const float* b,
-                           int64_t sbk, float* c, int64_t ldc) {
-  gemm_impl::small<simd::F32x1>(M, N, K, a, sam, sak, b, sbk, c, ldc);
-}
-void gemm_small_f64_scalar(int64_t M, int64_t N, int64_t K, const double* a, int64_t sam, int64_t sak, const double* b,
-                           int64_t sbk, double* c, int64_t ldc) {
-  gemm_impl::small<simd::F64x1>(M, N, K, a, sam, sak, b, sbk, c, ldc);
-}
-}  // namespace gemm_detail
+namespace ditto::cpu {
 
 namespace {
 using namespace gemm_detail;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "cpu/gemm_kernels.h"
 #include "cpu/simd.h"
 
 namespace ditto::cpu::gemm_impl {
@@ -136,3 +137,21 @@ void small(int64_t M, int64_t N, int64_t K, const typename V::Scalar* a, int64_t
 }
 
 }  // namespace ditto::cpu::gemm_impl
+
+// One level's kernels (cpu/gemm_kernels.h: gemm_macro_*_<level>, gemm_small_*_<level>) for the
+// level's blockings: one line per level file (gemm.cpp: scalar, gemm_avx2.cpp, gemm_avx512.cpp).
+#define DITTO_GEMM_LEVEL_T(level, V, T, sfx, BLK)                                                                    \
+  static_assert(BLK.lanes == simd::V::N && BLK.nr % simd::V::N == 0);                                                \
+  void gemm_macro_##sfx##_##level(int64_t mc, int64_t nc, int64_t kc, const T* ap, const T* bp, T* c, int64_t ldc,   \
+                                  bool load_c, bool final) {                                                         \
+    gemm_impl::macro<simd::V, BLK.mr, BLK.nr / simd::V::N>(mc, nc, kc, ap, bp, c, ldc, load_c, final);               \
+  }                                                                                                                  \
+  void gemm_small_##sfx##_##level(int64_t M, int64_t N, int64_t K, const T* a, int64_t sam, int64_t sak, const T* b, \
+                                  int64_t sbk, T* c, int64_t ldc) {                                                  \
+    gemm_impl::small<simd::V>(M, N, K, a, sam, sak, b, sbk, c, ldc);                                                 \
+  }
+#define DITTO_GEMM_LEVEL(level, VF, VD, BF, BD)  \
+  namespace ditto::cpu::gemm_detail {            \
+  DITTO_GEMM_LEVEL_T(level, VF, float, f32, BF)  \
+  DITTO_GEMM_LEVEL_T(level, VD, double, f64, BD) \
+  }

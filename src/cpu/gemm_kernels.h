@@ -50,24 +50,18 @@ void gemm_pack_lanes_f64_avx2(double* dst, const double* s, int64_t ls, int64_t 
 template <class T>
 using SmallKernel = void (*)(int64_t M, int64_t N, int64_t K, const T* a, int64_t sam, int64_t sak, const T* b,
                              int64_t sbk, T* c, int64_t ldc);
-void gemm_small_f32_scalar(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*,
-                           int64_t);
-void gemm_small_f64_scalar(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t, double*,
-                           int64_t);
-void gemm_small_f32_avx2(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*,
-                         int64_t);
-void gemm_small_f64_avx2(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t, double*,
-                         int64_t);
-void gemm_small_f32_avx512(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, const float*, int64_t, float*,
-                           int64_t);
-void gemm_small_f64_avx512(int64_t, int64_t, int64_t, const double*, int64_t, int64_t, const double*, int64_t, double*,
-                           int64_t);
 
-void gemm_macro_f32_scalar(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);
-void gemm_macro_f64_scalar(int64_t, int64_t, int64_t, const double*, const double*, double*, int64_t, bool, bool);
-void gemm_macro_f32_avx2(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);
-void gemm_macro_f64_avx2(int64_t, int64_t, int64_t, const double*, const double*, double*, int64_t, bool, bool);
-void gemm_macro_f32_avx512(int64_t, int64_t, int64_t, const float*, const float*, float*, int64_t, bool, bool);
-void gemm_macro_f64_avx512(int64_t, int64_t, int64_t, const double*, const double*, double*, int64_t, bool, bool);
+// Each level's macro and small kernels (DITTO_GEMM_LEVEL in cpu/gemm_impl.h defines them).
+#define DITTO_GEMM_DECLARE_T(level, T, sfx)                                                                          \
+  void gemm_macro_##sfx##_##level(int64_t mc, int64_t nc, int64_t kc, const T* ap, const T* bp, T* c, int64_t ldc,   \
+                                  bool load_c, bool final);                                                          \
+  void gemm_small_##sfx##_##level(int64_t M, int64_t N, int64_t K, const T* a, int64_t sam, int64_t sak, const T* b, \
+                                  int64_t sbk, T* c, int64_t ldc);
+#define DITTO_GEMM_DECLARE(level) DITTO_GEMM_DECLARE_T(level, float, f32) DITTO_GEMM_DECLARE_T(level, double, f64)
+DITTO_GEMM_DECLARE(scalar)
+DITTO_GEMM_DECLARE(avx2)
+DITTO_GEMM_DECLARE(avx512)
+#undef DITTO_GEMM_DECLARE
+#undef DITTO_GEMM_DECLARE_T
 
 }  // namespace ditto::cpu::gemm_detail
