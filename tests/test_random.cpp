@@ -18,6 +18,7 @@
 #include "ditto/random.h"
 #include "expect_error.h"
 #include "golden.h"
+#include "guards.h"
 
 using namespace ditto;
 using ditto::testing::expect_error;
@@ -647,7 +648,7 @@ TEST(RandomGenerator, ConcurrentDrawsFromDefaultAreSerialised) {
 
 // ---------------------------------------------------------------- kernel levels
 
-TEST(RandomLevels, ScalarAndAvx2LevelsGiveSameBits) {
+TEST(RandomLevels, EveryLevelGivesTheScalarLevelsBits) {
   if (!cpu_supports(CpuCapability::AVX2)) GTEST_SKIP() << "no AVX2 on this CPU";
   auto draw = [] {
     std::vector<std::string> all;
@@ -661,15 +662,17 @@ TEST(RandomLevels, ScalarAndAvx2LevelsGiveSameBits) {
     }
     return all;
   };
+  ditto::testing::ConfigGuard guard;
   set_cpu_capability_for_testing(CpuCapability::Scalar);
   const auto scalar = draw();
-  set_cpu_capability_for_testing(CpuCapability::AVX2);
-  const auto avx2 = draw();
-  reset_cpu_capability_for_testing();
-  ASSERT_EQ(scalar.size(), avx2.size());
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < scalar.size(); ++i) differ += scalar[i] != avx2[i];
-  EXPECT_EQ(differ, 0u);
+  for (CpuCapability level : ditto::testing::supported_levels()) {
+    set_cpu_capability_for_testing(level);
+    const auto got = draw();
+    ASSERT_EQ(scalar.size(), got.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < scalar.size(); ++i) differ += scalar[i] != got[i];
+    EXPECT_EQ(differ, 0u) << capability_name(level);
+  }
 }
 
 // ---------------------------------------------------------------- errors

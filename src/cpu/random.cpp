@@ -1,8 +1,8 @@
 // The random draws: PyTorch 1.13's CPU streams (docs/spec/pytorch-cpu-rng.md), element by element
 // in TensorIterator order (ascending address for any non-overlapping tensor). The distribution
-// cores are in cpu/random_impl.h; the contiguous fills have an AVX2 build (cpu/random_avx2.cpp)
-// that only inlines std::fma, so every level gives the same bits and the AVX-512 level runs it
-// too. The caller (src/random/distributions.cpp) validates the arguments and holds g's mutex.
+// cores are in cpu/random_impl.h; the contiguous fills are built per level (the scalar line
+// below, cpu/random_avx2.cpp), every level gives the same bits and the AVX-512 level runs the
+// AVX2 build. The caller (src/random/distributions.cpp) validates the arguments and holds g's mutex.
 //
 // Note [glibc dependence]: the double Box-Muller paths (path S for every dtype, and the float64
 // 16-block fill) call the platform's log and sincos, as PyTorch does. PyTorch on AVX2 machines
@@ -19,6 +19,8 @@
 #include "core/dtype_dispatch.h"
 #include "cpu/capability.h"
 #include "cpu/random_impl.h"
+
+DITTO_RANDOM_LEVEL(scalar, F32x1)
 
 namespace ditto::cpu {
 namespace {
@@ -47,14 +49,15 @@ void uniform(const Tensor& t, double from, double to, Generator& g) {
     if (!contiguous(t))
       for_each_offset(t, [&](int64_t o) { p[o] = uniform_f32(g, a, d); });
     else
-      by_level<Fill<float>>(&uniform_fill_f32, &uniform_fill_f32_avx2, &uniform_fill_f32_avx2)(p, n, a, d, g);
+      by_level<Fill<float>>(&uniform_fill_f32_scalar, &uniform_fill_f32_avx2, &uniform_fill_f32_avx2)(p, n, a, d, g);
   } else {
     const double d = to - from;
     double* p = static_cast<double*>(t.raw_data());
     if (!contiguous(t))
       for_each_offset(t, [&](int64_t o) { p[o] = uniform_f64(g, from, d); });
     else
-      by_level<Fill<double>>(&uniform_fill_f64, &uniform_fill_f64_avx2, &uniform_fill_f64_avx2)(p, n, from, d, g);
+      by_level<Fill<double>>(&uniform_fill_f64_scalar, &uniform_fill_f64_avx2, &uniform_fill_f64_avx2)(p, n, from, d,
+                                                                                                       g);
   }
 }
 
@@ -67,10 +70,10 @@ void normal(const Tensor& t, double mean, double std, Generator& g) {
     if (!fill) {
       for_each_offset(t, [&](int64_t o) { p[o] = static_cast<T>(normal_scalar(g, mean, std)); });
     } else if constexpr (std::is_same_v<T, float>) {
-      by_level<Fill<float>>(&normal_fill_f32, &normal_fill_f32_avx2, &normal_fill_f32_avx2)(
+      by_level<Fill<float>>(&normal_fill_f32_scalar, &normal_fill_f32_avx2, &normal_fill_f32_avx2)(
           p, n, static_cast<float>(mean), static_cast<float>(std), g);
     } else {
-      by_level<Fill<double>>(&normal_fill_f64, &normal_fill_f64_avx2, &normal_fill_f64_avx2)(p, n, mean, std, g);
+      by_level<Fill<double>>(&normal_fill_f64_scalar, &normal_fill_f64_avx2, &normal_fill_f64_avx2)(p, n, mean, std, g);
     }
   });
 }

@@ -5,8 +5,9 @@
 // the -ffp-contract=off set for the whole library. The caller holds the generator's mutex.
 //
 // This header is compiled both into baseline code and into random_avx2.cpp (-mavx2 -mfma, where
-// std::fma becomes one instruction). Its functions have internal linkage so that the linker can
-// never hand the AVX2 copy to baseline code; both copies give the same bits.
+// std::fma becomes one instruction and the float32 normal block runs eight lanes at a time). Its
+// functions have internal linkage so that the linker can never hand the AVX2 copy to baseline
+// code; both copies give the same bits.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/tensor_impl.h"
+#include "cpu/simd.h"
 #include "ditto/random.h"
 
 namespace ditto::detail {
@@ -26,77 +28,86 @@ namespace {
 inline float u24(uint32_t r) { return static_cast<float>(r & 0xFFFFFFu) * 0x1p-24f; }
 inline double u53(uint64_t r) { return static_cast<double>(r & ((uint64_t{1} << 53) - 1)) * 0x1p-53; }
 
-inline float f32_bits(uint32_t b) { return std::bit_cast<float>(b); }
-
-// avx_mathfun's log256_ps, one lane (spec §3b, LOG).
-inline float avx2_logf(float u) {
-  const float min_norm = f32_bits(0x00800000u);
-  u = u < min_norm ? min_norm : u;  // never active for u in (0, 1]
-  const uint32_t ub = std::bit_cast<uint32_t>(u);
-  const float m = f32_bits((ub & 0x807FFFFFu) | 0x3F000000u);
-  float e = static_cast<float>(static_cast<int32_t>(ub >> 23) - 127) + 1.0f;
-  float x;
-  if (m < f32_bits(0x3F3504F3u)) {  // SQRTHF
-    e = e - 1.0f;
-    x = (m - 1.0f) + m;
-  } else {
-    x = m - 1.0f;
-  }
+// avx_mathfun's log256_ps (spec §3b, LOG) over ditto's SIMD types: F32x1 at the scalar level,
+// F32x8 at AVX2 (and AVX-512, which runs the AVX2 build: PyTorch's block pairs 8 lanes with 8).
+// Every a*b+c that PyTorch's AVX2 build fuses is an fma; everything else is rounded alone.
+template <class V>
+V bits_of(uint32_t b) {
+  return V(std::bit_cast<float>(b));
+}
+template <class V>
+V mathfun_log(V x) {
+  using I = typename V::I;
+  x = simd::max(x, bits_of<V>(0x00800000u));  // never active for u in (0, 1]
+  const I exponent = simd::srl<23>(simd::as_int(x)) - I(127);
+  x = simd::as_float((simd::as_int(x) & I(int32_t(0x807FFFFFu))) | I(0x3F000000));
+  V e = simd::to_float(exponent) + V(1.0f);
+  const auto below_sqrthf = x < bits_of<V>(0x3F3504F3u);
+  const V tmp = simd::select(below_sqrthf, x, V(0.0f));
+  x = x - V(1.0f);
+  e = e - simd::select(below_sqrthf, V(1.0f), V(0.0f));
+  x = x + tmp;
+  const V z = x * x;
   static constexpr uint32_t kP[9] = {0x3d9021bb, 0xbdebd1b8, 0x3def251a, 0xbdfe5d4f, 0x3e11e9bf,
                                      0xbe2aae50, 0x3e4cceac, 0xbe7ffffc, 0x3eaaaaaa};
-  const float z = x * x;
-  float y = f32_bits(kP[0]);
-  for (int k = 1; k < 9; ++k) y = std::fma(y, x, f32_bits(kP[k]));
+  V y = bits_of<V>(kP[0]);
+  for (int k = 1; k < 9; ++k) y = simd::fma(y, x, bits_of<V>(kP[k]));
   y = y * x;
-  y = std::fma(y, z, e * f32_bits(0xb95e8083u));  // q1
-  y = std::fma(-z, 0.5f, y);
-  float r = x + y;
-  return std::fma(e, f32_bits(0x3f318000u), r);  // q2
+  y = simd::fma(y, z, e * bits_of<V>(0xb95e8083u));  // q1
+  y = simd::fma(-z, V(0.5f), y);
+  const V r = x + y;
+  return simd::fma(e, bits_of<V>(0x3f318000u), r);  // q2
 }
 
-// avx_mathfun's sincos256_ps, one lane (spec §3b, SINCOS).
-inline void avx2_sincosf(float th, float* s_out, float* c_out) {
-  const bool sgn = std::signbit(th);
-  float x = std::fabs(th);
-  int32_t j = static_cast<int32_t>(x * f32_bits(0x3fa2f983u));  // FOPI; truncation
-  j = (j + 1) & ~1;
-  const float y = static_cast<float>(j);
-  x = std::fma(y, f32_bits(0xbf490000u), x);  // -DP1
-  x = std::fma(y, f32_bits(0xb97da000u), x);  // -DP2
-  x = std::fma(y, f32_bits(0xb3222169u), x);  // -DP3
-  const float z = x * x;
-  float c = std::fma(f32_bits(0x37ccf5ceu), z, f32_bits(0xbab6061au));
-  c = std::fma(c, z, f32_bits(0x3d2aaaa5u));
+// avx_mathfun's sincos256_ps (spec §3b, SINCOS), as mathfun_log.
+template <class V>
+void mathfun_sincos(V th, V* s_out, V* c_out) {
+  using I = typename V::I;
+  const I sign_bit(INT32_MIN);
+  I sign_sin = simd::as_int(th) & sign_bit;
+  V x = simd::abs(th);
+  I j = simd::trunc_to_int(x * bits_of<V>(0x3fa2f983u));  // FOPI
+  j = (j + I(1)) & I(~1);
+  const V y = simd::to_float(j);
+  const I swap_sign = simd::sll<29>(j & I(4));
+  const auto poly = (j & I(2)) == I(0);
+  x = simd::fma(y, bits_of<V>(0xbf490000u), x);  // -DP1
+  x = simd::fma(y, bits_of<V>(0xb97da000u), x);  // -DP2
+  x = simd::fma(y, bits_of<V>(0xb3222169u), x);  // -DP3
+  const I sign_cos = simd::sll<29>(((j - I(2)) ^ I(-1)) & I(4));
+  sign_sin = sign_sin ^ swap_sign;
+  const V z = x * x;
+  V c = simd::fma(bits_of<V>(0x37ccf5ceu), z, bits_of<V>(0xbab6061au));
+  c = simd::fma(c, z, bits_of<V>(0x3d2aaaa5u));
   c = c * z;
-  c = std::fma(c, z, -(0.5f * z));
-  c = c + 1.0f;
-  float s = std::fma(f32_bits(0xb94ca1f9u), z, f32_bits(0x3c08839eu));
-  s = std::fma(s, z, f32_bits(0xbe2aaaa3u));
+  c = simd::fma(c, z, -(z * V(0.5f)));
+  c = c + V(1.0f);
+  V s = simd::fma(bits_of<V>(0xb94ca1f9u), z, bits_of<V>(0x3c08839eu));
+  s = simd::fma(s, z, bits_of<V>(0xbe2aaaa3u));
   s = s * z;
-  s = std::fma(s, x, x);
-  // The SIMD select is and/andnot/add, so a -0 comes out as +0.
-  float sv = ((j & 2) == 0 ? s : c) + 0.0f;
-  float cv = ((j & 2) == 0 ? c : s) + 0.0f;
-  if (sgn != ((j & 4) != 0)) sv = -sv;
-  if (((j - 2) & 4) == 0) cv = -cv;
-  *s_out = sv;
-  *c_out = cv;
+  s = simd::fma(s, x, x);
+  // The select by and/andnot, then sub and add (turns -0 into +0).
+  const V ysin2 = simd::select(poly, s, V(0.0f));
+  const V ysin1 = simd::select(poly, V(0.0f), c);
+  s = s - ysin2;
+  c = c - ysin1;
+  *s_out = simd::as_float(simd::as_int(ysin1 + ysin2) ^ sign_sin);
+  *c_out = simd::as_float(simd::as_int(c + s) ^ sign_cos);
 }
 
 // normal_fill_16_AVX2: lane j (radius source, cos output) pairs with lane j+8.
-inline void normal_block16_f32(float* d, float mean, float std) {
-  const float two_pi = f32_bits(0x40C90FDBu);
-  for (int j = 0; j < 8; ++j) {
-    const float u = 1.0f - d[j];
-    const float v = d[j + 8];
-    const float rho = std::sqrt(-2.0f * avx2_logf(u));
-    const float th = two_pi * v;
-    float s, c;
-    avx2_sincosf(th, &s, &c);
-    const float n1 = rho * c;
-    const float n2 = rho * s;
-    d[j] = std::fma(n1, std, mean);
-    d[j + 8] = std::fma(n2, std, mean);
+template <class V>
+void normal_block16_f32(float* d, float mean, float std) {
+  static_assert(8 % V::N == 0);
+  for (int j = 0; j < 8; j += V::N) {
+    const V u = V(1.0f) - V::load(d + j);
+    const V v = V::load(d + j + 8);
+    const V rho = simd::sqrt(V(-2.0f) * mathfun_log(u));
+    const V th = bits_of<V>(0x40C90FDBu) * v;  // 2 pi
+    V s, c;
+    mathfun_sincos(th, &s, &c);
+    simd::store(d + j, simd::fma(rho * c, V(std), V(mean)));
+    simd::store(d + j + 8, simd::fma(rho * s, V(std), V(mean)));
   }
 }
 
@@ -132,13 +143,14 @@ inline void normal_block16_f64(double* d, double mean, double std) {
 
 // Path F (contiguous, n >= 16): fill with uniforms, transform 16-blocks, then redo the last 16
 // from fresh draws when n % 16 != 0.
-inline void normal_fill_f32(float* d, int64_t n, float mean, float std, Generator& g) {
+template <class V>
+void normal_fill_f32(float* d, int64_t n, float mean, float std, Generator& g) {
   for (int64_t i = 0; i < n; ++i) d[i] = u24(g.random());
-  for (int64_t b = 0; b + 16 <= n; b += 16) normal_block16_f32(d + b, mean, std);
+  for (int64_t b = 0; b + 16 <= n; b += 16) normal_block16_f32<V>(d + b, mean, std);
   if (n % 16 != 0) {
     float* t = d + n - 16;
     for (int i = 0; i < 16; ++i) t[i] = u24(g.random());
-    normal_block16_f32(t, mean, std);
+    normal_block16_f32<V>(t, mean, std);
   }
 }
 
@@ -283,11 +295,32 @@ void for_each_element(const Shape& sizes, const std::array<const Shape*, K>& str
 
 }  // namespace
 
-// The fills and uniform loops built with -mavx2 -mfma (random_avx2.cpp); cpu/random.cpp picks
-// them with by_level at the AVX2 and AVX-512 levels (the same bits as the baseline ones).
-void normal_fill_f32_avx2(float* d, int64_t n, float mean, float std, Generator& g);
-void normal_fill_f64_avx2(double* d, int64_t n, double mean, double std, Generator& g);
-void uniform_fill_f32_avx2(float* d, int64_t n, float a, float span, Generator& g);
-void uniform_fill_f64_avx2(double* d, int64_t n, double a, double span, Generator& g);
+// The contiguous fills per kernel level: one line per level, DITTO_RANDOM_LEVEL(level, VF), in
+// cpu/random.cpp (scalar, F32x1) and cpu/random_avx2.cpp (avx2, F32x8); cpu/random.cpp picks
+// them with by_level, the AVX-512 level taking the AVX2 build. The same bits at every level.
+#define DITTO_RANDOM_FILLS(X, level)                                                      \
+  X(normal_fill_f32_##level, float* d, int64_t n, float mean, float std, Generator& g)    \
+  X(normal_fill_f64_##level, double* d, int64_t n, double mean, double std, Generator& g) \
+  X(uniform_fill_f32_##level, float* d, int64_t n, float a, float span, Generator& g)     \
+  X(uniform_fill_f64_##level, double* d, int64_t n, double a, double span, Generator& g)
+#define DITTO_RANDOM_DECLARE(name, ...) void name(__VA_ARGS__);
+DITTO_RANDOM_FILLS(DITTO_RANDOM_DECLARE, scalar)
+DITTO_RANDOM_FILLS(DITTO_RANDOM_DECLARE, avx2)
+
+#define DITTO_RANDOM_LEVEL(level, VF)                                                         \
+  namespace ditto::detail {                                                                   \
+  void normal_fill_f32_##level(float* d, int64_t n, float mean, float std, Generator& g) {    \
+    normal_fill_f32<simd::VF>(d, n, mean, std, g);                                            \
+  }                                                                                           \
+  void normal_fill_f64_##level(double* d, int64_t n, double mean, double std, Generator& g) { \
+    normal_fill_f64(d, n, mean, std, g);                                                      \
+  }                                                                                           \
+  void uniform_fill_f32_##level(float* d, int64_t n, float a, float span, Generator& g) {     \
+    uniform_fill_f32(d, n, a, span, g);                                                       \
+  }                                                                                           \
+  void uniform_fill_f64_##level(double* d, int64_t n, double a, double span, Generator& g) {  \
+    uniform_fill_f64(d, n, a, span, g);                                                       \
+  }                                                                                           \
+  }
 
 }  // namespace ditto::detail

@@ -15,6 +15,7 @@
 //   a < b etc.     ordered (false if either is NaN); a != b is unordered (true if either is NaN);
 //   -a, abs(a)     sign-bit operations (NaN payloads kept);
 //   to_float(i)    exact for |i| < 2^24 (float lanes) / 2^51 (double lanes);
+//   trunc_to_int   float lanes to int32 toward zero; x86's INT32_MIN for NaN and out of range;
 //   convert        float -> double exact, double -> float rounded to nearest.
 // Integer lanes wrap on overflow. Every name lives in an inline namespace named after the ISA the
 // translation unit is compiled for, so a scalar helper emitted by an AVX-512 file can never be
@@ -219,6 +220,10 @@ inline auto as_float(IVec1<S> a) {
   return Vec1<T>(std::bit_cast<T>(a.v));
 }
 inline Vec1<float> to_float(I32x1 a) { return float(a.v); }
+inline I32x1 trunc_to_int(Vec1<float> a) {
+  if (!(a.v >= -0x1p31f && a.v < 0x1p31f)) return INT32_MIN;  // cvttps2dq's "integer indefinite"
+  return int32_t(a.v);
+}
 inline Vec1<double> to_float(I64x1 a) { return double(a.v); }
 using F32x1 = Vec1<float>;
 using F64x1 = Vec1<double>;
@@ -351,6 +356,7 @@ inline F32x8 select(M32x8 m, F32x8 a, F32x8 b) { return _mm256_blendv_ps(b.v, a.
 inline I32x8 as_int(F32x8 a) { return _mm256_castps_si256(a.v); }
 inline F32x8 as_float(I32x8 a) { return _mm256_castsi256_ps(a.v); }
 inline F32x8 to_float(I32x8 a) { return _mm256_cvtepi32_ps(a.v); }
+inline I32x8 trunc_to_int(F32x8 a) { return _mm256_cvttps_epi32(a.v); }
 
 struct F64x4 {
   using I = I64x4;
@@ -535,6 +541,7 @@ inline F32x16 select(M16 m, F32x16 a, F32x16 b) { return _mm512_mask_blend_ps(m.
 inline I32x16 as_int(F32x16 a) { return _mm512_castps_si512(a.v); }
 inline F32x16 as_float(I32x16 a) { return _mm512_castsi512_ps(a.v); }
 inline F32x16 to_float(I32x16 a) { return _mm512_cvtepi32_ps(a.v); }
+inline I32x16 trunc_to_int(F32x16 a) { return _mm512_cvttps_epi32(a.v); }
 
 struct F64x8 {
   using I = I64x8;
