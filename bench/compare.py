@@ -12,7 +12,8 @@ at its start (bench/machine_limits.h): GFLOP/s over the float32 FMA peak of the 
 streaming read bandwidth. With --forced FILE..., libtorch's results from processes run with
 OPENBLAS_CORETYPE forced (run-vs-libtorch.sh does so when OpenBLAS picked a core below the CPU's
 best) get their own columns. Then ditto's own 2-thread/1-thread scaling for sgemm and conv
-(target >= 1.7x) and the cost of ditto's deterministic mode on the training steps (target <= 3%).
+(target >= 1.7x), the cost of ditto's deterministic mode on the training steps (target <= 3%) and of
+ditto::audit's recording.
 
     python3 bench/compare.py run1.json run2.json ... [--forced forced1.json ...]
 Standard library only.
@@ -22,7 +23,9 @@ import re
 import statistics
 import sys
 
-NAME = re.compile(r"^(ditto|libtorch)/([^/]+)/threads:(\d+)(/det:1)?")
+# lib/workload/threads:N, then at most one variant: det:1 (deterministic mode on) or audit:on /
+# audit:values (ditto::audit recording); each variant is its own sample set.
+NAME = re.compile(r"^(ditto|libtorch)/([^/]+)/threads:(\d+)(?:/(det:1|audit:[a-z]+))?(?:/real_time)?$")
 RATES = {"GFLOPS": "GFLOP/s", "GBps": "GB/s"}
 SCALING_TARGET = 1.7
 DET_COST_TARGET = 0.03
@@ -30,7 +33,8 @@ TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
 
 def load(paths):
-    """{(lib, workload, threads, det): [(time_ms, {counter: value})]}, and the contexts."""
+    """{(lib, workload, threads, variant): [(time_ms, {counter: value}, cpu_ms)]}, and the contexts;
+    variant is "" for the plain runs."""
     samples, contexts = {}, []
     texts = [open(p).read() for p in paths] if paths else [sys.stdin.read()]
     for text in texts:
@@ -42,7 +46,7 @@ def load(paths):
             m = NAME.match(b.get("run_name", b["name"]))
             if not m:
                 continue
-            key = (m.group(1), m.group(2), int(m.group(3)), bool(m.group(4)))
+            key = (m.group(1), m.group(2), int(m.group(3)), m.group(4) or "")
             unit = TO_MS[b.get("time_unit", "ns")]
             counters = {c: b[c] for c in RATES if c in b}
             samples.setdefault(key, []).append((b["real_time"] * unit, counters, b["cpu_time"] * unit))
@@ -159,7 +163,7 @@ def main(argv):
     threads = sorted({t for (_, _, t, _) in samples})
     for w in workloads(samples):
         for t in threads:
-            d, p = samples.get(("ditto", w, t, False)), samples.get(("libtorch", w, t, False))
+            d, p = samples.get(("ditto", w, t, "")), samples.get(("libtorch", w, t, ""))
             if not d or not p:
                 continue
             ratio = median_ms(p) / median_ms(d)
@@ -168,7 +172,7 @@ def main(argv):
             lim = f"{of_limit(d, ctx, level, t)} / {of_limit(p, ctx, widest, t)}"
             more = ""
             if forced_core:
-                f = forced.get(("libtorch", w, t, False))
+                f = forced.get(("libtorch", w, t, ""))
                 more = f" {describe(f)} | **{median_ms(f) / median_ms(d):.2f}x** |" if f else " - | - |"
             print(f"| {w} | {t} | {describe(d)} | {describe(p)} | **{ratio:.2f}x** | {best:.2f}x | {cpu} | {lim} | "
                   f"{len(d)}/{len(p)} | "
@@ -184,7 +188,7 @@ def main(argv):
             continue
         row, best = [], []
         for lib in ("ditto", "libtorch"):
-            one, two = samples.get((lib, w, 1, False)), samples.get((lib, w, 2, False))
+            one, two = samples.get((lib, w, 1, "")), samples.get((lib, w, 2, ""))
             row.append(median_ms(one) / median_ms(two) if one and two else float("nan"))
             best.append(fastest_ms(one) / fastest_ms(two) if one and two else float("nan"))
         verdict = "met" if row[0] >= SCALING_TARGET else "missed"
@@ -197,7 +201,7 @@ def main(argv):
     print("|---|---|---|---|---|---|---|---|")
     for w in workloads(samples):
         for t in threads:
-            off, on = samples.get(("ditto", w, t, False)), samples.get(("ditto", w, t, True))
+            off, on = samples.get(("ditto", w, t, "")), samples.get(("ditto", w, t, "det:1"))
             if not off or not on:
                 continue
             cost = median_ms(on) / median_ms(off) - 1
@@ -205,6 +209,22 @@ def main(argv):
             cpu = f"{median_cpu_ms(on) / median_cpu_ms(off) - 1:+.1%}" if t == 1 else "-"
             verdict = "met" if min(cost, fast) <= DET_COST_TARGET else "missed"
             print(f"| {w} | {t} | {describe(off)} | {describe(on)} | {cost:+.1%} | {fast:+.1%} | {cpu} | {verdict} |")
+
+    audited = [(w, t) for w in workloads(samples) for t in threads
+               if samples.get(("ditto", w, t, "")) and samples.get(("ditto", w, t, "audit:on"))]
+    if audited:
+        print()
+        print("ditto::audit recording (time recording / time off; docs/audit.md):")
+        print()
+        print("| workload | threads | off | recording | with values |")
+        print("|---|---|---|---|---|")
+        for w, t in audited:
+            off = samples[("ditto", w, t, "")]
+            cells = []
+            for v in ("audit:on", "audit:values"):
+                r = samples.get(("ditto", w, t, v))
+                cells.append(f"{describe(r)} ({median_ms(r) / median_ms(off):.2f}x)" if r else "-")
+            print(f"| {w} | {t} | {describe(off)} | {cells[0]} | {cells[1]} |")
 
 
 if __name__ == "__main__":
