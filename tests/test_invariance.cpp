@@ -67,6 +67,11 @@ bool upper_vector_halves_in_use() {
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1u));
   return (lo & ((1u << 2) | (1u << 6))) != 0;
 }
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 void clear_upper_vector_halves() {
   if (__builtin_cpu_supports("avx")) __asm__ volatile("vzeroupper");
 }
@@ -1073,8 +1078,10 @@ TEST_P(Corpus, SameBitsForEveryThreadCountAndLevel) {
     } catch (const std::exception& ex) {
       FAIL() << "entry '" << e.name << "' threw under " << config_name(cfg) << ": " << ex.what();
     }
-    // At 1 thread every kernel ran on this thread: none may leave the vector state dirty.
-    if (cfg.threads == 1) {
+    // At 1 thread every kernel ran on this thread: none may leave the vector state dirty. A
+    // property of the optimised build: the sanitizer build's -O1 leaves the simd wrappers (which
+    // take vectors) out of line, and GCC puts no vzeroupper after those calls.
+    if (cfg.threads == 1 && !kSanitized) {
       EXPECT_FALSE(upper_vector_halves_in_use())
           << "entry '" << e.name << "' under " << config_name(cfg)
           << " left the upper halves of the vector registers in use (a vector kernel returned without vzeroupper)";
