@@ -3,11 +3,13 @@
 // the OpInfo sweep and python/tests/test_pytorch_determinism.py.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "ditto/ditto.h"
 #include "expect_error.h"
+#include "guards.h"
 
 using namespace ditto;
 using namespace ditto::testing;
@@ -77,6 +79,35 @@ TEST(Count, BincountCountsAndSumsWeightsInInputOrder) {
   EXPECT_EQ(bincount(tensor({1, 1}), tensor({2, 3})).dtype(), kFloat64);  // integer weights: double
   EXPECT_TRUE(equal(bincount(zeros({0}, kInt64), std::nullopt, 3), zeros({3}, kInt64)));
   EXPECT_TRUE(equal(bincount(tensor({3}).to(kInt32)), tensor({0, 0, 0, 1})));
+}
+
+// int64 amin, amax and bincount's range check read the input once, by vector registers at each
+// level: the extreme value found wherever it sits (first, inside the unrolled body, in the
+// tail), at every length around the unroll, every level and thread count.
+TEST(Count, Int64RangeFindsTheExtremeAnywhereAtEveryLevel) {
+  ConfigGuard guard;
+  for (CpuCapability level : supported_levels()) {
+    set_cpu_capability_for_testing(level);
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      for (int64_t n : {1, 2, 7, 31, 32, 33, 63, 64, 65, 100, 200003}) {
+        for (int64_t at : {int64_t{0}, n / 2, n - 1}) {
+          std::vector<int64_t> v(static_cast<std::size_t>(n));
+          for (int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = 1000 + (i * 7919) % 1000;
+          Tensor x = tensor(v);
+          x.index_put_({tensor({at})}, tensor({int64_t{4321}}));
+          v[static_cast<std::size_t>(at)] = 4321;
+          const int64_t low = *std::min_element(v.begin(), v.end());
+          EXPECT_EQ(amax(x).item<int64_t>(), 4321) << n << " " << at << " " << capability_name(level);
+          EXPECT_EQ(bincount(x).numel(), 4322) << n << " " << at << " " << capability_name(level);
+          EXPECT_EQ(amin(x).item<int64_t>(), low) << n << " " << at;
+          x.index_put_({tensor({at})}, tensor({int64_t{-5}}));
+          EXPECT_EQ(amin(x).item<int64_t>(), -5) << n << " " << at << " " << capability_name(level);
+          expect_error([&] { bincount(x); }, "[bincount]", "1-d non-negative integral inputs");
+        }
+      }
+    }
+  }
 }
 
 TEST(Count, BadInputRaises) {

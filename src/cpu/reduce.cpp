@@ -74,12 +74,12 @@ void rows(const Tensor& out, const Tensor& in, Fn fn) {
   });
 }
 
-// Contiguous float chunks go to the vectorised kernels of cpu/reduce_kernels.h, which fold in
-// the same order as reduce_chunk; anything else (strided, integer, converting) to reduce_chunk.
+// Contiguous float (and, for max and min, int64) chunks go to the vectorised kernels of cpu/reduce_kernels.h, which
+// fold in the same order as reduce_chunk; anything else (strided, integer, converting) to reduce_chunk.
 template <class T, class Simd, class Op>
 auto chunk_fold(T identity, Simd simd, Op op) {
   return [=](const T* p, int64_t len, int64_t stride) {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, int64_t>) {
       if (stride == 1) return simd(p, len);
     }
     return reduce_chunk<T>(p, len, stride, identity, op, [](T v) { return v; });

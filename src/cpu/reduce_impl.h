@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <vector>
@@ -123,6 +124,42 @@ template <class V>
 inline S<V> min_chunk(const S<V>* x, int64_t n) {
   return fold_chunk<V>(n, std::numeric_limits<S<V>>::max(), NanMin{},
                        [x](int64_t i, int c) { return load_n<V>(x + i, c); });
+}
+
+// The smallest and largest of x[0, n), n > 0 (exact, so any order gives the same result): four
+// registers of each, so neither the loads nor the compares wait on one chain.
+template <class VI>
+inline void int64_range(const int64_t* x, int64_t n, int64_t* lo, int64_t* hi) {
+  constexpr int64_t N = VI::N, U = 4 * N;
+  int64_t i = 0;
+  if (n >= U) {
+    VI mn[4], mx[4];
+    for (int k = 0; k < 4; ++k) mn[k] = mx[k] = VI::load(x + k * N);
+    for (i = U; i + U <= n; i += U)
+      for (int k = 0; k < 4; ++k) {
+        const VI v = VI::load(x + i + k * N);
+        mn[k] = select(mn[k] > v, v, mn[k]);
+        mx[k] = select(v > mx[k], v, mx[k]);
+      }
+    alignas(64) int64_t a[4 * N], b[4 * N];
+    for (int k = 0; k < 4; ++k) {
+      std::memcpy(a + k * N, &mn[k], sizeof(VI));
+      std::memcpy(b + k * N, &mx[k], sizeof(VI));
+    }
+    *lo = a[0];
+    *hi = b[0];
+    for (int64_t j = 1; j < U; ++j) {
+      *lo = a[j] < *lo ? a[j] : *lo;
+      *hi = b[j] > *hi ? b[j] : *hi;
+    }
+  } else {
+    *lo = *hi = x[0];
+    i = 1;
+  }
+  for (; i < n; ++i) {
+    *lo = x[i] < *lo ? x[i] : *lo;
+    *hi = x[i] > *hi ? x[i] : *hi;
+  }
 }
 
 // Columns: out[m] = the chunk fold (sum) over r in [0, len) of x[r * sr + m], for m in [0, M).
@@ -279,6 +316,9 @@ inline void softmax_backward_cols(const S<V>* g, const S<V>* y, S<V>* gi, int64_
   double max_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::max_chunk<simd::VD>(x, n); }     \
   float min_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::min_chunk<simd::VF>(x, n); }       \
   double min_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::min_chunk<simd::VD>(x, n); }     \
+  void range_chunk_i64_##level(const int64_t* x, int64_t n, int64_t* lo, int64_t* hi) {                           \
+    reduce_impl::int64_range<simd::VD::I>(x, n, lo, hi);                                                          \
+  }                                                                                                               \
   void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out) {               \
     reduce_impl::sum_cols_chunk<simd::VF>(x, M, len, sr, out);                                                    \
   }                                                                                                               \

@@ -19,6 +19,7 @@ DITTO_REDUCE_DISPATCH(float, max_chunk, f32, (const float* x, int64_t n), (x, n)
 DITTO_REDUCE_DISPATCH(double, max_chunk, f64, (const double* x, int64_t n), (x, n))
 DITTO_REDUCE_DISPATCH(float, min_chunk, f32, (const float* x, int64_t n), (x, n))
 DITTO_REDUCE_DISPATCH(double, min_chunk, f64, (const double* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(void, range_chunk, i64, (const int64_t* x, int64_t n, int64_t* lo, int64_t* hi), (x, n, lo, hi))
 DITTO_REDUCE_DISPATCH(void, sum_cols_chunk, f32, (const float* x, int64_t M, int64_t len, int64_t sr, float* out),
                       (x, M, len, sr, out))
 DITTO_REDUCE_DISPATCH(void, sum_cols_chunk, f64, (const double* x, int64_t M, int64_t len, int64_t sr, double* out),

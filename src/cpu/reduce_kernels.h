@@ -12,6 +12,7 @@ namespace ditto::cpu::reduce_kernels {
   double max_chunk_f64_##level(const double* x, int64_t n);                                                       \
   float min_chunk_f32_##level(const float* x, int64_t n);                                                         \
   double min_chunk_f64_##level(const double* x, int64_t n);                                                       \
+  void range_chunk_i64_##level(const int64_t* x, int64_t n, int64_t* lo, int64_t* hi);                            \
   void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out);                \
   void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out);              \
   void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);                                    \
@@ -41,6 +42,19 @@ float max_chunk(const float* x, int64_t n);
 double max_chunk(const double* x, int64_t n);
 float min_chunk(const float* x, int64_t n);
 double min_chunk(const double* x, int64_t n);
+// *lo and *hi = the smallest and largest of x[0, n), n > 0.
+void range_chunk(const int64_t* x, int64_t n, int64_t* lo, int64_t* hi);
+// Exact, so the same at every level: max_chunk and min_chunk of int64 are range_chunk's.
+inline int64_t max_chunk(const int64_t* x, int64_t n) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  if (n > 0) range_chunk(x, n, &lo, &hi);
+  return hi;
+}
+inline int64_t min_chunk(const int64_t* x, int64_t n) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  if (n > 0) range_chunk(x, n, &lo, &hi);
+  return lo;
+}
 
 // out[m] = the chunk sum over r in [0, len) (len <= kReduceChunk) of x[r * sr + m], m in [0, M):
 // M neighbouring outputs at once, each folded exactly as sum_chunk folds one row.

@@ -67,6 +67,7 @@ struct IVec1 {
   S v;
   IVec1() = default;
   IVec1(S x) : v(x) {}
+  static IVec1 load(const S* p) { return *p; }
 };
 template <class S>
 inline IVec1<S> operator+(IVec1<S> a, IVec1<S> b) {
@@ -286,6 +287,7 @@ struct I64x4 {
   I64x4() = default;
   I64x4(__m256i x) : v(x) {}
   I64x4(int64_t x) : v(_mm256_set1_epi64x(x)) {}
+  static I64x4 load(const int64_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 };
 inline I64x4 operator+(I64x4 a, I64x4 b) { return _mm256_add_epi64(a.v, b.v); }
 inline I64x4 operator-(I64x4 a, I64x4 b) { return _mm256_sub_epi64(a.v, b.v); }
@@ -472,6 +474,7 @@ struct I64x8 {
   I64x8() = default;
   I64x8(__m512i x) : v(x) {}
   I64x8(int64_t x) : v(_mm512_set1_epi64(x)) {}
+  static I64x8 load(const int64_t* p) { return _mm512_loadu_si512(p); }
 };
 inline I64x8 operator+(I64x8 a, I64x8 b) { return _mm512_add_epi64(a.v, b.v); }
 inline I64x8 operator-(I64x8 a, I64x8 b) { return _mm512_sub_epi64(a.v, b.v); }

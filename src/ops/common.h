@@ -1,14 +1,18 @@
 #pragma once
 // Helpers shared by the public ops.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "autograd/graph.h"
 #include "core/dtype_dispatch.h"
 #include "core/parallel.h"
 #include "core/tensor_impl.h"
+#include "cpu/reduce_kernels.h"
 #include "ditto/factory.h"
 #include "ditto/ops.h"
 #include "ops/dispatch.h"
@@ -79,6 +83,34 @@ inline Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op
   self.storage()->bump_version();
   autograd::rebase_history(self, result, op);
   return self;
+}
+
+// The smallest and largest of p[0, n), n > 0, in one pass: parts in parallel, then combined
+// (exact, so the thread count changes nothing). Replaces amin + amax for index checks, which
+// read the data twice.
+template <class I>
+std::pair<int64_t, int64_t> integer_range(const I* p, int64_t n) {
+  const int64_t parts = std::clamp<int64_t>(n / 65536, 1, detail::num_threads());
+  std::vector<std::pair<int64_t, int64_t>> r(static_cast<std::size_t>(parts));
+  detail::parallel_for(parts, (n + parts - 1) / parts, [&](int64_t b, int64_t e) {
+    for (int64_t q = b; q < e; ++q) {
+      const int64_t lo = q * n / parts, hi = (q + 1) * n / parts;
+      int64_t mn = static_cast<int64_t>(p[lo]), mx = mn;
+      if constexpr (std::is_same_v<I, int64_t>) {
+        cpu::range_chunk(p + lo, hi - lo, &mn, &mx);
+      } else {
+        for (int64_t i = lo + 1; i < hi; ++i) {
+          const int64_t v = static_cast<int64_t>(p[i]);
+          mn = v < mn ? v : mn;
+          mx = v > mx ? v : mx;
+        }
+      }
+      r[static_cast<std::size_t>(q)] = {mn, mx};
+    }
+  });
+  std::pair<int64_t, int64_t> out = r[0];
+  for (const auto& [mn, mx] : r) out = {std::min(out.first, mn), std::max(out.second, mx)};
+  return out;
 }
 
 // The first of p[0, n) outside [0, size), or n when all are inside: one branch-free pass over

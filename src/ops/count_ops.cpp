@@ -41,15 +41,19 @@ Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t m
   if (minlength < 0) fail("bincount", "minlength should be >= 0");
   if (x.dim() == 1 && x.numel() == 0) return zeros({minlength}, kInt64);
   const Tensor in = x.detach().contiguous();
-  NoGradGuard no_grad;
-  if (x.dim() != 1 || amin(in).item<int64_t>() < 0)
-    fail("bincount", "bincount only supports 1-d non-negative integral inputs.");
+  if (x.dim() != 1) fail("bincount", "bincount only supports 1-d non-negative integral inputs.");
+  std::pair<int64_t, int64_t> range;
+  core::dispatch_dtype(in.dtype(), [&]<class I>() {
+    if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>)
+      range = ops::integer_range(in.data_ptr<I>(), in.numel());
+  });
+  if (range.first < 0) fail("bincount", "bincount only supports 1-d non-negative integral inputs.");
   const bool weighted = weights && weights->defined();
   if (weighted && (weights->dim() != 1 || weights->size(0) != x.size(0)))
     fail("bincount", "weights should be 1-d and have the same length as input");
-  const int64_t bins =
-      std::max(detail::checked_add(amax(in).item<int64_t>(), int64_t{1}, "bincount", "bins"), minlength);
+  const int64_t bins = std::max(detail::checked_add(range.second, int64_t{1}, "bincount", "bins"), minlength);
   Tensor w;
+  NoGradGuard no_grad;
   ScalarType out_type = kInt64;
   if (weighted) {
     out_type = weights->dtype() == kFloat32 ? kFloat32 : kFloat64;  // PyTorch: float stays float, all else double
