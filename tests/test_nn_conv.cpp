@@ -339,6 +339,30 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
   });
 }
 
+// The weight gradient walks the positions in chunks of about 64 KiB of gradients, each thread
+// over its own range of tiles, the chains carried from chunk to chunk and sample to sample: shapes
+// with several chunks per sample (padded, and in place: unpadded, stride 1), at 1 to 3 threads.
+TEST(NNConvReference, WeightGradientAcrossChunksAndThreadsMatchesNaiveLoops) {
+  const std::vector<RefCase> cases = {
+      {{3, 4, 40, 41}, {20, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, false},  // 1640 positions, padded
+      {{2, 5, 30, 30}, {40, 5, 3, 3}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},  // 784 positions, in place
+  };
+  for (int threads : {1, 2, 3}) {
+    for_each_level([&](const char* level) {
+      set_num_threads(threads);
+      int k = 0;
+      for (const RefCase& rc : cases) {
+        SCOPED_TRACE(std::string(level) + " threads " + std::to_string(threads) + " case " + std::to_string(k++));
+        manual_seed(400 + k);
+        const Tensor x = spread(rc.x, kFloat32), w = spread(rc.w, kFloat32);
+        const Tensor gy = spread(F::conv2d(x, w, Tensor(), rc.a.stride, rc.a.padding).sizes(), kFloat32);
+        const Tensor gw = F::conv2d_backward_weight(gy, x, rc.w, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+        cg::expect_bits(gw, naive_conv2d_grads<float>(x, w, gy, rc.a).second, "grad_weight vs naive");
+      }
+    });
+  }
+}
+
 // Random small shapes (strides, paddings and dilations up to past the row, groups, empty phases)
 // against the naive loops at the detected level: the direct tiles' edge cases, and ASan's run of
 // this test checks that no tile reads outside its buffers.
