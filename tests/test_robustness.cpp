@@ -106,6 +106,35 @@ TEST(Robustness, InPlaceSameKindCasts) {
             "");
 }
 
+// add_ with an alpha writes straight into self when nothing records it (an optimiser's step): the
+// bits of the out-of-place op, o may be self itself, an overlapping view of self takes the copy
+// path (its reads must see the old values), and a tensor saved for a backward that is then
+// updated this way is still reported.
+TEST(Robustness, AddScaledInPlaceMatchesOutOfPlace) {
+  manual_seed(7);
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    const Tensor p0 = randn({1000}, dt), g = randn({1000}, dt);
+    Tensor p = p0.clone();
+    p.add_(g, -0.01);
+    EXPECT_TRUE(equal(p, add(p0, g, -0.01)));
+    Tensor q = p0.clone();
+    q.add_(q, 0.5);
+    EXPECT_TRUE(equal(q, add(p0, p0, 0.5)));
+  }
+  Tensor r = arange(0, 100).to(kFloat32);
+  const Tensor want = cat({r.narrow(0, 0, 1), add(r.narrow(0, 1, 99), r.narrow(0, 0, 99), 2.0)});
+  r.narrow(0, 1, 99).add_(r.narrow(0, 0, 99), 2.0);  // must read the old values, not updated ones
+  EXPECT_TRUE(equal(r, want));
+  Tensor w = randn({3}).requires_grad_();
+  Tensor y = w * 1.0;
+  Tensor z = y.exp();  // saves its output
+  {
+    NoGradGuard no_grad;
+    z.add_(ones({3}), 0.5);
+  }
+  EXPECT_THROW(z.sum().backward(), Error);
+}
+
 // 20. flatten of a 0-dim tensor accepted any dims.
 TEST(Robustness, FlattenZeroDimChecksDims) {
   EXPECT_NE(error_of([] { flatten(scalar_tensor(1.0), 0, 5); }).find("[flatten] dimension out of range"),

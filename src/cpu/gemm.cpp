@@ -294,6 +294,19 @@ void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor&
       else
         return static_cast<T>(x + y);
     };
+    if constexpr (std::is_floating_point_v<T>) {
+      if (alpha_one && beta_one && ss1 == 1) {
+        // a Linear layer's bias: rows of self + acc, a loop the compiler vectorises (the same adds)
+        detail::parallel_for(M, N, [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i) {
+            T* ci = c + i * N;
+            const T* si = s + i * ss0;
+            for (int64_t j = 0; j < N; ++j) ci[j] = si[j] + ci[j];
+          }
+        });
+        return;
+      }
+    }
     detail::parallel_for(M, N, [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i)
         for (int64_t j = 0; j < N; ++j) {

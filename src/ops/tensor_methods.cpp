@@ -235,8 +235,26 @@ Tensor& assign(Tensor& self, const Tensor& result, const char* op) {
 }
 }  // namespace
 
+// self + alpha * o written straight into self when nothing records it, both are floating, of one
+// dtype and shape, contiguous, and o is self itself or outside it: the same fma per element as
+// the out-of-place op and the copy back (an optimiser's step is one pass over its parameters).
+namespace {
+bool add_scaled_into_self(Tensor& self, const Tensor& o, const Scalar& alpha) {
+  if (!o.defined() || alpha.is_bool() || alpha.to_double() == 1.0 || !is_floating(self.dtype()) ||
+      o.dtype() != self.dtype() || o.sizes() != self.sizes() || !self.is_contiguous() || !o.is_contiguous() ||
+      o.device() != self.device() || autograd::any_needs_grad(self, o))
+    return false;
+  if (o.storage() == self.storage() && o.raw_data() != self.raw_data()) return false;
+  detail::check_fits(alpha, self.dtype(), "add_");
+  ops::call<OpId::add_scaled>(self.device(), self, self, o, alpha);
+  self.storage()->bump_version();
+  return true;
+}
+}  // namespace
+
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
   autograd::check_inplace(*this, "add_");
+  if (add_scaled_into_self(*this, o, alpha)) return *this;
   return assign(*this, ditto::add(*this, o, alpha), "add_");
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
