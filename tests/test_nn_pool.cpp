@@ -424,6 +424,26 @@ TEST(NNPool, MaxPool2dEveryLevelMatchesTheLiteralScan) {
   }
 }
 
+// float32 lanes carry the winner's index while every index of the row is exact in a float (below
+// 2^24); past that the lanes carry tap numbers. A row longer than 2^24 whose maxima sit at odd
+// positions (not representable in float beyond 2^24) at every level.
+TEST(NNPool, MaxPoolIndicesPastTwoToThe24AreExact) {
+  const int64_t n = (int64_t(1) << 24) + 64;
+  std::vector<float> data(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) data[static_cast<std::size_t>(i)] = float(i % 2);
+  const Tensor x = tensor(data).view({1, 1, 1, n});
+  for (CpuCapability level : ditto::testing::supported_levels()) {
+    ditto::testing::ConfigGuard guard(level);
+    auto [v, i] = F::max_pool2d_with_indices(x, {1, 2}, {1, 2});
+    const int64_t* pi = i.data_ptr<int64_t>();
+    int64_t bad = 0;
+    for (int64_t o = 0; o < n / 2; o += 4099) bad += pi[o] != 2 * o + 1;
+    for (int64_t o = n / 2 - 100; o < n / 2; ++o) bad += pi[o] != 2 * o + 1;  // past 2^24
+    EXPECT_EQ(bad, 0) << capability_name(level);
+    EXPECT_TRUE(equal(v, ones({1, 1, 1, n / 2})));
+  }
+}
+
 // avg_pool1d and adaptive_avg_pool1d are the 2-D ops over (N, C, 1, L), as in PyTorch (so their
 // bits, forward and backward, are the 2-D ops' bits, checked against PyTorch above).
 TEST(NNPool, OneDimensionalAveragesAreTheTwoDimensionalOnes) {

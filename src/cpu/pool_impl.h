@@ -7,8 +7,10 @@
 // maximum when it is strictly greater or NaN (so the first maximum wins, or the last NaN). Lane j
 // follows exactly that scan for its own window: the lanes are only different windows. The winner
 // is tracked by its tap number (exact in a float lane) and turned into a plane index after.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/simd.h"
@@ -34,6 +36,45 @@ inline void max_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, i
   int64_t* off = nrows * kW > kTable ? off_big.data() : off_small;
   for (int64_t r = 0, t = 0; r < nrows; ++r)
     for (int64_t kw = 0; kw < kW; ++kw, ++t) off[t] = rows[r] + kw * dW;
+  // float32 with every index below 2^24 (exact in a lane): the lanes carry the winner's index
+  // itself, converted once per vector; otherwise its tap number, looked up per output.
+  int64_t off_max = off[0];
+  for (int64_t t = 1; t < nrows * kW; ++t) off_max = std::max(off_max, off[t]);
+  if constexpr (std::is_same_v<T, float>) {
+    if (off_max + (ow1 - 1) * sW - pW < (int64_t(1) << 24)) {
+      alignas(64) T iota[V::N];
+      for (int j = 0; j < V::N; ++j) iota[j] = T(j);
+      const V lane = V::load(iota), stride = V(T(sW));
+      for (int64_t ow = ow0; ow < ow1; ow += V::N) {
+        const int count = ow1 - ow < V::N ? int(ow1 - ow) : V::N;
+        const V col = (V(T(ow)) + lane) * stride - V(T(pW));  // exact: below 2^24
+        V m(-std::numeric_limits<T>::infinity()), best(T(0));
+        int64_t tap = 0;
+        for (int64_t r = 0; r < nrows; ++r)
+          for (int64_t kw = 0; kw < kW; ++kw, ++tap) {
+            const T* p = x + rows[r] + ow * sW - pW + kw * dW;
+            V v;
+            if (sW == 1)
+              v = count == V::N ? V::load(p) : V::load_partial(p, count);
+            else if (sW == 2)
+              v = V::load_even(p, count);
+            else
+              v = count == V::N ? V::load_strided(p, sW) : V::load_strided_partial(p, sW, count);
+            const auto take = (v > m) | (v != v);
+            m = select(take, v, m);
+            best = select(take, V(T(off[tap])) + col, best);
+          }
+        alignas(64) T bi[V::N];
+        store(bi, best);
+        if (count == V::N)
+          store(vrow + ow, m);
+        else
+          store_partial(vrow + ow, m, count);
+        for (int j = 0; j < count; ++j) irow[ow + j] = int64_t(bi[j]);
+      }
+      return;
+    }
+  }
   for (int64_t ow = ow0; ow < ow1; ow += V::N) {
     const int count = ow1 - ow < V::N ? int(ow1 - ow) : V::N;
     V m(-std::numeric_limits<T>::infinity()), best(T(0));
