@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
+#include <utility>
+#include <vector>
 
 #include "ditto/ditto.h"
 #include "expect_error.h"
@@ -110,6 +113,47 @@ TEST(Sort, TopkAndKthvalueSelectWhatASortSelects) {
   EXPECT_EQ(kthvalue(tensor({4, 1, 3}), 1, 0, true).first.sizes(), (Shape{1}));
   EXPECT_EQ(topk(zeros({0, 3}), 0, 0).first.sizes(), (Shape{0, 3}));
   EXPECT_EQ(kthvalue(scalar_tensor(7.0), 1).second.item<int64_t>(), 0);
+}
+
+// Sorted topk with k * 64 > n keeps partial_sort's answer only when its k values are distinct and
+// strictly ahead of the rest (then it is the only answer); otherwise it runs PyTorch's selection on
+// the line in index order. Against that selection written out here (partial_sort when
+// k * 64 <= n, else nth_element at k - 1 then a sort of the k - 1 before it; NaN the largest): distinct lines, ties at
+// the k-th value, ties inside the k, signed zeros, NaNs, both directions.
+TEST(Sort, SortedTopkIsPyTorchsSelectionWithAndWithoutTies) {
+  manual_seed(9);
+  const int64_t n = 200;
+  std::vector<Tensor> rows = {randn({n}), randint(0, 5, {n}).to(kFloat32), randint(0, 60, {n}).to(kFloat32)};
+  Tensor z = randn({n});
+  z.narrow(0, 10, 5).fill_(0.0), z.narrow(0, 30, 5).fill_(-0.0), z.narrow(0, 50, 3).fill_(std::nan(""));
+  rows.push_back(z.abs().neg());  // many values ahead of the zeros for smallest
+  rows.push_back(z);
+  const Tensor x = stack(rows);
+  for (bool largest : {true, false})
+    for (int64_t k : {1, 3, 4, 20, 199, 200}) {
+      const auto [tv, ti] = topk(x, k, 1, largest);
+      for (int64_t r = 0; r < x.size(0); ++r) {
+        std::vector<std::pair<float, int64_t>> q;
+        for (int64_t i = 0; i < n; ++i) q.push_back({x[r][i].item<float>(), i});
+        auto before = [largest](const std::pair<float, int64_t>& a, const std::pair<float, int64_t>& b) {
+          if (largest) return (std::isnan(a.first) && !std::isnan(b.first)) || a.first > b.first;
+          return (!std::isnan(a.first) && std::isnan(b.first)) || a.first < b.first;
+        };
+        if (k * 64 <= n) {
+          std::partial_sort(q.begin(), q.begin() + k, q.end(), before);
+        } else {
+          std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), before);
+          std::sort(q.begin(), q.begin() + (k - 1), before);
+        }
+        int64_t bad = 0;
+        for (int64_t i = 0; i < k; ++i) {
+          const float got = tv[r][i].item<float>();
+          bad += std::memcmp(&got, &q[static_cast<std::size_t>(i)].first, sizeof(float)) != 0 ||
+                 ti[r][i].item<int64_t>() != q[static_cast<std::size_t>(i)].second;
+        }
+        EXPECT_EQ(bad, 0) << "row " << r << " k " << k << " largest " << largest;
+      }
+    }
 }
 
 TEST(Sort, MedianIsTheLowerMiddleWithTiesBrokenByIndex) {

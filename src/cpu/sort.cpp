@@ -8,7 +8,9 @@
 // - sort with stable: ties keep index order. Without stable: std::sort of (value, index) pairs
 //   compared by value alone, as PyTorch's kernel does; NaN sorts above every number.
 // - topk: PyTorch's selection, std::partial_sort when k * 64 <= n, else std::nth_element at k - 1
-//   then (sorted) std::sort of the k - 1 before it, NaN counting as the largest.
+//   then (sorted) std::sort of the k - 1 before it, NaN counting as the largest. Sorted, when the k
+//   values found by partial_sort are distinct and strictly ahead of the rest, they are the only
+//   answer and are kept (checked per line; PyTorch's selection otherwise).
 // - kthvalue: PyTorch's quickselect (Sedgewick's, median of three), NaN the largest.
 // - median / nanmedian along a dim: the element of rank (n - 1) / 2 (of the non-NaN ones) with ties
 //   broken by index, so any selection algorithm gives it; median reports the first NaN of a line
@@ -176,6 +178,19 @@ void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
   select_rows(values, indices, in, k, largest, [&](auto& q, auto before) {
     if (k * 64 <= n) {
       std::partial_sort(q.begin(), q.begin() + k, q.end(), before);
+    } else if (sorted && k < n) {
+      // Sorted output of k values that are distinct and strictly ahead of every other value is
+      // the same whatever the algorithm: find it with partial_sort (a k-heap, most elements
+      // rejected by one comparison) and keep it when that holds; else put the line back in index
+      // order and run PyTorch's selection on it.
+      std::partial_sort(q.begin(), q.begin() + k, q.end(), before);
+      bool unique = true;
+      for (int64_t i = 0; i + 1 < k && unique; ++i) unique = before(q[i], q[i + 1]);
+      for (int64_t j = k; j < n && unique; ++j) unique = before(q[k - 1], q[j]);
+      if (unique) return;
+      std::sort(q.begin(), q.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+      std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), before);
+      std::sort(q.begin(), q.begin() + (k - 1), before);
     } else {
       std::nth_element(q.begin(), q.begin() + (k - 1), q.end(), before);
       if (sorted) std::sort(q.begin(), q.begin() + (k - 1), before);
