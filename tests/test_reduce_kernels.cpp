@@ -4,6 +4,7 @@
 // softmax rows across the chunk boundary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -130,6 +131,42 @@ TEST(ReduceKernels, SumOverAnyLayoutGivesTheSameBits) {
     EXPECT_EQ(ditto::fingerprint(by_cols), ditto::fingerprint(by_rows)) << "R=" << R;
     const ditto::Tensor m_cols = x.mean({0}), m_rows = x.t().contiguous().mean({1});
     EXPECT_EQ(ditto::fingerprint(m_cols), ditto::fingerprint(m_rows)) << "R=" << R;
+  }
+}
+
+// sum and mean over dims that are not one block (a bias gradient's 0, 2, 3) reduce rows made of
+// segments, gathered per row (ops/reduce_ops.cpp) instead of a copy of the permuted input: the
+// bits of the copied rows, across several chunks, at 1 to 3 threads, float and double, and where
+// the layout does not allow segments (a transposed input) or a row is too long for the buffer.
+TEST(ReduceKernels, SumOverSplitDimsGivesTheBitsOfTheCopiedRows) {
+  ditto::manual_seed(5);
+  struct Case {
+    ditto::Shape shape, dims, perm;  // perm: kept dims, then reduced ones
+  };
+  const Case cases[] = {
+      {{8, 3, 33, 40}, {0, 2, 3}, {1, 0, 2, 3}},      // rows of 8 segments of 1320: one chunk
+      {{40, 2, 50, 33}, {0, 2, 3}, {1, 0, 2, 3}},     // 40 segments of 1650: three chunks
+      {{2, 4, 3, 5, 7}, {0, 3, 4}, {1, 2, 0, 3, 4}},  // two kept dims, merged
+      {{6, 5, 9}, {0, 2}, {1, 0, 2}},                 // 3-D
+      {{2, 3, 700, 800}, {0, 2, 3}, {1, 0, 2, 3}},    // rows of 1.12M: past the buffer, copied
+  };
+  for (int threads : {1, 2, 3}) {
+    ConfigGuard guard;
+    ditto::set_num_threads(threads);
+    for (const Case& c : cases)
+      for (ditto::ScalarType dt : {ditto::kFloat32, ditto::kFloat64}) {
+        const ditto::Tensor x = ditto::randn(c.shape, dt);
+        int64_t M = 1;
+        for (int64_t d = 0; d < int64_t(c.shape.size()); ++d)
+          if (std::find(c.dims.begin(), c.dims.end(), d) == c.dims.end()) M *= c.shape[d];
+        const ditto::Tensor rows = x.permute(c.perm).contiguous().reshape({M, -1});
+        const std::string what = "threads " + std::to_string(threads) + " dims of " + std::to_string(x.dim());
+        EXPECT_EQ(ditto::fingerprint(x.sum(c.dims).reshape({M})), ditto::fingerprint(rows.sum({1}))) << what;
+        EXPECT_EQ(ditto::fingerprint(x.mean(c.dims).reshape({M})), ditto::fingerprint(rows.mean({1}))) << what;
+        // a transposed input: the segments are not contiguous, the rows are copied
+        const ditto::Tensor xt = x.transpose(0, x.dim() - 1).contiguous().transpose(0, x.dim() - 1);
+        EXPECT_EQ(ditto::fingerprint(xt.sum(c.dims).reshape({M})), ditto::fingerprint(rows.sum({1}))) << what;
+      }
   }
 }
 

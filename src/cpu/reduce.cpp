@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/allocator.h"
 #include "cpu/decl/reduce.h"
 #include "cpu/dmath.h"
 #include "cpu/loops.h"
@@ -74,6 +75,28 @@ void rows(const Tensor& out, const Tensor& in, Fn fn) {
   });
 }
 
+// in: (M, S, L), row m the S segments of L contiguous elements at m * stride(0) + s * stride(1)
+// (ops/reduce_ops.cpp makes it where an (M, R) view would need a copy). Each row is gathered
+// into a buffer and reduced as a contiguous (1, S * L) row by fn, storing at m: the same inputs
+// in the same order as the copied rows, so the same bits.
+template <class Fn>
+void segmented_rows(const Tensor& out, const Tensor& in, Fn fn) {
+  dispatch_dtype(in.dtype(), [&]<class T>() {
+    dispatch_dtype(out.dtype(), [&]<class A>() {
+      A* o = out.data_ptr<A>();
+      const T* x = in.data_ptr<T>();
+      const int64_t M = in.size(0), S = in.size(1), L = in.size(2), sm = in.stride(0), ss = in.stride(1), R = S * L;
+      detail::parallel_for(M, R, [&](int64_t m0, int64_t m1) {
+        detail::Scratch<T> buf(static_cast<std::size_t>(R));
+        for (int64_t m = m0; m < m1; ++m) {
+          for (int64_t s = 0; s < S; ++s) std::copy(x + m * sm + s * ss, x + m * sm + s * ss + L, buf.data() + s * L);
+          fn.template operator()<T, A>(buf.data(), 1, R, R, 1, o + m);
+        }
+      });
+    });
+  });
+}
+
 // Contiguous float (and, for max and min, int64) chunks go to the vectorised kernels of cpu/reduce_kernels.h, which
 // fold in the same order as reduce_chunk; anything else (strided, integer, converting) to reduce_chunk.
 template <class T, class Simd, class Op>
@@ -107,20 +130,22 @@ void sum_rows(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, Load loa
 }  // namespace
 
 void sum(const Tensor& out, const Tensor& in) {
-  rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
+  auto fn = []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
     sum_rows<A>(
         x, M, R, sm, sr, [](T v) { return convert<A>(v); }, [o](int64_t m, A v) { o[m] = v; });
-  });
+  };
+  in.dim() == 3 ? segmented_rows(out, in, fn) : rows(out, in, fn);
 }
 
 void mean(const Tensor& out, const Tensor& in) {
-  rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
+  auto fn = []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
     if constexpr (std::is_floating_point_v<A>) {  // the public op allows floating mean only
       const A n = static_cast<A>(R);
       sum_rows<A>(
           x, M, R, sm, sr, [](T v) { return static_cast<A>(v); }, [o, n](int64_t m, A v) { o[m] = v / n; });
     }
-  });
+  };
+  in.dim() == 3 ? segmented_rows(out, in, fn) : rows(out, in, fn);
 }
 
 void prod(const Tensor& out, const Tensor& in) {

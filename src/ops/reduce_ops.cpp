@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "autograd/graph.h"
 #include "ops/common.h"
@@ -39,7 +41,41 @@ struct Plan {
   int64_t M = 1, R = 1;
 };
 
-Plan plan(const Tensor& x, const Shape& dims_in, bool keepdim, const char* op) {
+// Merges dims [b, e) of v into one (size, stride), or nullopt when their elements are not one
+// arithmetic sequence (size-1 dims are skipped).
+std::optional<std::pair<int64_t, int64_t>> merged(const Tensor& v, int64_t b, int64_t e) {
+  int64_t size = 1, stride = 1;
+  bool first = true;
+  for (int64_t d = e - 1; d >= b; --d) {
+    if (v.size(d) == 1) continue;
+    if (!first && v.stride(d) != stride * size) return std::nullopt;
+    if (first) stride = v.stride(d), first = false;
+    size *= v.size(d);
+  }
+  return std::make_pair(size, stride);
+}
+
+// A reduction over dims that are not one block (a bias gradient's sum over dims 0, 2, 3) would
+// copy the input to make its (M, R) rows. Where each row is S segments of L contiguous elements
+// instead, the rows are handed to the kernel as an (M, S, L) view (ops/signatures.h), which
+// gathers one row at a time into a buffer: the same inputs in the same order, without the copy.
+// Only for rows of at most 2^20 elements (the kernel's per-thread buffer) and a non-empty input.
+std::optional<Tensor> segmented_rows(const Tensor& permuted, int64_t kept, int64_t M) {
+  const int64_t nd = permuted.dim();
+  if (permuted.numel() == 0 || kept == nd || kept == 0) return std::nullopt;
+  const auto m = merged(permuted, 0, kept);
+  if (!m) return std::nullopt;
+  for (int64_t split = kept + 1; split < nd; ++split) {
+    const auto seg = merged(permuted, kept, split), line = merged(permuted, split, nd);
+    if (!seg || !line || line->second != 1 || line->first < 2 || seg->first < 2) continue;
+    if (seg->first > (int64_t(1) << 20) / line->first) return std::nullopt;
+    return detail::make_view(permuted, {M, seg->first, line->first}, {m->second, seg->second, 1},
+                             permuted.storage_offset());
+  }
+  return std::nullopt;
+}
+
+Plan plan(const Tensor& x, const Shape& dims_in, bool keepdim, const char* op, bool segments = false) {
   detail::check_defined(x, op);
   const int64_t nd = x.dim();
   const Shape dims = detail::reduce_dims(dims_in, nd, op);
@@ -61,7 +97,14 @@ Plan plan(const Tensor& x, const Shape& dims_in, bool keepdim, const char* op) {
   }
   p.out_shape = out_shape;
   p.dims = dims;
-  p.rows = x.permute(perm).reshape({p.M, p.R});
+  const Tensor permuted = x.permute(perm);
+  if (segments) {
+    if (auto rows = segmented_rows(permuted, nd - static_cast<int64_t>(dims.size()), p.M)) {
+      p.rows = *rows;
+      return p;
+    }
+  }
+  p.rows = permuted.reshape({p.M, p.R});
   return p;
 }
 
@@ -71,7 +114,7 @@ Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_d
   Plan p;
   {
     NoGradGuard no_grad;  // the (M, R) view is internal
-    p = plan(x, dims, keepdim, op);
+    p = plan(x, dims, keepdim, op, id == OpId::sum || id == OpId::mean);
   }
   Tensor out = detail::new_tensor({p.M}, out_dtype, op).view(p.out_shape);
   ops::call<id>(x.device(), out.view({p.M}), p.rows);

@@ -24,7 +24,8 @@ using Where = void(const Tensor& out, const Tensor& cond, const Tensor& a, const
 using MaskedFill = void(const Tensor& self, const Tensor& mask, const Scalar& value);  // in place
 using Fill = void(const Tensor& out, const Scalar& value);
 using Copy = void(const Tensor& dst, const Tensor& src);  // src expanded to dst's shape, any dtypes
-// in is 2-D (M, R): row m holds the R inputs of output m in canonical (logical) order.
+// in is 2-D (M, R): row m holds the R inputs of output m in canonical (logical) order. sum and
+// mean also take (M, S, L) with stride(2) == 1: row m is its S segments of L elements in turn.
 using Reduce = void(const Tensor& out, const Tensor& in);
 // The ord-norm of each row (ord a float; inf, -inf and 0 included); floating out and in.
 using VectorNorm = void(const Tensor& out, const Tensor& in, const Scalar& ord);
