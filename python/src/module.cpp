@@ -253,6 +253,7 @@ PYBIND11_MODULE(_C, m) {
       d["differentiable"] = e.differentiable;
       d["node_name"] = e.node_name ? py::object(py::str(e.node_name)) : py::object(py::none());
       d["dispatch_count"] = ditto::ops::dispatch_count(e.id);
+      d["unary"] = e.unary != nullptr;  // a DITTO_UNARY row: ditto.<id>(x) and x.<id>()
       rows.append(d);
     }
     return rows;

@@ -3,6 +3,7 @@
 #include <Python.h>
 
 #include "common.h"
+#include "ops/op_info.h"
 
 namespace ditto::python {
 
@@ -409,28 +410,6 @@ void bind_ops(py::module_& m) {
           py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = py::none());
 
   // ---------------------------------------------------------------- elementwise
-#define DITTO_UNARY(name) \
-  def_op(                 \
-      m, cls, #name, [](const Tensor& x) { return name(x); }, Release());
-  DITTO_UNARY(neg)
-  DITTO_UNARY(abs)
-  DITTO_UNARY(sign)
-  DITTO_UNARY(exp)
-  DITTO_UNARY(log)
-  DITTO_UNARY(sqrt)
-  DITTO_UNARY(rsqrt)
-  DITTO_UNARY(sigmoid)
-  DITTO_UNARY(tanh)
-  DITTO_UNARY(relu)
-  DITTO_UNARY(sin)
-  DITTO_UNARY(cos)
-  DITTO_UNARY(erf)
-  DITTO_UNARY(log1p)
-  DITTO_UNARY(expm1)
-  DITTO_UNARY(floor)
-  DITTO_UNARY(ceil)
-  DITTO_UNARY(trunc)
-#undef DITTO_UNARY
   def_op(
       m, cls, "round",
       [](const Tensor& x, int64_t decimals) {
@@ -438,6 +417,16 @@ void bind_ops(py::module_& m) {
         return round(x);
       },
       py::kw_only(), py::arg("decimals") = 0, Release());
+  def_op(
+      m, cls, "neg", [](const Tensor& x) { return neg(x); }, Release());
+  // every op with a DITTO_UNARY row (src/ops/op_table.def), function and method, from the table;
+  // round is bound above for its decimals argument
+  for (const ops::OpEntry& e : ops::all_ops()) {
+    if (!e.unary || py::hasattr(m, e.id_name)) continue;
+    Tensor (*fn)(const Tensor&) = e.unary;
+    def_op(
+        m, cls, e.id_name, [fn](const Tensor& x) { return fn(x); }, Release());
+  }
   m.attr("fix") = m.attr("trunc");
   cls.attr("fix") = cls.attr("trunc");
   def_op(

@@ -375,6 +375,16 @@ def opinfo_name(op):
 
 OPS = {opinfo_name(op): op for op in op_db}
 
+# Every DITTO_UNARY row (src/ops/op_table.def) that OpInfo covers and no entry above sweeps:
+# within a few ulp of PyTorch, so a new row is swept without a line here.
+_SWEPT = {e.opinfo.split(".")[0] for e in SWEEP}
+SWEEP += [
+    Entry(r["id"], D(r["id"]), CLOSE)
+    for r in ditto._C._op_table()
+    if r["unary"] and r["id"] not in _SWEPT and r["id"] in OPS
+]
+BY_NAME = {e.opinfo: e for e in SWEEP}
+
 _DT = {
     torch.float32: ditto.float32,
     torch.float64: ditto.float64,

@@ -310,6 +310,17 @@ CALLS = {
 ROWS = ditto._C._op_table()
 
 
+def _unary_call(name):
+    p = x.abs() + 0.5  # positive: inside the domain of every DITTO_UNARY op
+    return lambda: (getattr(ditto, name)(p), getattr(p, name)())
+
+
+# A DITTO_UNARY row is bound from the table (function and method), so it needs no line above.
+for _r in ROWS:
+    if _r["unary"] and _r["name"] not in CALLS:
+        CALLS[_r["name"]] = _unary_call(_r["id"])
+
+
 def count(name):
     return next(r["dispatch_count"] for r in ditto._C._op_table() if r["name"] == name)
 
@@ -337,6 +348,9 @@ BOTH = ["neg", "abs", "sign", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", 
         "clone", "narrow", "select", "t", "equal", "sin", "cos", "erf", "log1p", "expm1", "floor", "ceil", "round",
         "trunc", "maximum", "minimum", "fmod", "remainder", "clamp_min", "clamp_max", "logsumexp", "norm", "baddbmm",
         "outer", "split", "split_with_sizes", "chunk", "unbind", "tile", "flip", "roll", "movedim", "swapaxes"]  # fmt: skip
+
+
+BOTH += [r["id"] for r in ROWS if r["unary"] and r["id"] not in BOTH]
 
 
 @pytest.mark.parametrize("name", BOTH)

@@ -104,6 +104,12 @@ void unary_dmath(const Tensor& out, const Tensor& in, F32 array_f32, F64 array_f
 
 }  // namespace
 
+// The kernel of a DITTO_UNARY row (ops/op_table.def), whose row declares it for the op table; the
+// first line here declares it for its definition.
+#define DITTO_UNARY_KERNEL(name)                  \
+  void name(const Tensor& out, const Tensor& in); \
+  void name(const Tensor& out, const Tensor& in)
+
 void neg(const Tensor& out, const Tensor& in) {
   unary_same(out, in, []<class T>(T x) -> T {
     if constexpr (std::is_floating_point_v<T>)
@@ -112,7 +118,7 @@ void neg(const Tensor& out, const Tensor& in) {
       return wrap_sub(T(0), x);
   });
 }
-void abs(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(abs) {
   unary_same(out, in, []<class T>(T x) -> T {
     if constexpr (std::is_floating_point_v<T>)
       return std::fabs(x);
@@ -123,7 +129,7 @@ void abs(const Tensor& out, const Tensor& in) {
   });
 }
 // -1, 0 or 1 (NaN and -0 give +0, bool is itself), as PyTorch's (0 < x) - (x < 0).
-void sign(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(sign) {
   unary_same(out, in, []<class T>(T x) -> T {
     if constexpr (std::is_same_v<T, bool>)
       return x;
@@ -131,44 +137,44 @@ void sign(const Tensor& out, const Tensor& in) {
       return static_cast<T>(static_cast<int>(T(0) < x) - static_cast<int>(x < T(0)));
   });
 }
-void exp(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(exp) {
   unary_dmath(out, in, dmath::exp_f32, dmath::exp_f64, [](auto x) { return dmath::exp(x); });
 }
-void log(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(log) {
   unary_dmath(out, in, dmath::log_f32, dmath::log_f64, [](auto x) { return dmath::log(x); });
 }
-void sqrt(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(sqrt) {
   unary_float(out, in, [](auto x) { return std::sqrt(x); });
 }
-void rsqrt(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(rsqrt) {
   unary_float(out, in, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
 }
-void sigmoid(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(sigmoid) {
   // 1 / (1 + exp(-x)): exp through the array path, the rest elementwise
   neg(out, in);
   exp(out, out);
   unary_float(out, out, [](auto e) { return decltype(e)(1) / (decltype(e)(1) + e); });
 }
-void tanh(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(tanh) {
   unary_dmath(out, in, dmath::tanh_f32, dmath::tanh_f64, [](auto x) { return dmath::tanh(x); });
 }
-void relu(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(relu) {
   unary_same(out, in, []<class T>(T x) -> T { return (x > T(0) || x != x) ? x : T(0); });
 }
 
-void sin(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(sin) {
   unary_dmath(out, in, dmath::sin_f32, dmath::sin_f64, [](auto x) { return dmath::sin(x); });
 }
-void cos(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(cos) {
   unary_dmath(out, in, dmath::cos_f32, dmath::cos_f64, [](auto x) { return dmath::cos(x); });
 }
-void erf(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(erf) {
   unary_dmath(out, in, dmath::erf_f32, dmath::erf_f64, [](auto x) { return dmath::erf(x); });
 }
-void log1p(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(log1p) {
   unary_dmath(out, in, dmath::log1p_f32, dmath::log1p_f64, [](auto x) { return dmath::log1p(x); });
 }
-void expm1(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(expm1) {
   unary_dmath(out, in, dmath::expm1_f32, dmath::expm1_f64, [](auto x) { return dmath::expm1(x); });
 }
 // Rounding is exact; integers (and bool) are their own floor, ceil, round and trunc.
@@ -181,16 +187,16 @@ void rounding(const Tensor& out, const Tensor& in, F f) {
       return x;
   });
 }
-void floor(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(floor) {
   rounding(out, in, [](auto x) { return std::floor(x); });
 }
-void ceil(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(ceil) {
   rounding(out, in, [](auto x) { return std::ceil(x); });
 }
-void round(const Tensor& out, const Tensor& in) {  // half to even (the default rounding mode)
+DITTO_UNARY_KERNEL(round) {  // half to even (the default rounding mode)
   rounding(out, in, [](auto x) { return std::nearbyint(x); });
 }
-void trunc(const Tensor& out, const Tensor& in) {
+DITTO_UNARY_KERNEL(trunc) {
   rounding(out, in, [](auto x) { return std::trunc(x); });
 }
 // NaN in either operand gives NaN; on ties (0 and -0) b, as PyTorch's vector kernel (vmaxps).

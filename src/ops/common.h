@@ -32,20 +32,22 @@ inline const char* aten_type_name(ScalarType t) {
   return "?";
 }
 
-// The backward formula of op id, from its DITTO_BACKWARD row.
+// The backward formula of op id and the state it takes, from its DITTO_BACKWARD row.
 template <OpId id>
 struct Formula;
-#define DITTO_OP(...)
-#define DITTO_KERNEL(...)
-#define DITTO_BACKWARD(id, node, fn, uses)       \
-  template <>                                    \
-  struct Formula<OpId::id> {                     \
-    static constexpr auto value = &autograd::fn; \
+#define DITTO_BACKWARD(id, node, fn, S, uses)              \
+  template <>                                              \
+  struct Formula<OpId::id> {                               \
+    using State = autograd::formulas::S;                   \
+    static constexpr auto value = &autograd::formulas::fn; \
   };
 #include "ops/op_table.def"
-#undef DITTO_OP
-#undef DITTO_KERNEL
-#undef DITTO_BACKWARD
+
+// Whether op id has a DITTO_BACKWARD row.
+template <OpId id>
+concept Differentiable = requires {
+  Formula<id>::value;
+};
 
 // Records op id's node (autograd::record_node): the op's name, node name and formula come from
 // its row, and state is what the formula takes (a type mismatch does not compile). node_name
@@ -53,9 +55,8 @@ struct Formula;
 template <OpId id, class State>
 void record(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, State state,
             const char* node_name = nullptr) {
-  static_assert(
-      std::is_same_v<decltype(Formula<id>::value), autograd::Grads (*const)(const State&, const autograd::Grads&)>,
-      "the state passed to ops::record is not the one the op's formula takes (ops/formulas.h)");
+  static_assert(std::is_same_v<typename Formula<id>::State, State>,
+                "the state passed to ops::record is not the one the op's DITTO_BACKWARD row names");
   const OpEntry& e = op_entry(id);
   autograd::record_node(e.name, node_name ? node_name : e.node_name,
                         std::make_unique<autograd::TypedSaved<State>>(std::move(state), Formula<id>::value), inputs,

@@ -123,41 +123,6 @@ Tensor comparison(const Tensor& a, const Scalar& b) {
   return binary<id>(a, detail::wrap_scalar(b, t), t, kBool, ops::op_entry(id).name);
 }
 
-// Unary ops on floating values: integers and bool are computed as float32 (PyTorch's rule).
-template <OpId id>
-Tensor unary_float(const Tensor& x) {
-  const char* name = ops::op_entry(id).name;
-  detail::check_defined(x, name);
-  const ScalarType t = is_floating(x.dtype()) ? x.dtype() : kFloat32;
-  Tensor out = detail::new_tensor(x.sizes(), t, name);
-  const Tensor xc = detail::cast(x, t);
-  ops::call<id>(x.device(), out, xc);
-  if (autograd::any_needs_grad(x)) {  // some derivatives need x; the others the output
-    if constexpr (id == OpId::log || id == OpId::sin || id == OpId::cos || id == OpId::erf || id == OpId::log1p)
-      ops::record<id>({x}, {out}, autograd::formulas::SavedInput{xc});
-    else
-      ops::record<id>({x}, {out}, autograd::formulas::SavedOutput{out});
-  }
-  return out;
-}
-
-template <OpId id>
-Tensor unary_same(const Tensor& x) {
-  const char* name = ops::op_entry(id).name;
-  detail::check_defined(x, name);
-  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), name);
-  ops::call<id>(x.device(), out, x);
-  if (autograd::any_needs_grad(x)) {
-    if constexpr (id == OpId::abs)
-      ops::record<id>({x}, {out}, autograd::formulas::SavedInput{x});
-    else if constexpr (id == OpId::relu)
-      ops::record<id>({x}, {out}, autograd::formulas::SavedOutput{out});
-    else
-      ops::record<id>({x}, {out}, autograd::formulas::NoSaved{});
-  }
-  return out;
-}
-
 void check_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
   if (alpha.is_bool() && result_type(a, b) != kBool) fail(name, "Boolean alpha only supported for Boolean results.");
   if (alpha.is_floating() && !is_floating(result_type(a, b)))
@@ -222,45 +187,7 @@ Tensor div(const Tensor& a, const Scalar& b) {
   return binary<OpId::div>(a, detail::wrap_scalar(b, t), t, t, "div");
 }
 
-Tensor neg(const Tensor& x) {
-  detail::check_defined(x, "neg");
-  if (x.dtype() == kBool)
-    fail("neg", "negation, the `-` operator, on a bool tensor is not supported. Use logical_not instead.");
-  return unary_same<OpId::neg>(x);
-}
-Tensor abs(const Tensor& x) {
-  detail::check_defined(x, "abs");
-  if (x.dtype() == kBool) fail("abs", "not implemented for 'Bool'");  // as PyTorch
-  return unary_same<OpId::abs>(x);
-}
-Tensor sign(const Tensor& x) { return unary_same<OpId::sign>(x); }
-Tensor exp(const Tensor& x) { return unary_float<OpId::exp>(x); }
-Tensor log(const Tensor& x) { return unary_float<OpId::log>(x); }
-Tensor sqrt(const Tensor& x) { return unary_float<OpId::sqrt>(x); }
-Tensor rsqrt(const Tensor& x) { return unary_float<OpId::rsqrt>(x); }
-Tensor sigmoid(const Tensor& x) { return unary_float<OpId::sigmoid>(x); }
-Tensor tanh(const Tensor& x) { return unary_float<OpId::tanh>(x); }
-Tensor relu(const Tensor& x) {
-  detail::check_defined(x, "relu");
-  if (x.dtype() == kBool) fail("relu", "not implemented for 'Bool'");
-  return unary_same<OpId::relu>(x);
-}
-
-Tensor sin(const Tensor& x) { return unary_float<OpId::sin>(x); }
-Tensor cos(const Tensor& x) { return unary_float<OpId::cos>(x); }
-Tensor erf(const Tensor& x) { return unary_float<OpId::erf>(x); }
-Tensor log1p(const Tensor& x) { return unary_float<OpId::log1p>(x); }
-Tensor expm1(const Tensor& x) { return unary_float<OpId::expm1>(x); }
-
 namespace {
-template <OpId id>
-Tensor rounding(const Tensor& x) {
-  const char* name = ops::op_entry(id).name;
-  detail::check_defined(x, name);
-  if (x.dtype() == kBool) fail(name, "not implemented for 'Bool'");
-  return unary_same<id>(x);
-}
-
 // fmod and remainder: bool refused, integer division by zero raised (PyTorch's
 // ZeroDivisionError) before the kernel runs. node_name: PyTorch's for the Scalar form.
 template <OpId id>
@@ -275,10 +202,6 @@ Tensor modulo(const Tensor& a, const Tensor& b, const char* node_name = nullptr)
 }
 }  // namespace
 
-Tensor floor(const Tensor& x) { return rounding<OpId::floor>(x); }
-Tensor ceil(const Tensor& x) { return rounding<OpId::ceil>(x); }
-Tensor round(const Tensor& x) { return rounding<OpId::round>(x); }
-Tensor trunc(const Tensor& x) { return rounding<OpId::trunc>(x); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return arith<OpId::maximum>(a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return arith<OpId::minimum>(a, b); }
 Tensor fmod(const Tensor& a, const Tensor& b) { return modulo<OpId::fmod>(a, b); }

@@ -39,6 +39,12 @@ struct OpEntry {
   bool differentiable = false;
   const char* node_name = nullptr;
   const char* backward_uses = nullptr;
+  // Ops with a DITTO_UNARY row: the public function made from the row, the row's rule ("Float",
+  // "Same", "SameNotBool") and its line for the header. Tests, the fuzzer and Python reach every
+  // such op through unary.
+  Tensor (*unary)(const Tensor&) = nullptr;
+  const char* unary_rule = nullptr;
+  const char* unary_doc = nullptr;
 };
 
 std::span<const OpEntry> all_ops();

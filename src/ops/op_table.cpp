@@ -4,6 +4,17 @@
 
 #include "cpu/kernels.h"
 
+// The kernels and public functions of DITTO_UNARY rows are declared by their rows (the kernels
+// are defined in cpu/elementwise.cpp, the functions in ops/unary_ops.cpp).
+namespace ditto {
+namespace cpu {
+#define DITTO_UNARY(id, rule, doc) void id(const Tensor& out, const Tensor& in);
+#include "ops/op_table.def"
+}  // namespace cpu
+#define DITTO_UNARY(id, rule, doc) Tensor id(const Tensor& x);
+#include "ops/op_table.def"
+}  // namespace ditto
+
 namespace ditto::ops {
 namespace {
 
@@ -20,14 +31,9 @@ struct FlatKernel {
 
 const std::vector<FlatKernel>& flat_kernels() {
   static const std::vector<FlatKernel> k = {
-#define DITTO_OP(id, name, sig, kind)
-#define DITTO_BACKWARD(...)
 #define DITTO_KERNEL(id, device, det, impl, fn) \
   {OpId::id, {Device::device, Determinism::det, impl, erase<OpSignature<OpId::id>::type>(&fn)}},
 #include "ops/op_table.def"
-#undef DITTO_OP
-#undef DITTO_KERNEL
-#undef DITTO_BACKWARD
   };
   return k;
 }
@@ -44,12 +50,7 @@ struct Table {
     };
     const Decl decls[] = {
 #define DITTO_OP(id, name, sig, kind) {OpId::id, #id, name, OpKind::kind},
-#define DITTO_KERNEL(...)
-#define DITTO_BACKWARD(...)
 #include "ops/op_table.def"
-#undef DITTO_OP
-#undef DITTO_KERNEL
-#undef DITTO_BACKWARD
     };
     struct Back {
       OpId id;
@@ -57,13 +58,8 @@ struct Table {
       const char* uses;
     };
     const Back backs[] = {
-#define DITTO_OP(...)
-#define DITTO_KERNEL(...)
-#define DITTO_BACKWARD(id, node, fn, uses) {OpId::id, node, uses},
+#define DITTO_BACKWARD(id, node, fn, state, uses) {OpId::id, node, uses},
 #include "ops/op_table.def"
-#undef DITTO_OP
-#undef DITTO_KERNEL
-#undef DITTO_BACKWARD
     };
     kernels.resize(static_cast<std::size_t>(OpId::kCount));
     for (const FlatKernel& k : flat_kernels()) kernels[static_cast<std::size_t>(k.op)].push_back(k.entry);
@@ -74,6 +70,22 @@ struct Table {
       e.differentiable = true;
       e.node_name = b.node;
       e.backward_uses = b.uses;
+    }
+    struct Unary {
+      OpId id;
+      Tensor (*fn)(const Tensor&);
+      const char* rule;
+      const char* doc;
+    };
+    const Unary unaries[] = {
+#define DITTO_UNARY(id, rule, doc) {OpId::id, &ditto::id, #rule, doc},
+#include "ops/op_table.def"
+    };
+    for (const Unary& u : unaries) {
+      OpEntry& e = ops[static_cast<std::size_t>(u.id)];
+      e.unary = u.fn;
+      e.unary_rule = u.rule;
+      e.unary_doc = u.doc;
     }
   }
 };

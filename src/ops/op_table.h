@@ -12,12 +12,7 @@ namespace ditto::ops {
 
 enum class OpId : uint16_t {
 #define DITTO_OP(id, name, sig, kind) id,
-#define DITTO_KERNEL(...)
-#define DITTO_BACKWARD(...)
 #include "ops/op_table.def"
-#undef DITTO_OP
-#undef DITTO_KERNEL
-#undef DITTO_BACKWARD
   kCount
 };
 
@@ -28,11 +23,6 @@ struct OpSignature;
   struct OpSignature<OpId::id> {      \
     using type = kernel_sig::sig;     \
   };
-#define DITTO_KERNEL(...)
-#define DITTO_BACKWARD(...)
 #include "ops/op_table.def"
-#undef DITTO_OP
-#undef DITTO_KERNEL
-#undef DITTO_BACKWARD
 
 }  // namespace ditto::ops

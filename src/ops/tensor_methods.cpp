@@ -273,25 +273,8 @@ Tensor& Tensor::sub_(const Scalar& o) { return assign(*this, ditto::sub(*this, o
 Tensor& Tensor::mul_(const Scalar& o) { return assign(*this, ditto::mul(*this, o), "mul_"); }
 Tensor& Tensor::div_(const Scalar& o) { return assign(*this, ditto::div(*this, o), "div_"); }
 Tensor Tensor::neg() const { return ditto::neg(*this); }
-Tensor Tensor::abs() const { return ditto::abs(*this); }
-Tensor Tensor::sign() const { return ditto::sign(*this); }
 Tensor Tensor::pow(const Scalar& e) const { return ditto::pow(*this, e); }
 Tensor Tensor::pow(const Tensor& e) const { return ditto::pow(*this, e); }
-Tensor Tensor::exp() const { return ditto::exp(*this); }
-Tensor Tensor::log() const { return ditto::log(*this); }
-Tensor Tensor::sqrt() const { return ditto::sqrt(*this); }
-Tensor Tensor::rsqrt() const { return ditto::rsqrt(*this); }
-Tensor Tensor::sigmoid() const { return ditto::sigmoid(*this); }
-Tensor Tensor::tanh() const { return ditto::tanh(*this); }
-Tensor Tensor::sin() const { return ditto::sin(*this); }
-Tensor Tensor::cos() const { return ditto::cos(*this); }
-Tensor Tensor::erf() const { return ditto::erf(*this); }
-Tensor Tensor::log1p() const { return ditto::log1p(*this); }
-Tensor Tensor::expm1() const { return ditto::expm1(*this); }
-Tensor Tensor::floor() const { return ditto::floor(*this); }
-Tensor Tensor::ceil() const { return ditto::ceil(*this); }
-Tensor Tensor::round() const { return ditto::round(*this); }
-Tensor Tensor::trunc() const { return ditto::trunc(*this); }
 Tensor Tensor::maximum(const Tensor& o) const { return ditto::maximum(*this, o); }
 Tensor Tensor::minimum(const Tensor& o) const { return ditto::minimum(*this, o); }
 Tensor Tensor::fmod(const Tensor& o) const { return ditto::fmod(*this, o); }
@@ -300,7 +283,6 @@ Tensor Tensor::fmod(const Scalar& o) const { return ditto::fmod(*this, o); }
 Tensor Tensor::remainder(const Scalar& o) const { return ditto::remainder(*this, o); }
 Tensor Tensor::clamp_min(const Scalar& min) const { return ditto::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(const Scalar& max) const { return ditto::clamp_max(*this, max); }
-Tensor Tensor::relu() const { return ditto::relu(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return ditto::clamp(*this, lo, hi); }
 Tensor Tensor::eq(const Tensor& o) const { return ditto::eq(*this, o); }
 Tensor Tensor::ne(const Tensor& o) const { return ditto::ne(*this, o); }

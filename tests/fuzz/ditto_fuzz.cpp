@@ -169,48 +169,30 @@ std::vector<OpFuzzer> generators() {
     return one(linspace(static_cast<double>(c.r.range(-5, 5)), static_cast<double>(c.r.range(-5, 5)), size_arg(c.r)));
   });
   // elementwise
-  reg({"neg", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "pow", "clamp", "gelu", "sign"},
-      [](Ctx& c) {
-        Tensor x = c.any();
-        switch (c.r.range(0, 12)) {
-          case 0: return one(neg(x));
-          case 1: return one(abs(x));
-          case 2: return one(exp(x));
-          case 3: return one(log(x));
-          case 4: return one(sqrt(x));
-          case 5: return one(rsqrt(x));
-          case 6: return one(sigmoid(x));
-          case 7: return one(tanh(x));
-          case 8: return one(relu(x));
-          case 9: return one(pow(x, c.scalar()));
-          case 10: return one(clamp(x, c.scalar(), c.r.chance(0.5) ? std::optional<Scalar>(c.scalar()) : std::nullopt));
-          case 11: return one(sign(x));
-          default: return one(gelu(x, c.r.chance(0.5) ? "none" : c.r.chance(0.9) ? "tanh" : "bad"));
-        }
-      });
-  reg({"sin", "cos", "erf", "log1p", "expm1", "floor", "ceil", "round", "trunc", "silu", "mish", "hardswish",
-       "leaky_relu", "softplus", "hardtanh", "elu"},
-      [](Ctx& c) {
-        Tensor x = c.any();
-        switch (c.r.range(0, 16)) {
-          case 0: return one(sin(x));
-          case 1: return one(cos(x));
-          case 2: return one(erf(x));
-          case 3: return one(log1p(x));
-          case 4: return one(expm1(x));
-          case 5: return one(floor(x));
-          case 6: return one(ceil(x));
-          case 7: return one(round(x));
-          case 8: return one(trunc(x));
-          case 9: return one(silu(x));
-          case 10: return one(mish(x));
-          case 11: return one(hardswish(x));
-          case 12: return one(leaky_relu(x, c.scalar()));
-          case 13: return one(softplus(x, c.scalar(), c.scalar()));
-          case 14: return one(hardtanh(x, c.scalar(), c.scalar()));
-          default: return one(elu(x, c.scalar(), c.scalar(), c.scalar()));
-        }
-      });
+  // every op with a DITTO_UNARY row, through the function its row makes
+  for (const ops::OpEntry& e : ops::all_ops())
+    if (e.unary) reg({e.name}, [fn = e.unary](Ctx& c) { return one(fn(c.any())); });
+  reg({"neg", "pow", "clamp", "gelu"}, [](Ctx& c) {
+    Tensor x = c.any();
+    switch (c.r.range(0, 3)) {
+      case 0: return one(neg(x));
+      case 1: return one(pow(x, c.scalar()));
+      case 2: return one(clamp(x, c.scalar(), c.r.chance(0.5) ? std::optional<Scalar>(c.scalar()) : std::nullopt));
+      default: return one(gelu(x, c.r.chance(0.5) ? "none" : c.r.chance(0.9) ? "tanh" : "bad"));
+    }
+  });
+  reg({"silu", "mish", "hardswish", "leaky_relu", "softplus", "hardtanh", "elu"}, [](Ctx& c) {
+    Tensor x = c.any();
+    switch (c.r.range(0, 6)) {
+      case 0: return one(silu(x));
+      case 1: return one(mish(x));
+      case 2: return one(hardswish(x));
+      case 3: return one(leaky_relu(x, c.scalar()));
+      case 4: return one(softplus(x, c.scalar(), c.scalar()));
+      case 5: return one(hardtanh(x, c.scalar(), c.scalar()));
+      default: return one(elu(x, c.scalar(), c.scalar(), c.scalar()));
+    }
+  });
   reg({"maximum", "minimum", "fmod", "remainder"}, [](Ctx& c) {
     Tensor a = c.any(3), b = c.r.chance(0.7) ? c.tensor(a.sizes(), c.r.pick(kDtypes)) : c.any(3);
     switch (c.r.range(0, 6)) {

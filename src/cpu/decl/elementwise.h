@@ -1,6 +1,7 @@
 #pragma once
 // The kernels of cpu/elementwise.cpp, declared beside them (cpu/kernels.h gathers these headers for the
-// op table). Each kernel's contract is its signature's in ops/signatures.h.
+// op table). Each kernel's contract is its signature's in ops/signatures.h. The kernels of
+// DITTO_UNARY rows are declared by their rows instead (ops/op_table.cpp).
 #include <optional>
 #include <vector>
 
@@ -9,24 +10,6 @@
 
 namespace ditto::cpu {
 void neg(const Tensor& out, const Tensor& in);
-void abs(const Tensor& out, const Tensor& in);
-void sign(const Tensor& out, const Tensor& in);
-void exp(const Tensor& out, const Tensor& in);
-void log(const Tensor& out, const Tensor& in);
-void sqrt(const Tensor& out, const Tensor& in);
-void rsqrt(const Tensor& out, const Tensor& in);
-void sigmoid(const Tensor& out, const Tensor& in);
-void tanh(const Tensor& out, const Tensor& in);
-void relu(const Tensor& out, const Tensor& in);
-void sin(const Tensor& out, const Tensor& in);
-void cos(const Tensor& out, const Tensor& in);
-void erf(const Tensor& out, const Tensor& in);
-void log1p(const Tensor& out, const Tensor& in);
-void expm1(const Tensor& out, const Tensor& in);
-void floor(const Tensor& out, const Tensor& in);
-void ceil(const Tensor& out, const Tensor& in);
-void round(const Tensor& out, const Tensor& in);
-void trunc(const Tensor& out, const Tensor& in);
 void maximum(const Tensor& out, const Tensor& a, const Tensor& b);
 void minimum(const Tensor& out, const Tensor& a, const Tensor& b);
 void fmod(const Tensor& out, const Tensor& a, const Tensor& b);
