@@ -6,6 +6,7 @@
 // (python/tests/sweep.py).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -323,4 +324,21 @@ TEST(Activations, MatchTheirFormulasInDouble) {
   EXPECT_TRUE(equal(m(x), silu(x)));
   nn::Hardtanh h(-0.5, 0.5);
   EXPECT_TRUE(equal(h(x), hardtanh(x, -0.5, 0.5)));
+}
+
+// reciprocal is IEEE division, 1 / x, so PyTorch's bits: signed zeros give signed infinities,
+// integers and bool are computed as float32; a strided float64 input too.
+TEST(Reciprocal, IsOneOverXBitForBit) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> xs = {3.0f, -0.0f, 0.0f, 1e-40f, -7.25f, inf, -inf, nan, 3e38f, 0.1f};
+  const std::vector<float> got = to_vector<float>(reciprocal(tensor(xs)));
+  ASSERT_EQ(got.size(), xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    EXPECT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(1.0f / xs[i])) << "x = " << xs[i];
+  const Tensor d = arange(1.0, 41.0, 1.0, kFloat64).view({5, 8}).t();
+  const std::vector<double> dv = to_vector<double>(d.contiguous()), dr = to_vector<double>(d.reciprocal().contiguous());
+  for (std::size_t i = 0; i < dv.size(); ++i) EXPECT_EQ(dr[i], 1.0 / dv[i]);
+  const Tensor ints = reciprocal(tensor(std::vector<int64_t>{-2, 0, 4}));
+  EXPECT_EQ(ints.dtype(), kFloat32);
+  EXPECT_EQ(to_vector<float>(ints), (std::vector<float>{-0.5f, inf, 0.25f}));
 }

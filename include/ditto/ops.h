@@ -52,6 +52,8 @@ Tensor erf(const Tensor& x);
 Tensor log1p(const Tensor& x);
 // e^x - 1, accurate near 0 (Float)
 Tensor expm1(const Tensor& x);
+// 1 / x, correctly rounded (Float)
+Tensor reciprocal(const Tensor& x);
 // round down; integers returned as they are; zero gradient (SameNotBool)
 Tensor floor(const Tensor& x);
 // round up; integers returned as they are; zero gradient (SameNotBool)

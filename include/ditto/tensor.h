@@ -179,6 +179,7 @@ class Tensor {
   Tensor erf() const;
   Tensor log1p() const;
   Tensor expm1() const;
+  Tensor reciprocal() const;
   Tensor floor() const;
   Tensor ceil() const;
   Tensor round() const;

@@ -186,6 +186,12 @@ from ditto._C import (  # noqa: F401  (re-exported names)
     zeros,
     zeros_like,
 )
+# Every DITTO_UNARY row of the op table (src/ops/op_table.def): the extension binds its function
+# and method from the table, and so does this module, so a new row needs no name above.
+for _row in _C._op_table():
+    if _row["unary"]:
+        globals()[_row["id"]] = getattr(_C, _row["id"])
+del _row
 
 # PyTorch's aliases. They shadow the builtins bool, int and float in this file: its code uses
 # _bool and _int (defined below) instead.

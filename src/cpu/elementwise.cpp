@@ -177,6 +177,9 @@ DITTO_UNARY_KERNEL(log1p) {
 DITTO_UNARY_KERNEL(expm1) {
   unary_dmath(out, in, dmath::expm1_f32, dmath::expm1_f64, [](auto x) { return dmath::expm1(x); });
 }
+DITTO_UNARY_KERNEL(reciprocal) {
+  unary_float(out, in, [](auto x) { return decltype(x)(1) / x; });
+}
 // Rounding is exact; integers (and bool) are their own floor, ceil, round and trunc.
 template <class F>
 void rounding(const Tensor& out, const Tensor& in, F f) {

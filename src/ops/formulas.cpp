@@ -49,6 +49,7 @@ DITTO_FORMULA(cos, SavedInput) { return {g[0] * -s.x->sin()}; }
 DITTO_FORMULA(erf, SavedInput) { return {2.0 / std::sqrt(M_PI) * exp(-s.x->pow(2)) * g[0]}; }
 DITTO_FORMULA(log1p, SavedInput) { return {g[0] / (*s.x + 1)}; }
 DITTO_FORMULA(expm1, SavedOutput) { return {g[0] * (*s.out + 1)}; }
+DITTO_FORMULA(reciprocal, SavedOutput) { return {-(g[0] * (*s.out * *s.out))}; }  // PyTorch: -grad * (result * result)
 // maximum / minimum: the gradient goes to the larger (smaller) operand, halved on ties
 DITTO_FORMULA(maximum, BinarySaved) {
   const Tensor &a = *s.a, &b = *s.b;
