@@ -1078,7 +1078,11 @@ class Corpus : public ::testing::TestWithParam<std::size_t> {};
 TEST_P(Corpus, SameBitsForEveryThreadCountAndLevel) {
   const Entry& e = the_corpus()[GetParam()];
   ConfigGuard guard;
-  const std::vector<Config> cfgs = configs({1, 2, 3, 8});
+  // Under the sanitizers, whose job here is memory safety, every level at 1 and 3 threads (one
+  // part, and uneven parts on more threads than cores): the chunks a kernel reads are fixed by
+  // the input (Note [Canonical reduction order]), so 2 and 8 threads read the same addresses in
+  // other hands; the optimised build compares all four thread counts. Halves the ASan corpus.
+  const std::vector<Config> cfgs = kSanitized ? configs({1, 3}) : configs({1, 2, 3, 8});
   ASSERT_FALSE(cfgs.empty());
   std::vector<Outcome> got;
   for (const Config& cfg : cfgs) {
