@@ -20,24 +20,9 @@
 namespace ditto::testing::conv_golden {
 using json = nlohmann::json;
 
-inline const json& doc() { return ditto::testing::golden_file("pytorch-nn-conv.json"); }
+inline const json& section(const char* name) { return golden_section("pytorch-nn-conv.json", name); }
 
-inline const json& section(const char* name) { return doc().at(name); }
-
-inline Tensor decode(const json& t) {
-  const Shape shape = t.at("shape").get<Shape>();
-  const std::string dt = t.at("dtype").get<std::string>();
-  if (dt == "int64") return from_vector(t.at("values").get<std::vector<int64_t>>(), shape);
-  const auto hex = t.at("hex").get<std::vector<std::string>>();
-  if (dt == "float32") {
-    std::vector<float> v;
-    for (const auto& h : hex) v.push_back(std::bit_cast<float>(static_cast<uint32_t>(std::stoul(h, nullptr, 16))));
-    return from_vector(v, shape);
-  }
-  std::vector<double> v;
-  for (const auto& h : hex) v.push_back(std::bit_cast<double>(static_cast<uint64_t>(std::stoull(h, nullptr, 16))));
-  return from_vector(v, shape);
-}
+inline Tensor decode(const json& t) { return golden_tensor(t); }
 
 // Raw bits of every element, as uint64 (float32 bits zero-extended), for exact comparison.
 inline std::vector<uint64_t> bits(const Tensor& t) {

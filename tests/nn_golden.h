@@ -36,30 +36,7 @@ inline const json& nn_section(const char* name) { return golden_section("pytorch
 inline uint64_t hex_bits(const json& v) { return std::stoull(v.get<std::string>(), nullptr, 16); }
 inline double hex_double(const json& v) { return std::bit_cast<double>(hex_bits(v)); }
 
-inline Tensor decode(const json& j) {
-  if (j.is_null()) return Tensor();
-  const std::string dt = j.at("dtype").get<std::string>();
-  const Shape sizes = j.at("sizes").get<Shape>();
-  const json& d = j.at("data");
-  if (dt == "float32") {
-    std::vector<float> v;
-    for (const auto& x : d) v.push_back(std::bit_cast<float>(static_cast<uint32_t>(hex_bits(x))));
-    return from_vector(v, sizes);
-  }
-  if (dt == "float64") {
-    std::vector<double> v;
-    for (const auto& x : d) v.push_back(hex_double(x));
-    return from_vector(v, sizes);
-  }
-  if (dt == "int64") {
-    std::vector<int64_t> v;
-    for (const auto& x : d) v.push_back(x.get<int64_t>());
-    return from_vector(v, sizes);
-  }
-  std::vector<bool> v;
-  for (const auto& x : d) v.push_back(x.get<bool>());
-  return from_vector(v, sizes);
-}
+inline Tensor decode(const json& j) { return golden_tensor(j); }
 
 inline std::vector<double> as_doubles(const Tensor& t) {
   const Tensor c = t.detach().to(kFloat64).contiguous();

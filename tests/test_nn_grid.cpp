@@ -22,7 +22,7 @@ using cg::json;
 using ditto::testing::expect_error;
 
 namespace {
-const json& section(const char* name) { return ditto::testing::golden_file("pytorch-grid.json").at(name); }
+const json& section(const char* name) { return ditto::testing::golden_section("pytorch-grid.json", name); }
 }  // namespace
 
 TEST(NNGridGolden, GridSampleMatchesPyTorch) {

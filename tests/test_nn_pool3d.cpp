@@ -26,7 +26,7 @@ using ditto::testing::expect_error;
 
 namespace {
 
-const json& cases() { return ditto::testing::golden_file("pytorch-pool.json").at("cases"); }
+const json& cases() { return ditto::testing::golden_section("pytorch-pool.json", "cases"); }
 
 // A keyword argument as PyTorch got it: a number, a list, or absent (the default).
 nn::SizeArg size(const json& args, const char* key, nn::SizeArg absent = {}) {

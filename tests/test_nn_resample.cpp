@@ -22,7 +22,7 @@ using ditto::testing::expect_error;
 
 namespace {
 
-const json& section(const char* name) { return ditto::testing::golden_file("pytorch-resample.json").at(name); }
+const json& section(const char* name) { return ditto::testing::golden_section("pytorch-resample.json", name); }
 
 // Runs fn on the case's input (transposed when PyTorch ran on a strided view) and compares the
 // output and, for floating inputs, the gradient of PyTorch's upstream gradient, bit for bit.

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -586,3 +587,74 @@ TEST(PyTorchOpsMatmul, ShapesAndValues) { EXPECT_EQ(run_section("matmul", 60), 0
 // The index family's edge cases: empty indices of every dtype and rank, 0-dim tensors, and the
 // shapes, dtypes and index values PyTorch accepts and refuses.
 TEST(PyTorchOpsScatter, EdgeCasesAcceptedAndRefusedAsPyTorch) { EXPECT_EQ(run_section("scatter", 150), 0); }
+
+// ---------------------------------------------------------------- the golden files' one schema
+
+namespace {
+// What is wrong with a known-answer document (empty: nothing), against tools/golden_json.py's
+// schema: torch_version, generator, non-empty sections, and every tensor {"dtype", "sizes",
+// "data"} with as many data as its sizes say (the old {"shape", "hex"} encoding is refused).
+std::string schema_problem(const json& doc) {
+  if (!doc.is_object()) return "not an object";
+  if (!doc.contains("torch_version") || !doc.at("torch_version").is_string()) return "no torch_version";
+  if (!doc.contains("generator") || !doc.at("generator").is_string() ||
+      doc.at("generator").get<std::string>().rfind("tools/", 0) != 0)
+    return "no generator under tools/";
+  if (!doc.contains("sections") || !doc.at("sections").is_object() || doc.at("sections").empty()) return "no sections";
+  for (const auto& [name, cases] : doc.at("sections").items())
+    if (cases.empty()) return "section '" + name + "' is empty";
+  std::string problem;
+  std::function<void(const json&, const std::string&)> walk = [&](const json& v, const std::string& at) {
+    if (!problem.empty()) return;
+    if (v.is_object()) {
+      if (v.contains("hex") || (v.contains("shape") && v.contains("dtype"))) {
+        problem = at + ": a tensor in the old {shape, hex} encoding";
+        return;
+      }
+      if (v.contains("dtype") && v.contains("sizes") && v.contains("data")) {
+        int64_t n = 1;
+        for (const auto& s : v.at("sizes")) n *= s.get<int64_t>();
+        if (!v.at("data").is_array() || static_cast<int64_t>(v.at("data").size()) != n)
+          problem = at + ": a tensor whose data do not match its sizes";
+        return;
+      }
+      for (const auto& [k, x] : v.items()) walk(x, at + "/" + k);
+    } else if (v.is_array()) {
+      for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], at + "[" + std::to_string(i) + "]");
+    }
+  };
+  walk(doc.at("sections"), "sections");
+  return problem;
+}
+}  // namespace
+
+TEST(GoldenFiles, EveryFileHasTheOneSchema) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(DITTO_TEST_DATA)) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(schema_problem(ditto::testing::golden_file(name)), "") << name;
+  }
+  EXPECT_GE(files, 9);
+}
+
+TEST(GoldenFiles, TheSchemaCheckCatchesWhatItNames) {
+  const json good = json::parse(
+      R"({"torch_version":"1.13","generator":"tools/x.py","sections":{"a":[{"t":{"dtype":"int64","sizes":[2],"data":[1,2]}}]}})");
+  EXPECT_EQ(schema_problem(good), "");
+  json v = good;
+  v.erase("generator");
+  EXPECT_NE(schema_problem(v), "");
+  v = good;
+  v["sections"]["b"] = json::array();
+  EXPECT_NE(schema_problem(v), "");
+  v = good;
+  v["sections"]["a"][0]["t"]["sizes"] = {3};
+  EXPECT_NE(schema_problem(v), "");
+  v = good;
+  v["sections"]["a"][0]["u"] = json::parse(R"({"dtype":"float32","shape":[1],"hex":["3f800000"]})");
+  EXPECT_NE(schema_problem(v), "");
+  EXPECT_THROW(ditto::testing::golden_section("pytorch-ops.json", "no such section"), std::runtime_error);
+  EXPECT_THROW(ditto::testing::golden_file("no-such-file.json"), std::runtime_error);
+}

@@ -28,7 +28,7 @@ namespace {
 
 const json& golden() { return ditto::testing::golden_file("pytorch-rng.json"); }
 
-const json& main_section() { return golden().at("main"); }
+const json& main_section() { return ditto::testing::golden_section("pytorch-rng.json", "main"); }
 
 std::vector<uint64_t> seeds() {
   std::vector<uint64_t> s;

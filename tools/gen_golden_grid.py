@@ -4,14 +4,12 @@ and affine_grid (tests/test_nn_grid.cpp).
 
 Run with Debian's python (the one with torch):  /usr/bin/python3 tools/gen_golden_grid.py [out]
 
-Format: {"meta": ..., "grid_sample": [...], "affine_grid": [...]}; tensors as in
-tools/gen_golden_nn_conv.py. A grid_sample case holds input, grid, mode, padding_mode,
+Format: tools/golden_json.py's schema, sections "grid_sample" and "affine_grid". A grid_sample case holds input, grid, mode, padding_mode,
 align_corners, PyTorch's output, the upstream gradient and PyTorch's gradients of input and grid;
 an affine_grid case theta, size, align_corners, the grid, the upstream gradient and theta's
 gradient. The answers are those of PyTorch's AVX2 kernels (the capability it picks on an AVX2 or
 AVX-512 machine; the 2-D kernel is vectorised, so its sums depend on it).
 """
-import json
 import os
 import platform
 import subprocess
@@ -21,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_golden_nn_conv import enc  # noqa: E402  (one tensor encoding for every golden file)
+from golden_json import document, enc, write  # noqa: E402  (the one schema of the golden files)
 from gen_golden_resample import cpu_capability  # noqa: E402
 
 gen = torch.Generator().manual_seed(20261204)
@@ -85,25 +83,17 @@ def main():
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', 'tests', 'data',
                                                                'pytorch-grid.json')
     torch.set_num_threads(1)
-    doc = {
-        'meta': {
-            'generator': 'tools/gen_golden_grid.py',
-            'torch': torch.__version__,
-            'cpu_capability': cpu_capability(),
-            'platform': platform.platform(),
-            'debian_package': subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'python3-torch'],
-                                             capture_output=True, text=True).stdout or None,
-        },
-        'grid_sample': sample_cases(),
-        'affine_grid': affine_cases(),
+    meta = {
+        'cpu_capability': cpu_capability(),
+        'platform': platform.platform(),
+        'debian_package': subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'python3-torch'],
+                                         capture_output=True, text=True).stdout or None,
     }
-    if doc['meta']['cpu_capability'] != 'AVX2':
-        sys.exit('run where PyTorch picks its AVX2 kernels (ATEN_CPU_CAPABILITY=avx2; got %s)'
-                 % doc['meta']['cpu_capability'])
-    with open(path, 'w') as f:
-        json.dump(doc, f, indent=None, separators=(',', ':'))
-        f.write('\n')
-    print('wrote', os.path.normpath(path), len(doc['grid_sample']), '+', len(doc['affine_grid']), 'cases')
+    if meta['cpu_capability'] != 'AVX2':
+        sys.exit('run where PyTorch picks its AVX2 kernels (ATEN_CPU_CAPABILITY=avx2; got %s)' % meta['cpu_capability'])
+    sections = {'grid_sample': sample_cases(), 'affine_grid': affine_cases()}
+    write(path, document('tools/gen_golden_grid.py', sections, meta))
+    print('wrote', os.path.normpath(path), len(sections['grid_sample']), '+', len(sections['affine_grid']), 'cases')
 
 
 if __name__ == '__main__':

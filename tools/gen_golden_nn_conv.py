@@ -4,14 +4,13 @@ convolution and pooling (tests/test_nn_conv.cpp, tests/test_nn_pool.cpp).
 
 Run with Debian's python (the one with torch):  /usr/bin/python3 tools/gen_golden_nn_conv.py [out]
 
-Format: {"meta": ..., "conv": [...], "max_pool": [...], "max_unpool": [...], "avg_pool2d": [...],
-"adaptive_avg_pool2d": [...], "init": [...], "conv_more": [...] (conv3d and the transposed
-convolutions, with PyTorch's keyword arguments), "init_more": [...] (Conv3d, ConvTranspose*d)}. A tensor is {"dtype", "shape", "hex"}: row-major raw
-IEEE-754 bits in hex (int64 tensors: "values" instead of "hex"). Every case holds its inputs, the
+Format: tools/golden_json.py's schema (tensors as {"dtype", "sizes", "data"}), sections "conv",
+"max_pool", "max_unpool", "avg_pool2d", "adaptive_avg_pool2d", "init", "conv_more" (conv3d and the
+transposed convolutions, with PyTorch's keyword arguments) and "init_more" (Conv3d,
+ConvTranspose*d). Every case holds its inputs, the
 op's arguments, PyTorch's output(s), the upstream gradient grad_output and PyTorch's gradients.
 Inputs come from a fixed torch.Generator, so the file is the same on every run of one PyTorch.
 """
-import json
 import os
 import platform
 import subprocess
@@ -20,6 +19,9 @@ import sys
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_json import document, enc, write  # noqa: E402  (the one schema of the golden files)
 
 gen = torch.Generator().manual_seed(20240611)
 
@@ -30,19 +32,6 @@ def rnd(*shape, dtype=torch.float32, lo=-1.0, hi=1.0):
 
 def ints(*shape, lo=0, hi=3, dtype=torch.float32):
     return torch.randint(lo, hi, shape, generator=gen).to(dtype)
-
-
-def enc(t):
-    t = t.detach().contiguous()
-    if t.dtype == torch.int64:
-        return {'dtype': 'int64', 'shape': list(t.shape), 'values': t.reshape(-1).tolist()}
-    if t.dtype == torch.float32:
-        return {'dtype': 'float32', 'shape': list(t.shape),
-                'hex': ['%08x' % v for v in t.numpy().view(np.uint32).reshape(-1)]}
-    if t.dtype == torch.float64:
-        return {'dtype': 'float64', 'shape': list(t.shape),
-                'hex': ['%016x' % v for v in t.numpy().view(np.uint64).reshape(-1)]}
-    raise TypeError(t.dtype)
 
 
 def grads(out, inputs, gout):
@@ -306,16 +295,15 @@ def main():
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', 'tests', 'data',
                                                               'pytorch-nn-conv.json')
     torch.set_num_threads(1)
-    doc = {
-        'meta': {
-            'torch_version': torch.__version__,
-            'platform': platform.platform(),
-            'python': platform.python_version(),
-            'debian_package': subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'python3-torch'],
-                                             capture_output=True, text=True).stdout or None,
-            'convention': 'float tensors are raw IEEE-754 bits in hex, row-major; int64 tensors are values; '
-                          'pooling arguments are as passed to torch.nn.functional (null: default)',
-        },
+    meta = {
+        'platform': platform.platform(),
+        'python': platform.python_version(),
+        'debian_package': subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'python3-torch'],
+                                         capture_output=True, text=True).stdout or None,
+        'convention': 'float tensors are raw IEEE-754 bits in hex, row-major; int64 tensors are values; '
+                      'pooling arguments are as passed to torch.nn.functional (null: default)',
+    }
+    sections = {
         'conv': conv_cases(),
         'max_pool': max_pool_cases(),
         'max_unpool': unpool_cases(),
@@ -326,9 +314,7 @@ def main():
         'conv_more': conv_more_cases(),
         'init_more': init_more_cases(),
     }
-    with open(path, 'w') as f:
-        json.dump(doc, f, indent=None, separators=(',', ':'))
-        f.write('\n')
+    write(path, document('tools/gen_golden_nn_conv.py', sections, meta))
     print('wrote', os.path.normpath(path))
 
 

@@ -5,15 +5,13 @@ average pooling answers are in tools/gen_golden_nn_conv.py.
 
 Run with Debian's python (the one with torch):  /usr/bin/python3 tools/gen_golden_pool.py [out]
 
-Format: {"meta": ..., "cases": [...]}; tensors as in tools/gen_golden_nn_conv.py ({"dtype",
-"shape", "hex"} raw IEEE-754 bits, int64 as "values"). A case holds the torch.nn.functional op it
+Format: tools/golden_json.py's schema, one section "cases". A case holds the torch.nn.functional op it
 ran ("op"), its keyword arguments as passed ("args"; null: not passed), its input ("transposed":
 it ran on input.transpose(-1, -2), a strided view), the samples it was given ("samples") or the
 seed set with torch.manual_seed before it drew them itself ("seed"), PyTorch's outputs (values,
 and indices where it returns them), the upstream gradient of the first output, PyTorch's gradient
 and grad_fn name.
 """
-import json
 import os
 import platform
 import subprocess
@@ -23,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_golden_nn_conv import enc  # noqa: E402  (one tensor encoding for every golden file)
+from golden_json import document, enc, write  # noqa: E402  (the one schema of the golden files)
 
 gen = torch.Generator().manual_seed(20261203)
 
@@ -189,20 +187,14 @@ def main():
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', 'tests', 'data',
                                                                'pytorch-pool.json')
     torch.set_num_threads(1)
-    doc = {
-        'meta': {
-            'generator': 'tools/gen_golden_pool.py',
-            'torch': torch.__version__,
-            'platform': platform.platform(),
-            'debian_package': subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'python3-torch'],
-                                             capture_output=True, text=True).stdout or None,
-        },
-        'cases': cases(),
+    meta = {
+        'platform': platform.platform(),
+        'debian_package': subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'python3-torch'],
+                                         capture_output=True, text=True).stdout or None,
     }
-    with open(path, 'w') as f:
-        json.dump(doc, f, indent=None, separators=(',', ':'))
-        f.write('\n')
-    print('wrote', os.path.normpath(path), len(doc['cases']), 'cases')
+    doc = document('tools/gen_golden_pool.py', {'cases': cases()}, meta)
+    write(path, doc)
+    print('wrote', os.path.normpath(path), len(doc['sections']['cases']), 'cases')
 
 
 if __name__ == '__main__':

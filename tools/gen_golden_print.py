@@ -2,13 +2,9 @@
 """Generate golden tensor-printing cases from the installed PyTorch (CPU).
 
 Writes tests/data/pytorch-print.json (or the path given as the first argument): a JSON
-object {"torch_version": ..., "cases": [...]}.  Each case holds
+object in tools/golden_json.py's schema, one section "cases".  Each case holds
   name           a unique, descriptive label
-  dtype          "float32" | "float64" | "int32" | "int64" | "bool"
-  sizes          the shape
-  values         row-major elements: raw IEEE bit patterns in hex for floating dtypes
-                 (float32 -> 8 hex digits, float64 -> 16), integers for int32/int64,
-                 0/1 for bool
+  tensor         the printed tensor's values, in the one encoding ({"dtype", "sizes", "data"})
   requires_grad  whether the printed tensor requires grad
   grad_fn        the grad_fn class name (e.g. "AddBackward0") or null
   str            exactly str(t) under PyTorch's default print options
@@ -18,13 +14,14 @@ options are reset to the default profile, and the JSON is written with fixed key
 
 Usage:  /usr/bin/python3 tools/gen_golden_print.py [out.json]   (needs Debian's python3-torch)
 """
-import json
-import math
 import os
 import sys
 
 import numpy as np
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_json import document, enc, write  # noqa: E402  (the one schema of the golden files)
 
 NAN = float('nan')
 INF = float('inf')
@@ -183,21 +180,10 @@ def build_grad_cases():
 
 
 def encode(name, t):
-  d = t.detach().contiguous()
-  if d.dtype == torch.float32:
-    values = ['%08x' % v for v in d.numpy().view(np.uint32).ravel().tolist()]
-  elif d.dtype == torch.float64:
-    values = ['%016x' % v for v in d.numpy().view(np.uint64).ravel().tolist()]
-  elif d.dtype == torch.bool:
-    values = [int(v) for v in d.reshape(-1).tolist()]
-  else:
-    values = [int(v) for v in d.reshape(-1).tolist()]
   grad_fn = type(t.grad_fn).__name__ if t.grad_fn is not None else None
   return {
       'name': name,
-      'dtype': str(t.dtype).replace('torch.', ''),
-      'sizes': list(t.shape),
-      'values': values,
+      'tensor': enc(t),
       'requires_grad': bool(t.requires_grad),
       'grad_fn': grad_fn,
       'str': str(t),
@@ -213,10 +199,7 @@ def main():
   cases = [encode(n, t) for n, t in build_cases() + build_grad_cases()]
   names = [c['name'] for c in cases]
   assert len(names) == len(set(names)), 'duplicate case names'
-  doc = {'torch_version': torch.__version__, 'cases': cases}
-  with open(out, 'w') as f:
-    json.dump(doc, f, indent=1)
-    f.write('\n')
+  write(out, document('tools/gen_golden_print.py', {'cases': cases}), indent=1)
   print('wrote %d cases to %s' % (len(cases), out))
 
 

@@ -15,7 +15,6 @@ numbers bit for bit (floats as hex).
             decimals as the seed does: reductions over many elements follow ditto's canonical
             order, not PyTorch's vectorised one, and may differ from it in the last bits.
 """
-import json
 import os
 import sys
 
@@ -311,17 +310,16 @@ def raised(expr, lib):
 
 def main():
     torch.set_num_threads(1)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from golden_json import document, write
+
     data = {
-        "torch_version": torch.__version__,
-        "generator": "tools/gen_golden_python.py",
         "cases": [case(*c) for c in CASES],
         "programs": {name: {"code": code, "output": run_program(code, torch)} for name, code in PROGRAMS.items()},
         "errors": [{"expr": e, "raises": raised(e, torch)} for e in ERRORS],
     }
     path = os.path.join(os.path.dirname(__file__), "..", "python", "tests", "data", "pytorch-python.json")
-    with open(path, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
+    write(path, document("tools/gen_golden_python.py", data), indent=1)
     print(f"wrote {len(data['cases'])} cases and {len(data['programs'])} programs to {os.path.normpath(path)}")
 
 

@@ -4,15 +4,12 @@ and upsampling (tests/test_nn_resample.cpp).
 
 Run with Debian's python (the one with torch):  /usr/bin/python3 tools/gen_golden_resample.py [out]
 
-Format: {"meta": ..., "pad": [...], "interpolate": [...]}; tensors as in
-tools/gen_golden_nn_conv.py ({"dtype", "shape", "hex"} raw IEEE-754 bits, int64 as "values").
-Each case holds its input, the arguments as passed to torch.nn.functional (null: not passed),
+Format: tools/golden_json.py's schema, sections "pad" and "interpolate". Each case holds its input, the arguments as passed to torch.nn.functional (null: not passed),
 "transposed" (the op ran on input.transpose(-1, -2), a strided view), PyTorch's output, the
 upstream gradient and PyTorch's gradient (none for integer inputs). The interpolation answers are
 those of PyTorch's AVX2 kernels (the CPU capability it picks on an AVX2 machine), whose
 multiply-adds are fused; ditto always computes those.
 """
-import json
 import os
 import platform
 import subprocess
@@ -22,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_golden_nn_conv import enc  # noqa: E402  (one tensor encoding for every golden file)
+from golden_json import document, enc, write  # noqa: E402  (the one schema of the golden files)
 
 gen = torch.Generator().manual_seed(20261202)
 
@@ -149,23 +146,15 @@ def main():
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', 'tests', 'data',
                                                                'pytorch-resample.json')
     torch.set_num_threads(1)
-    doc = {
-        'meta': {
-            'generator': 'tools/gen_golden_resample.py',
-            'torch': torch.__version__,
-            'cpu_capability': cpu_capability(),
-            'platform': platform.platform(),
-            'debian_package': subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'python3-torch'],
-                                             capture_output=True, text=True).stdout or None,
-        },
-        'pad': pad_cases(),
-        'interpolate': interp_cases(),
+    meta = {
+        'cpu_capability': cpu_capability(),
+        'platform': platform.platform(),
+        'debian_package': subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'python3-torch'],
+                                         capture_output=True, text=True).stdout or None,
     }
-    if doc['meta']['cpu_capability'] not in ('AVX2', 'AVX512'):
-        sys.exit('run on a machine where PyTorch picks its AVX2 kernels (got %s)' % doc['meta']['cpu_capability'])
-    with open(path, 'w') as f:
-        json.dump(doc, f, indent=None, separators=(',', ':'))
-        f.write('\n')
+    if meta['cpu_capability'] not in ('AVX2', 'AVX512'):
+        sys.exit('run on a machine where PyTorch picks its AVX2 kernels (got %s)' % meta['cpu_capability'])
+    write(path, document('tools/gen_golden_resample.py', {'pad': pad_cases(), 'interpolate': interp_cases()}, meta))
     print('wrote', os.path.normpath(path))
 
 

@@ -10,11 +10,13 @@ _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pytorc
 
 
 def load():
+    """The file's sections (tools/golden_json.py's schema): cases, programs and errors."""
     with open(_PATH) as f:
         data = json.load(f)
-    if not data.get("cases") or not data.get("programs"):
-        raise RuntimeError(f"{_PATH}: no cases or programs")
-    return data
+    sections = data.get("sections", {})
+    if not data.get("torch_version") or not sections.get("cases") or not sections.get("programs"):
+        raise RuntimeError(f"{_PATH}: no torch_version, cases or programs")
+    return sections
 
 
 def normalize(text):
