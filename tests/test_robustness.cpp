@@ -5,10 +5,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "ditto/ditto.h"
+#include "ops/op_info.h"
 
 using namespace ditto;
 
@@ -133,6 +137,65 @@ TEST(Robustness, AddScaledInPlaceMatchesOutOfPlace) {
     z.add_(ones({3}), 0.5);
   }
   EXPECT_THROW(z.sum().backward(), Error);
+}
+
+// Note [In place into self]: add_, sub_, mul_ and div_ with a tensor of self's dtype and shape,
+// a 0-dim one or a Scalar write straight into self when nothing records it: no copy_ runs, and
+// the bits are the out-of-place op's, with o being self itself too; a broadcast operand, an
+// integer self and recorded history take the copy path with the same result.
+TEST(Robustness, ElementwiseInPlaceMatchesOutOfPlace) {
+  auto copies = [] {
+    for (const ops::OpEntry& e : ops::all_ops())
+      if (std::string(e.name) == "copy_") return ops::dispatch_count(e.id);
+    return uint64_t{0};
+  };
+  manual_seed(11);
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    const Tensor a = randn({257, 3}, dt), b = randn({257, 3}, dt) + 3.0, zero_dim = randn({}, dt);
+    struct Case {
+      const char* what;
+      std::function<void(Tensor&)> in_place;
+      std::function<Tensor(const Tensor&)> out_of_place;
+    };
+    const std::vector<Case> cases = {
+        {"add_", [&](Tensor& t) { t.add_(b); }, [&](const Tensor& t) { return add(t, b); }},
+        {"sub_", [&](Tensor& t) { t.sub_(b); }, [&](const Tensor& t) { return sub(t, b); }},
+        {"mul_", [&](Tensor& t) { t.mul_(b); }, [&](const Tensor& t) { return mul(t, b); }},
+        {"div_", [&](Tensor& t) { t.div_(b); }, [&](const Tensor& t) { return div(t, b); }},
+        {"mul_ self", [&](Tensor& t) { t.mul_(t); }, [&](const Tensor& t) { return mul(t, t); }},
+        {"div_ 0-dim", [&](Tensor& t) { t.div_(zero_dim); }, [&](const Tensor& t) { return div(t, zero_dim); }},
+        {"add_ scalar", [&](Tensor& t) { t.add_(0.1); }, [&](const Tensor& t) { return add(t, Scalar(0.1)); }},
+        {"sub_ scalar", [&](Tensor& t) { t.sub_(3); }, [&](const Tensor& t) { return sub(t, Scalar(3)); }},
+        {"mul_ scalar", [&](Tensor& t) { t.mul_(0.9); }, [&](const Tensor& t) { return mul(t, Scalar(0.9)); }},
+        {"div_ scalar", [&](Tensor& t) { t.div_(7.0); }, [&](const Tensor& t) { return div(t, Scalar(7.0)); }},
+    };
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(c.what) + " " + dtype_name(dt));
+      Tensor t = a.clone();
+      const Tensor want = c.out_of_place(a);
+      const uint64_t before = copies();
+      const uint64_t version = t.version();
+      c.in_place(t);
+      EXPECT_EQ(copies(), before) << "the copy path ran";
+      EXPECT_GT(t.version(), version);
+      EXPECT_TRUE(equal(t, want));
+      EXPECT_EQ(std::memcmp(t.raw_data(), want.contiguous().raw_data(),
+                            static_cast<std::size_t>(t.numel()) * t.element_size()),
+                0);
+    }
+  }
+  // the copy path, with the same answers: a broadcast operand, an integer self, history to record
+  Tensor r = arange(0, 12).to(kFloat32).view({3, 4});
+  r.mul_(arange(0, 4).to(kFloat32));
+  EXPECT_TRUE(equal(r, mul(arange(0, 12).to(kFloat32).view({3, 4}), arange(0, 4).to(kFloat32))));
+  Tensor i = arange(0, 5);
+  i.mul_(3);
+  EXPECT_TRUE(equal(i, arange(0, 15, 3)));
+  Tensor w = randn({4}).requires_grad_();
+  Tensor y = w * 1.0;
+  y.mul_(2.0);
+  y.sum().backward();
+  EXPECT_TRUE(equal(w.grad(), full({4}, 2.0)));
 }
 
 // 20. flatten of a 0-dim tensor accepted any dims.

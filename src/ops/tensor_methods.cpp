@@ -235,43 +235,89 @@ Tensor& assign(Tensor& self, const Tensor& result, const char* op) {
 }
 }  // namespace
 
-// self + alpha * o written straight into self when nothing records it, both are floating, of one
-// dtype and shape, contiguous, and o is self itself or outside it: the same fma per element as
-// the out-of-place op and the copy back (an optimiser's step is one pass over its parameters).
+// Note [In place into self]: self op= o is written straight into self, with no copy back, when
+// nothing records it (no input needs grad, or grad mode is off), self is floating and
+// contiguous, o has self's dtype (so no promotion) and either self's shape or no dims (a wrapped
+// Scalar, broadcast), and o is self itself or outside self's storage. Elementwise kernels read the
+// inputs at an index before writing the output there, so each element gets the kernel's
+// arithmetic on the old values: the bits of the out-of-place op and the copy back. Otherwise
+// (a partly overlapping view, promotion, broadcasting o, history to record) assign() runs.
 namespace {
-bool add_scaled_into_self(Tensor& self, const Tensor& o, const Scalar& alpha) {
-  if (!o.defined() || alpha.is_bool() || alpha.to_double() == 1.0 || !is_floating(self.dtype()) ||
-      o.dtype() != self.dtype() || o.sizes() != self.sizes() || !self.is_contiguous() || !o.is_contiguous() ||
-      o.device() != self.device() || autograd::any_needs_grad(self, o))
+bool fits_into_self(const Tensor& self, const Tensor& o) {
+  if (!o.defined() || !is_floating(self.dtype()) || o.dtype() != self.dtype() || o.device() != self.device() ||
+      !self.is_contiguous() || (o.dim() != 0 && o.sizes() != self.sizes()) || autograd::any_needs_grad(self, o))
     return false;
-  if (o.storage() == self.storage() && o.raw_data() != self.raw_data()) return false;
+  return o.storage() != self.storage() || (o.raw_data() == self.raw_data() && o.strides() == self.strides());
+}
+
+template <OpId id>
+bool binary_into_self(Tensor& self, const Tensor& o) {
+  if (!fits_into_self(self, o)) return false;
+  ops::call<id>(self.device(), self, self, o.dim() == 0 && self.dim() != 0 ? views::expand(o, self.sizes()) : o);
+  self.storage()->bump_version();
+  return true;
+}
+
+// self + alpha * o in one rounding, as the out-of-place add with alpha (an optimiser's step).
+bool add_scaled_into_self(Tensor& self, const Tensor& o, const Scalar& alpha) {
+  if (alpha.is_bool() || o.dim() == 0 || !fits_into_self(self, o)) return false;
   detail::check_fits(alpha, self.dtype(), "add_");
   ops::call<OpId::add_scaled>(self.device(), self, self, o, alpha);
   self.storage()->bump_version();
   return true;
 }
+
+// A Scalar operand as the out-of-place op wraps it, when that keeps self's floating dtype.
+Tensor wrapped_for(const Tensor& self, const Scalar& s) {
+  if (!self.defined() || !is_floating(self.dtype()) || s.is_bool()) return Tensor();
+  return detail::wrap_scalar(s, self.dtype());
+}
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
   autograd::check_inplace(*this, "add_");
-  if (add_scaled_into_self(*this, o, alpha)) return *this;
+  if (!alpha.is_bool() && alpha.to_double() == 1.0 ? binary_into_self<OpId::add>(*this, o)
+                                                   : add_scaled_into_self(*this, o, alpha))
+    return *this;
   return assign(*this, ditto::add(*this, o, alpha), "add_");
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  autograd::check_inplace(*this, "sub_");
+  if (!alpha.is_bool() && alpha.to_double() == 1.0 && binary_into_self<OpId::sub>(*this, o)) return *this;
   return assign(*this, ditto::sub(*this, o, alpha), "sub_");
 }
 // mul and div save self for other's gradient: when other needs one, they get a copy of self's
 // value, which the write below does not change (PyTorch saves the original self too).
 Tensor& Tensor::mul_(const Tensor& o) {
+  autograd::check_inplace(*this, "mul_");
+  if (binary_into_self<OpId::mul>(*this, o)) return *this;
   return assign(*this, ditto::mul(autograd::needs_grad(o) ? clone() : *this, o), "mul_");
 }
 Tensor& Tensor::div_(const Tensor& o) {
+  autograd::check_inplace(*this, "div_");
+  if (binary_into_self<OpId::div>(*this, o)) return *this;
   return assign(*this, ditto::div(autograd::needs_grad(o) ? clone() : *this, o), "div_");
 }
-Tensor& Tensor::add_(const Scalar& o) { return assign(*this, ditto::add(*this, o), "add_"); }
-Tensor& Tensor::sub_(const Scalar& o) { return assign(*this, ditto::sub(*this, o), "sub_"); }
-Tensor& Tensor::mul_(const Scalar& o) { return assign(*this, ditto::mul(*this, o), "mul_"); }
-Tensor& Tensor::div_(const Scalar& o) { return assign(*this, ditto::div(*this, o), "div_"); }
+Tensor& Tensor::add_(const Scalar& o) {
+  autograd::check_inplace(*this, "add_");
+  if (binary_into_self<OpId::add>(*this, wrapped_for(*this, o))) return *this;
+  return assign(*this, ditto::add(*this, o), "add_");
+}
+Tensor& Tensor::sub_(const Scalar& o) {
+  autograd::check_inplace(*this, "sub_");
+  if (binary_into_self<OpId::sub>(*this, wrapped_for(*this, o))) return *this;
+  return assign(*this, ditto::sub(*this, o), "sub_");
+}
+Tensor& Tensor::mul_(const Scalar& o) {
+  autograd::check_inplace(*this, "mul_");
+  if (binary_into_self<OpId::mul>(*this, wrapped_for(*this, o))) return *this;
+  return assign(*this, ditto::mul(*this, o), "mul_");
+}
+Tensor& Tensor::div_(const Scalar& o) {
+  autograd::check_inplace(*this, "div_");
+  if (binary_into_self<OpId::div>(*this, wrapped_for(*this, o))) return *this;
+  return assign(*this, ditto::div(*this, o), "div_");
+}
 Tensor Tensor::neg() const { return ditto::neg(*this); }
 Tensor Tensor::pow(const Scalar& e) const { return ditto::pow(*this, e); }
 Tensor Tensor::pow(const Tensor& e) const { return ditto::pow(*this, e); }
