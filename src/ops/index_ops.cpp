@@ -158,27 +158,27 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 
 namespace {
 void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source, bool index_values) {
+  const char* op = ops::op_entry(OpId::index_add_).name;
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
-    fail("index_add_", "expected dtype int32 or int64 for index, got ", dtype_name(index.dtype()));
-  if (index.dim() > 1) fail("index_add_", "index must be 0-D or 1-D, got ", index.dim(), "-D");
+    fail(op, "expected dtype int32 or int64 for index, got ", dtype_name(index.dtype()));
+  if (index.dim() > 1) fail(op, "index must be 0-D or 1-D, got ", index.dim(), "-D");
   if (source.dtype() != self.dtype())
-    fail("index_add_", "self (", dtype_name(self.dtype()), ") and source (", dtype_name(source.dtype()),
+    fail(op, "self (", dtype_name(self.dtype()), ") and source (", dtype_name(source.dtype()),
          ") must have the same dtype");
   if (source.dim() != self.dim() && !(self.dim() == 0 && source.dim() <= 1))
-    fail("index_add_", "source must have the same number of dimensions as self, got ", source.dim(), " and ",
-         self.dim());
+    fail(op, "source must have the same number of dimensions as self, got ", source.dim(), " and ", self.dim());
   const int64_t n = index.numel();
   if (self.dim() == 0 && source.numel() != n)
-    fail("index_add_", "number of indices (", n, ") should be equal to source.size(dim) (", source.numel(), ")");
+    fail(op, "number of indices (", n, ") should be equal to source.size(dim) (", source.numel(), ")");
   if (self.dim() > 0) {
     if (source.size(d) != n)
-      fail("index_add_", "number of indices (", n, ") should be equal to source.size(dim) (", source.size(d), ")");
+      fail(op, "number of indices (", n, ") should be equal to source.size(dim) (", source.size(d), ")");
     for (int64_t k = 0; k < self.dim(); ++k)
       if (k != d && source.size(k) != self.size(k))
-        fail("index_add_", "source ", shape_str(source.sizes()), " and self ", shape_str(self.sizes()),
-             " differ at dimension ", k);
+        fail(op, "source ", shape_str(source.sizes()), " and self ", shape_str(self.sizes()), " differ at dimension ",
+             k);
   }
-  if (index_values) check_indices(index, self.dim() == 0 ? 1 : self.size(d), d, "index_add_");
+  if (index_values) check_indices(index, self.dim() == 0 ? 1 : self.size(d), d, op);
 }
 
 }  // namespace
@@ -186,10 +186,11 @@ void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const T
 namespace {
 Tensor index_add_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
                       bool check_index_values) {
-  detail::check_defined(self, "index_add_");
-  detail::check_defined(index, "index_add_", "index");
-  detail::check_defined(source, "index_add_", "source");
-  const int64_t d = detail::wrap_dim(dim, self.dim(), "index_add_");
+  const char* op = ops::op_entry(OpId::index_add_).name;
+  detail::check_defined(self, op);
+  detail::check_defined(index, op, "index");
+  detail::check_defined(source, op, "source");
+  const int64_t d = detail::wrap_dim(dim, self.dim(), op);
   check_index_add(self, d, index, source, check_index_values);
   Tensor out = self.detach().clone();
   Tensor src = source;
@@ -262,13 +263,14 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
 }  // namespace
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_common("scatter_add_", self, dim, index, src, ScatterReduction::Sum, true, OpId::scatter_add_);
+  return scatter_common(ops::op_entry(OpId::scatter_add_).name, self, dim, index, src, ScatterReduction::Sum, true,
+                        OpId::scatter_add_);
 }
 
 // include_self as PyTorch's; "prod" is not implemented yet.
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                       bool include_self) {
-  const char* op = "scatter_reduce";
+  const char* op = ops::op_entry(OpId::scatter_reduce).name;
   ScatterReduction r;
   if (reduce == "sum")
     r = ScatterReduction::Sum;
@@ -286,11 +288,12 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_common("scatter_", self, dim, index, src, ScatterReduction::Replace, true, OpId::scatter_);
+  return scatter_common(ops::op_entry(OpId::scatter_).name, self, dim, index, src, ScatterReduction::Replace, true,
+                        OpId::scatter_);
 }
 // scatter with reduce="add" or "multiply" (PyTorch's scatter.reduce): no gradient, as PyTorch's.
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
-  const char* op = "scatter_";
+  const char* op = ops::op_entry(OpId::scatter_).name;
   ScatterReduction r = ScatterReduction::Sum;
   if (reduce == "multiply")
     r = ScatterReduction::Prod;
@@ -304,47 +307,39 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
   return scatter_common(op, self, dim, index, src, r, true, OpId::scatter_reduce);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
-  detail::check_defined(self, "scatter_");
-  detail::check_defined(index, "scatter_", "index");
+  detail::check_defined(self, ops::op_entry(OpId::scatter_).name);
+  detail::check_defined(index, ops::op_entry(OpId::scatter_).name, "index");
   return scatter(self, dim, index, full(index.sizes(), value, self.dtype()), reduce);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  detail::check_defined(self, "scatter_");
-  detail::check_defined(index, "scatter_", "index");
+  detail::check_defined(self, ops::op_entry(OpId::scatter_).name);
+  detail::check_defined(index, ops::op_entry(OpId::scatter_).name, "index");
   const Tensor src = full(index.sizes(), value, self.dtype());
-  return scatter_common("scatter_", self, dim, index, src, ScatterReduction::Replace, true, OpId::scatter_);
+  return scatter_common(ops::op_entry(OpId::scatter_).name, self, dim, index, src, ScatterReduction::Replace, true,
+                        OpId::scatter_);
 }
 
+// The in-place forms: computed out of place, then written into self (ops::assign_inplace), each
+// named by its row.
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  autograd::check_inplace(*this, "index_add_");
-  Tensor r = ditto::index_add(*this, dim, index, source, alpha);
-  NoGradGuard no_grad;
-  ops::call<OpId::copy_>(device(), *this, r);
-  storage()->bump_version();
-  return autograd::rebase_history(*this, r, "index_add_"), *this;
+  const char* op = ops::op_entry(OpId::index_add_).name;
+  autograd::check_inplace(*this, op);
+  return ops::assign_inplace(*this, ditto::index_add(*this, dim, index, source, alpha), op);
 }
-
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  autograd::check_inplace(*this, "scatter_");
-  Tensor r = ditto::scatter(*this, dim, index, src);
-  ops::call<OpId::copy_>(device(), *this, r);
-  storage()->bump_version();
-  return autograd::rebase_history(*this, r, "scatter_"), *this;
+  const char* op = ops::op_entry(OpId::scatter_).name;
+  autograd::check_inplace(*this, op);
+  return ops::assign_inplace(*this, ditto::scatter(*this, dim, index, src), op);
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
-  autograd::check_inplace(*this, "scatter_");
-  Tensor r = ditto::scatter(*this, dim, index, value);
-  ops::call<OpId::copy_>(device(), *this, r);
-  storage()->bump_version();
-  return autograd::rebase_history(*this, r, "scatter_"), *this;
+  const char* op = ops::op_entry(OpId::scatter_).name;
+  autograd::check_inplace(*this, op);
+  return ops::assign_inplace(*this, ditto::scatter(*this, dim, index, value), op);
 }
-
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  autograd::check_inplace(*this, "scatter_add_");
-  Tensor r = ditto::scatter_add(*this, dim, index, src);
-  ops::call<OpId::copy_>(device(), *this, r);
-  storage()->bump_version();
-  return autograd::rebase_history(*this, r, "scatter_add_"), *this;
+  const char* op = ops::op_entry(OpId::scatter_add_).name;
+  autograd::check_inplace(*this, op);
+  return ops::assign_inplace(*this, ditto::scatter_add(*this, dim, index, src), op);
 }
 
 namespace detail {
