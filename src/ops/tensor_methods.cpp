@@ -272,51 +272,47 @@ Tensor wrapped_for(const Tensor& self, const Scalar& s) {
   if (!self.defined() || !is_floating(self.dtype()) || s.is_bool()) return Tensor();
   return detail::wrap_scalar(s, self.dtype());
 }
+
+// self op= o: into self where Note [In place into self] allows, else out_of_place() copied back.
+template <OpId id, class OutOfPlace>
+Tensor& in_place(Tensor& self, const Tensor& o, OutOfPlace out_of_place) {
+  const char* op = id == OpId::add ? "add_" : id == OpId::sub ? "sub_" : id == OpId::mul ? "mul_" : "div_";
+  autograd::check_inplace(self, op);
+  if (binary_into_self<id>(self, o)) return self;
+  return assign(self, out_of_place(), op);
+}
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  if (alpha.is_bool() || alpha.to_double() == 1.0)
+    return in_place<OpId::add>(*this, alpha.is_bool() ? Tensor() : o, [&] { return ditto::add(*this, o, alpha); });
   autograd::check_inplace(*this, "add_");
-  if (!alpha.is_bool() && alpha.to_double() == 1.0 ? binary_into_self<OpId::add>(*this, o)
-                                                   : add_scaled_into_self(*this, o, alpha))
-    return *this;
+  if (add_scaled_into_self(*this, o, alpha)) return *this;
   return assign(*this, ditto::add(*this, o, alpha), "add_");
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
-  autograd::check_inplace(*this, "sub_");
-  if (!alpha.is_bool() && alpha.to_double() == 1.0 && binary_into_self<OpId::sub>(*this, o)) return *this;
-  return assign(*this, ditto::sub(*this, o, alpha), "sub_");
+  const bool one = !alpha.is_bool() && alpha.to_double() == 1.0;
+  return in_place<OpId::sub>(*this, one ? o : Tensor(), [&] { return ditto::sub(*this, o, alpha); });
 }
 // mul and div save self for other's gradient: when other needs one, they get a copy of self's
 // value, which the write below does not change (PyTorch saves the original self too).
 Tensor& Tensor::mul_(const Tensor& o) {
-  autograd::check_inplace(*this, "mul_");
-  if (binary_into_self<OpId::mul>(*this, o)) return *this;
-  return assign(*this, ditto::mul(autograd::needs_grad(o) ? clone() : *this, o), "mul_");
+  return in_place<OpId::mul>(*this, o, [&] { return ditto::mul(autograd::needs_grad(o) ? clone() : *this, o); });
 }
 Tensor& Tensor::div_(const Tensor& o) {
-  autograd::check_inplace(*this, "div_");
-  if (binary_into_self<OpId::div>(*this, o)) return *this;
-  return assign(*this, ditto::div(autograd::needs_grad(o) ? clone() : *this, o), "div_");
+  return in_place<OpId::div>(*this, o, [&] { return ditto::div(autograd::needs_grad(o) ? clone() : *this, o); });
 }
 Tensor& Tensor::add_(const Scalar& o) {
-  autograd::check_inplace(*this, "add_");
-  if (binary_into_self<OpId::add>(*this, wrapped_for(*this, o))) return *this;
-  return assign(*this, ditto::add(*this, o), "add_");
+  return in_place<OpId::add>(*this, wrapped_for(*this, o), [&] { return ditto::add(*this, o); });
 }
 Tensor& Tensor::sub_(const Scalar& o) {
-  autograd::check_inplace(*this, "sub_");
-  if (binary_into_self<OpId::sub>(*this, wrapped_for(*this, o))) return *this;
-  return assign(*this, ditto::sub(*this, o), "sub_");
+  return in_place<OpId::sub>(*this, wrapped_for(*this, o), [&] { return ditto::sub(*this, o); });
 }
 Tensor& Tensor::mul_(const Scalar& o) {
-  autograd::check_inplace(*this, "mul_");
-  if (binary_into_self<OpId::mul>(*this, wrapped_for(*this, o))) return *this;
-  return assign(*this, ditto::mul(*this, o), "mul_");
+  return in_place<OpId::mul>(*this, wrapped_for(*this, o), [&] { return ditto::mul(*this, o); });
 }
 Tensor& Tensor::div_(const Scalar& o) {
-  autograd::check_inplace(*this, "div_");
-  if (binary_into_self<OpId::div>(*this, wrapped_for(*this, o))) return *this;
-  return assign(*this, ditto::div(*this, o), "div_");
+  return in_place<OpId::div>(*this, wrapped_for(*this, o), [&] { return ditto::div(*this, o); });
 }
 Tensor Tensor::neg() const { return ditto::neg(*this); }
 Tensor Tensor::pow(const Scalar& e) const { return ditto::pow(*this, e); }
