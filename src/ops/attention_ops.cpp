@@ -26,7 +26,7 @@ Shape with(Shape batch, int64_t a, int64_t b) {
 std::tuple<Tensor, Tensor, Tensor> attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k,
                                                       const Tensor& v, const Tensor& out, const Tensor& lse,
                                                       const Tensor& mask, const AttentionArgs& args) {
-  const char* op = "_scaled_dot_product_flash_attention_backward";
+  const char* op = ops::op_name(OpId::_scaled_dot_product_flash_attention_backward);
   detail::check_defined(grad, op, "grad_output");
   if (grad.sizes() != out.sizes() || grad.dtype() != out.dtype())
     fail(op, "expected grad_output of shape ", shape_str(out.sizes()), ", got ", shape_str(grad.sizes()));

@@ -136,9 +136,9 @@ Tensor check_conv(int dims, const char* op, const Tensor& input, const Tensor& w
 
 // The convolution backward ops (2-D or 3-D), checked against the forward's shapes.
 template <OpId id2, OpId id3>
-Tensor backward_input(int dims, const char* op, const Tensor& grad_output, const Tensor& weight,
-                      const Shape& input_size, const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation,
-                      int64_t groups) {
+Tensor backward_input(int dims, const Tensor& grad_output, const Tensor& weight, const Shape& input_size,
+                      const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation, int64_t groups) {
+  const char* op = ops::op_name(dims == 3 ? id3 : id2);
   check_rank(grad_output, dims + 2, op, "grad_output");
   check_rank(weight, dims + 2, op, "weight");
   check_size_rank(input_size, static_cast<std::size_t>(dims + 2), op, "input size");
@@ -155,9 +155,9 @@ Tensor backward_input(int dims, const char* op, const Tensor& grad_output, const
 }
 
 template <OpId id2, OpId id3>
-Tensor backward_weight(int dims, const char* op, const Tensor& grad_output, const Tensor& input,
-                       const Shape& weight_size, const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation,
-                       int64_t groups) {
+Tensor backward_weight(int dims, const Tensor& grad_output, const Tensor& input, const Shape& weight_size,
+                       const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation, int64_t groups) {
+  const char* op = ops::op_name(dims == 3 ? id3 : id2);
   check_rank(grad_output, dims + 2, op, "grad_output");
   check_rank(input, dims + 2, op, "input");
   check_size_rank(weight_size, static_cast<std::size_t>(dims + 2), op, "weight size");
@@ -339,11 +339,11 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Siz
 }
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
               SizeArg dilation, int64_t groups) {
-  return impl::conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups);
+  return impl::conv(2, ops::op_name(OpId::conv2d), input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
               SizeArg dilation, int64_t groups) {
-  return impl::conv(3, "conv3d", input, weight, bias, stride, padding, dilation, groups);
+  return impl::conv(3, ops::op_name(OpId::conv3d), input, weight, bias, stride, padding, dilation, groups);
 }
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
                         SizeArg output_padding, int64_t groups, SizeArg dilation) {
@@ -352,34 +352,34 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
 }
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
                         SizeArg output_padding, int64_t groups, SizeArg dilation) {
-  return impl::conv_transpose(2, "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups,
-                              dilation);
+  return impl::conv_transpose(2, ops::op_name(OpId::conv_transpose2d), input, weight, bias, stride, padding,
+                              output_padding, groups, dilation);
 }
 Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, SizeArg stride, SizeArg padding,
                         SizeArg output_padding, int64_t groups, SizeArg dilation) {
-  return impl::conv_transpose(3, "conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups,
-                              dilation);
+  return impl::conv_transpose(3, ops::op_name(OpId::conv_transpose3d), input, weight, bias, stride, padding,
+                              output_padding, groups, dilation);
 }
 
 Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,
                              SizeArg padding, SizeArg dilation, int64_t groups) {
-  return backward_input<OpId::conv2d_backward_input, OpId::conv3d_backward_input>(
-      2, "conv2d_backward_input", grad_output, weight, input_size, stride, padding, dilation, groups);
+  return backward_input<OpId::conv2d_backward_input, OpId::conv3d_backward_input>(2, grad_output, weight, input_size,
+                                                                                  stride, padding, dilation, groups);
 }
 Tensor conv3d_backward_input(const Tensor& grad_output, const Tensor& weight, const Shape& input_size, SizeArg stride,
                              SizeArg padding, SizeArg dilation, int64_t groups) {
-  return backward_input<OpId::conv2d_backward_input, OpId::conv3d_backward_input>(
-      3, "conv3d_backward_input", grad_output, weight, input_size, stride, padding, dilation, groups);
+  return backward_input<OpId::conv2d_backward_input, OpId::conv3d_backward_input>(3, grad_output, weight, input_size,
+                                                                                  stride, padding, dilation, groups);
 }
 Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size, SizeArg stride,
                               SizeArg padding, SizeArg dilation, int64_t groups) {
-  return backward_weight<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(
-      2, "conv2d_backward_weight", grad_output, input, weight_size, stride, padding, dilation, groups);
+  return backward_weight<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(2, grad_output, input, weight_size,
+                                                                                     stride, padding, dilation, groups);
 }
 Tensor conv3d_backward_weight(const Tensor& grad_output, const Tensor& input, const Shape& weight_size, SizeArg stride,
                               SizeArg padding, SizeArg dilation, int64_t groups) {
-  return backward_weight<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(
-      3, "conv3d_backward_weight", grad_output, input, weight_size, stride, padding, dilation, groups);
+  return backward_weight<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(3, grad_output, input, weight_size,
+                                                                                     stride, padding, dilation, groups);
 }
 
 }  // namespace functional

@@ -103,24 +103,24 @@ Tensor binary(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType o
 template <OpId id>
 Tensor arith(const Tensor& a, const Tensor& b, const char* name = nullptr) {
   const ScalarType t = result_type(a, b);
-  return binary<id>(a, b, t, t, name ? name : ops::op_entry(id).name);
+  return binary<id>(a, b, t, t, name ? name : ops::op_name(id));
 }
 
 template <OpId id>
 Tensor arith(const Tensor& a, const Scalar& b) {
   const ScalarType t = result_type(a, b);
-  return binary<id>(a, detail::wrap_scalar(b, t), t, t, ops::op_entry(id).name);
+  return binary<id>(a, detail::wrap_scalar(b, t), t, t, ops::op_name(id));
 }
 
 template <OpId id>
 Tensor comparison(const Tensor& a, const Tensor& b) {
-  return binary<id>(a, b, result_type(a, b), kBool, ops::op_entry(id).name);
+  return binary<id>(a, b, result_type(a, b), kBool, ops::op_name(id));
 }
 
 template <OpId id>
 Tensor comparison(const Tensor& a, const Scalar& b) {
   const ScalarType t = result_type(a, b);
-  return binary<id>(a, detail::wrap_scalar(b, t), t, kBool, ops::op_entry(id).name);
+  return binary<id>(a, detail::wrap_scalar(b, t), t, kBool, ops::op_name(id));
 }
 
 void check_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha, const char* name) {
@@ -150,41 +150,44 @@ Tensor add_scaled(const Tensor& a, const Tensor& b, const Scalar& alpha, const c
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const char* op = ops::op_name(OpId::add);
   if (alpha.is_bool()) {
-    check_alpha(a, b, alpha, "add");
+    check_alpha(a, b, alpha, op);
     return alpha.to_bool() ? arith<OpId::add>(a, b) : arith<OpId::add>(a, zeros_like(b));
   }
   if (alpha.to_double() == 1.0) return arith<OpId::add>(a, b);
-  return add_scaled(a, b, alpha, "add");
+  return add_scaled(a, b, alpha, op);
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const char* op = ops::op_name(OpId::sub);
   if (a.dtype() == kBool || b.dtype() == kBool)
-    fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
-  if (alpha.is_bool()) fail("sub", "Boolean alpha only supported for Boolean results.");
+    fail(op, "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
+  if (alpha.is_bool()) fail(op, "Boolean alpha only supported for Boolean results.");
   if (alpha.to_double() == 1.0) return arith<OpId::sub>(a, b);
   // -alpha wraps for INT64_MIN, as PyTorch's int64 arithmetic does (no signed overflow)
   const Scalar neg_alpha = alpha.is_floating()
                                ? Scalar(-alpha.to_double())
                                : Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(alpha.to_int())));
-  return add_scaled(a, b, neg_alpha, "sub");
+  return add_scaled(a, b, neg_alpha, op);
 }
 Tensor mul(const Tensor& a, const Tensor& b) { return arith<OpId::mul>(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) {
   ScalarType t = result_type(a, b);
   if (!is_floating(t)) t = kFloat32;
-  return binary<OpId::div>(a, b, t, t, "div");
+  return binary<OpId::div>(a, b, t, t, ops::op_name(OpId::div));
 }
 Tensor add(const Tensor& a, const Scalar& b) { return arith<OpId::add>(a, b); }
 Tensor sub(const Tensor& a, const Scalar& b) {
   if (a.dtype() == kBool || b.is_bool())
-    fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
+    fail(ops::op_name(OpId::sub),
+         "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
   return arith<OpId::sub>(a, b);
 }
 Tensor mul(const Tensor& a, const Scalar& b) { return arith<OpId::mul>(a, b); }
 Tensor div(const Tensor& a, const Scalar& b) {
   ScalarType t = result_type(a, b);
   if (!is_floating(t)) t = kFloat32;
-  return binary<OpId::div>(a, detail::wrap_scalar(b, t), t, t, "div");
+  return binary<OpId::div>(a, detail::wrap_scalar(b, t), t, t, ops::op_name(OpId::div));
 }
 
 namespace {
@@ -192,7 +195,7 @@ namespace {
 // ZeroDivisionError) before the kernel runs. node_name: PyTorch's for the Scalar form.
 template <OpId id>
 Tensor modulo(const Tensor& a, const Tensor& b, const char* node_name = nullptr) {
-  const char* name = ops::op_entry(id).name;
+  const char* name = ops::op_name(id);
   detail::check_defined(a, name, "self");
   detail::check_defined(b, name, "other");
   const ScalarType t = result_type(a, b);
@@ -207,22 +210,23 @@ Tensor minimum(const Tensor& a, const Tensor& b) { return arith<OpId::minimum>(a
 Tensor fmod(const Tensor& a, const Tensor& b) { return modulo<OpId::fmod>(a, b); }
 Tensor remainder(const Tensor& a, const Tensor& b) { return modulo<OpId::remainder>(a, b); }
 Tensor fmod(const Tensor& a, const Scalar& b) {
-  detail::check_defined(a, "fmod");
+  detail::check_defined(a, ops::op_name(OpId::fmod));
   return modulo<OpId::fmod>(a, detail::wrap_scalar(b, result_type(a, b)), "FmodBackward0");
 }
 Tensor remainder(const Tensor& a, const Scalar& b) {
-  detail::check_defined(a, "remainder");
+  detail::check_defined(a, ops::op_name(OpId::remainder));
   return modulo<OpId::remainder>(a, detail::wrap_scalar(b, result_type(a, b)), "RemainderBackward0");
 }
 Tensor clamp_min(const Tensor& x, const Scalar& min) { return clamp(x, min, std::nullopt); }
 Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, max); }
 
 Tensor pow(const Tensor& x, const Scalar& exponent) {
-  detail::check_defined(x, "pow");
-  if (result_type(x, exponent) == kBool) fail("pow", "not implemented for 'Bool'");
+  const char* op = ops::op_name(OpId::pow_scalar);
+  detail::check_defined(x, op);
+  if (result_type(x, exponent) == kBool) fail(op, "not implemented for 'Bool'");
   const ScalarType t = result_type(x, exponent);
-  if (!is_floating(t) && exponent.to_int() < 0) fail("pow", "integers to negative integer powers are not allowed.");
-  Tensor out = detail::new_tensor(x.sizes(), t, "pow");
+  if (!is_floating(t) && exponent.to_int() < 0) fail(op, "integers to negative integer powers are not allowed.");
+  Tensor out = detail::new_tensor(x.sizes(), t, op);
   const Tensor xc = detail::cast(x, t);
   ops::call<OpId::pow_scalar>(x.device(), out, xc, exponent);
   if (is_floating(t) && autograd::any_needs_grad(x))
@@ -231,20 +235,23 @@ Tensor pow(const Tensor& x, const Scalar& exponent) {
 }
 
 Tensor pow(const Tensor& x, const Tensor& exponent) {
-  detail::check_defined(x, "pow");
-  detail::check_defined(exponent, "pow", "exponent");
-  if (result_type(x, exponent) == kBool) fail("pow", "not implemented for 'Bool'");
-  return arith<OpId::pow_tensor>(x, exponent, "pow");
+  // errors name "pow" (pow_scalar's row), not pow_tensor's "pow.Tensor"
+  const char* op = ops::op_name(OpId::pow_scalar);
+  detail::check_defined(x, op);
+  detail::check_defined(exponent, op, "exponent");
+  if (result_type(x, exponent) == kBool) fail(op, "not implemented for 'Bool'");
+  return arith<OpId::pow_tensor>(x, exponent, op);
 }
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  detail::check_defined(x, "clamp");
-  if (!lo && !hi) fail("clamp", "at least one of 'min' or 'max' must not be None");
+  const char* op = ops::op_name(OpId::clamp);
+  detail::check_defined(x, op);
+  if (!lo && !hi) fail(op, "at least one of 'min' or 'max' must not be None");
   ScalarType t = x.dtype();
   if (lo) t = promote_types(t, result_type(x, *lo));
   if (hi) t = promote_types(t, result_type(x, *hi));
-  if (t == kBool) fail("clamp", "not implemented for 'Bool'");
-  Tensor out = detail::new_tensor(x.sizes(), t, "clamp");
+  if (t == kBool) fail(op, "not implemented for 'Bool'");
+  Tensor out = detail::new_tensor(x.sizes(), t, op);
   const Tensor xc = detail::cast(x, t);
   ops::call<OpId::clamp>(x.device(), out, xc, lo, hi);
   if (is_floating(t) && autograd::any_needs_grad(x))
@@ -260,13 +267,12 @@ Tensor gt(const Tensor& a, const Tensor& b) { return comparison<OpId::gt>(a, b);
 Tensor ge(const Tensor& a, const Tensor& b) { return comparison<OpId::ge>(a, b); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  detail::check_defined(cond, "where", "condition");
-  if (cond.dtype() != kBool)
-    fail("where", "expected condition to be a bool tensor, but got ", dtype_name(cond.dtype()));
+  const char* op = ops::op_name(OpId::where);
+  detail::check_defined(cond, op, "condition");
+  if (cond.dtype() != kBool) fail(op, "expected condition to be a bool tensor, but got ", dtype_name(cond.dtype()));
   const ScalarType t = result_type(a, b);
-  const Shape shape =
-      detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
-  Tensor out = detail::new_tensor(shape, t, "where");
+  const Shape shape = detail::broadcast_shapes(detail::broadcast_shapes(cond.sizes(), a.sizes(), op), b.sizes(), op);
+  Tensor out = detail::new_tensor(shape, t, op);
   const Tensor c = views::expand(cond, shape);
   ops::call<OpId::where>(a.device(), out, c, views::expand(detail::cast(a, t), shape),
                          views::expand(detail::cast(b, t), shape));
@@ -297,15 +303,16 @@ Tensor tril(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, tr
 Tensor triu(const Tensor& x, int64_t diagonal) { return triangle(x, diagonal, false, "triu"); }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  detail::check_defined(x, "masked_fill");
-  detail::check_defined(mask, "masked_fill", "mask");
+  const char* op = ops::op_name(OpId::masked_fill);
+  detail::check_defined(x, op);
+  detail::check_defined(mask, op, "mask");
   if (mask.dtype() != kBool)
-    fail("masked_fill", "only supports boolean masks, but got mask with dtype ", dtype_name(mask.dtype()));
+    fail(op, "only supports boolean masks, but got mask with dtype ", dtype_name(mask.dtype()));
   // Out of place, input and mask broadcast together (PyTorch); the value is converted to x's
   // dtype (a float value truncates into an integer tensor, as PyTorch does).
-  detail::check_fits(value, x.dtype(), "masked_fill");
-  const Shape shape = detail::broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill");
-  Tensor out = detail::new_tensor(shape, x.dtype(), "masked_fill");
+  detail::check_fits(value, x.dtype(), op);
+  const Shape shape = detail::broadcast_shapes(x.sizes(), mask.sizes(), op);
+  Tensor out = detail::new_tensor(shape, x.dtype(), op);
   ops::call<OpId::copy_>(x.device(), out, views::expand(x, shape));
   const Tensor m = views::expand(mask, shape);
   ops::call<OpId::masked_fill>(x.device(), out, m, value);
@@ -331,7 +338,8 @@ Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
 Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
 Tensor operator-(const Scalar& a, const Tensor& b) {
   if (a.is_bool() || b.dtype() == kBool)
-    fail("sub", "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
+    fail(ops::op_name(OpId::sub),
+         "subtraction, the `-` operator, with a bool tensor is not supported. Use logical_xor instead.");
   return add(neg(b), a);
 }
 Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }

@@ -25,7 +25,7 @@ Tensor checked_indices(const Tensor& indices, int64_t num, const char* op) {
 }  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx) {
-  return nn::impl::embedding(weight, indices, padding_idx, "embedding");
+  return nn::impl::embedding(weight, indices, padding_idx, ops::op_name(OpId::embedding));
 }
 
 Tensor nn::impl::embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, const char* op) {
@@ -44,13 +44,12 @@ Tensor nn::impl::embedding(const Tensor& weight, const Tensor& indices, int64_t 
 }
 
 Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx) {
-  detail::check_defined(grad, "embedding_dense_backward", "grad");
-  if (!is_floating(grad.dtype()))
-    fail("embedding_dense_backward", "expected a floating point grad, got ", dtype_name(grad.dtype()));
-  const Tensor flat = checked_indices(indices, num_weights, "embedding_dense_backward");
+  const char* op = ops::op_name(OpId::embedding_dense_backward);
+  detail::check_defined(grad, op, "grad");
+  if (!is_floating(grad.dtype())) fail(op, "expected a floating point grad, got ", dtype_name(grad.dtype()));
+  const Tensor flat = checked_indices(indices, num_weights, op);
   if (grad.dim() < 1 || grad.numel() != flat.numel() * grad.size(-1))
-    fail("embedding_dense_backward", "grad of shape ", detail::shape_str(grad.sizes()), " does not match ",
-         flat.numel(), " indices");
+    fail(op, "grad of shape ", detail::shape_str(grad.sizes()), " does not match ", flat.numel(), " indices");
   const int64_t dim = grad.size(-1);
   Tensor gw = zeros({num_weights, dim}, grad.dtype());
   ops::call<OpId::embedding_dense_backward>(grad.device(), gw, grad.reshape({flat.numel(), dim}).contiguous(), flat,
@@ -62,7 +61,7 @@ std::pair<Tensor, Tensor> embedding_bag_bounds(const Tensor& weight, const Tenso
                                                std::string_view mode_name, const Tensor& per_sample_weights,
                                                int64_t padding_idx) {
   return nn::impl::embedding_bag_bounds(weight, indices, bounds, mode_name, per_sample_weights, padding_idx,
-                                        "_embedding_bag");
+                                        ops::op_name(OpId::embedding_bag));
 }
 
 std::pair<Tensor, Tensor> nn::impl::embedding_bag_bounds(const Tensor& weight, const Tensor& indices,

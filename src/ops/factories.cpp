@@ -122,23 +122,23 @@ Tensor scalar_tensor(const Scalar& value, std::optional<ScalarType> dtype) { ret
 Tensor arange(const Scalar& end, std::optional<ScalarType> dtype) { return arange(0, end, 1, dtype); }
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype) {
+  const char* op = ops::op_name(OpId::arange);
   const bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
   const ScalarType dt = dtype.value_or(integral ? kInt64 : kFloat32);
-  DITTO_CHECK(dt != kBool, "arange", "not implemented for 'Bool'");
+  DITTO_CHECK(dt != kBool, op, "not implemented for 'Bool'");
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  DITTO_CHECK(st != 0, "arange", "step must be nonzero");
-  DITTO_CHECK(std::isfinite(s) && std::isfinite(e), "arange", "unsupported range: ", s, " -> ", e);
-  DITTO_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange",
-              "upper bound and larger bound inconsistent with step sign");
+  DITTO_CHECK(st != 0, op, "step must be nonzero");
+  DITTO_CHECK(std::isfinite(s) && std::isfinite(e), op, "unsupported range: ", s, " -> ", e);
+  DITTO_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), op, "upper bound and larger bound inconsistent with step sign");
   double n = 0;
   double s0 = s, st0 = st;
   if (dt == kInt64) {
     // PyTorch sizes an int64 range in int64: the bounds and step are truncated first.
     const int64_t a = start.to_int(), b = end.to_int(), c = step.to_int();
-    DITTO_CHECK(c != 0, "arange", "step must be nonzero");
+    DITTO_CHECK(c != 0, op, "step must be nonzero");
     int64_t span;  // end - start must fit int64 (PyTorch: "invalid size, possible overflow?")
-    DITTO_CHECK(!__builtin_sub_overflow(b, a, &span), "arange", "invalid size, possible overflow? (start ", a, ", end ",
-                b, ")");
+    DITTO_CHECK(!__builtin_sub_overflow(b, a, &span), op, "invalid size, possible overflow? (start ", a, ", end ", b,
+                ")");
     const __int128 q = static_cast<__int128>(span) / c, rem = static_cast<__int128>(span) % c;  // INT64_MIN / -1 fits
     n = static_cast<double>(q + (rem != 0 && (span > 0) == (c > 0) ? 1 : 0));
     s0 = static_cast<double>(a);
@@ -150,15 +150,16 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
       st0 = static_cast<double>(static_cast<int64_t>(st));
     }
   }
-  DITTO_CHECK(n >= 0 && n < 9.2e18, "arange", "invalid number of elements ", n);
-  Tensor t = detail::new_tensor({static_cast<int64_t>(n)}, dt, "arange");
+  DITTO_CHECK(n >= 0 && n < 9.2e18, op, "invalid number of elements ", n);
+  Tensor t = detail::new_tensor({static_cast<int64_t>(n)}, dt, op);
   ops::call<OpId::arange>(Device::CPU, t, s0, st0);
   return t;
 }
 
 Tensor linspace(double start, double end, int64_t steps, ScalarType dtype) {
-  DITTO_CHECK(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
-  Tensor t = detail::new_tensor({steps}, dtype, "linspace");
+  const char* op = ops::op_name(OpId::linspace);
+  DITTO_CHECK(steps >= 0, op, "number of steps must be non-negative, got ", steps);
+  Tensor t = detail::new_tensor({steps}, dtype, op);
   if (steps > 0) ops::call<OpId::linspace>(Device::CPU, t, start, end);
   return t;
 }

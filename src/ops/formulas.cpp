@@ -195,7 +195,7 @@ template <ops::OpId id>
 Tensor softmax_grad(const SoftmaxSaved& s, const Tensor& g) {
   const Tensor& y = *s.out;
   const Tensor gc = g.contiguous();
-  Tensor gi = detail::new_tensor(y.sizes(), y.dtype(), ops::op_entry(id).name);
+  Tensor gi = detail::new_tensor(y.sizes(), y.dtype(), ops::op_name(id));
   ops::call<id>(y.device(), ops::lines(gi, s.dim), ops::lines(gc, s.dim), ops::lines(y, s.dim));
   return gi;
 }

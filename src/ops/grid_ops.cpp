@@ -82,7 +82,8 @@ namespace impl {
 
 std::pair<Tensor, Tensor> grid_sample_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
                                                const GridSampleArgs& a, bool input_grad) {
-  const char* op = input.dim() == 5 ? "grid_sampler_3d_backward" : "grid_sampler_2d_backward";
+  const char* op =
+      input.dim() == 5 ? ops::op_name(OpId::grid_sampler_3d_backward) : ops::op_name(OpId::grid_sampler_2d_backward);
   check_grid(input, grid, a, op);
   const Shape out_shape = out_size(input, grid);
   ditto::detail::check_defined(grad_output, op, "grad_output");

@@ -33,22 +33,23 @@ void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* o
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  if (tensors.empty()) fail("cat", "expected a non-empty list of Tensors");
+  const char* op = ops::op_name(OpId::cat);
+  if (tensors.empty()) fail(op, "expected a non-empty list of Tensors");
   const Tensor* ref = nullptr;
   ScalarType t = tensors[0].dtype();
   for (const Tensor& x : tensors) {
-    detail::check_defined(x, "cat");
+    detail::check_defined(x, op);
     t = promote_types(t, x.dtype());
     if (!ref && !legacy_empty(x)) ref = &x;
   }
   if (!ref) {  // only legacy empty tensors: an empty result, still part of the graph (as PyTorch)
-    Tensor out = detail::new_tensor({0}, t, "cat");
+    Tensor out = detail::new_tensor({0}, t, op);
     if (is_floating(t) && autograd::any_needs_grad_list(tensors))
       ops::record<OpId::cat>(tensors, {out}, autograd::formulas::CatSaved{0, Shape(tensors.size(), 0)});
     return out;
   }
-  if (ref->dim() == 0) fail("cat", "zero-dimensional tensor cannot be concatenated");
-  const int64_t d = detail::wrap_dim(dim, ref->dim(), "cat");
+  if (ref->dim() == 0) fail(op, "zero-dimensional tensor cannot be concatenated");
+  const int64_t d = detail::wrap_dim(dim, ref->dim(), op);
   Shape shape = ref->sizes();
   shape[d] = 0;
   std::vector<Tensor> inputs;
@@ -56,15 +57,15 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     const Tensor& x = tensors[i];
     if (legacy_empty(x)) continue;
     if (x.dim() != ref->dim())
-      fail("cat", "tensors must have same number of dimensions: got ", ref->dim(), " and ", x.dim());
+      fail(op, "tensors must have same number of dimensions: got ", ref->dim(), " and ", x.dim());
     for (int64_t k = 0; k < x.dim(); ++k)
       if (k != d && x.size(k) != ref->size(k))
-        fail("cat", "sizes of tensors must match except in dimension ", d, ". Expected size ", ref->size(k),
+        fail(op, "sizes of tensors must match except in dimension ", d, ". Expected size ", ref->size(k),
              " but got size ", x.size(k), " for tensor number ", i, " in the list.");
-    shape[d] = detail::checked_add(shape[d], x.size(d), "cat", "the concatenated size");
+    shape[d] = detail::checked_add(shape[d], x.size(d), op, "the concatenated size");
     inputs.push_back(x);
   }
-  Tensor out = detail::new_tensor(shape, t, "cat");
+  Tensor out = detail::new_tensor(shape, t, op);
   if (out.numel() > 0) ops::call<OpId::cat>(ref->device(), out, inputs, d);
   if (is_floating(t) && autograd::any_needs_grad_list(inputs)) {
     autograd::formulas::CatSaved s{d, {}};
@@ -89,18 +90,19 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  detail::check_defined(x, "index_select");
-  detail::check_defined(index, "index_select", "index");
+  const char* op = ops::op_name(OpId::index_select);
+  detail::check_defined(x, op);
+  detail::check_defined(index, op, "index");
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
-    fail("index_select", "expected dtype int32 or int64 for index, got ", dtype_name(index.dtype()));
-  if (index.dim() > 1) fail("index_select", "index must be 0-D or 1-D, got ", index.dim(), "-D");
-  const int64_t d = detail::wrap_dim(dim, x.dim(), "index_select");
+    fail(op, "expected dtype int32 or int64 for index, got ", dtype_name(index.dtype()));
+  if (index.dim() > 1) fail(op, "index must be 0-D or 1-D, got ", index.dim(), "-D");
+  const int64_t d = detail::wrap_dim(dim, x.dim(), op);
   const int64_t size = x.dim() == 0 ? 1 : x.size(d);
-  check_indices(index, size, d, "index_select");
+  check_indices(index, size, d, op);
   if (x.dim() == 0) return x.clone();
   Shape shape = x.sizes();
   shape[d] = index.numel();
-  Tensor out = detail::new_tensor(shape, x.dtype(), "index_select");
+  Tensor out = detail::new_tensor(shape, x.dtype(), op);
   const Tensor flat = index.reshape({-1});
   ops::call<OpId::index_select>(x.device(), out, x, d, flat);
   if (is_floating(x.dtype()) && autograd::any_needs_grad(x)) {
@@ -141,7 +143,7 @@ void check_scatter_gather(const char* op, const Tensor& self, int64_t d, const T
 }  // namespace
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  const char* op = "gather";
+  const char* op = ops::op_name(OpId::gather);
   detail::check_defined(x, op);
   detail::check_defined(index, op, "index");
   const int64_t d = detail::wrap_dim(dim, nonempty_dim(x), op);
@@ -158,7 +160,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 
 namespace {
 void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const Tensor& source, bool index_values) {
-  const char* op = ops::op_entry(OpId::index_add_).name;
+  const char* op = ops::op_name(OpId::index_add_);
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
     fail(op, "expected dtype int32 or int64 for index, got ", dtype_name(index.dtype()));
   if (index.dim() > 1) fail(op, "index must be 0-D or 1-D, got ", index.dim(), "-D");
@@ -186,7 +188,7 @@ void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const T
 namespace {
 Tensor index_add_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
                       bool check_index_values) {
-  const char* op = ops::op_entry(OpId::index_add_).name;
+  const char* op = ops::op_name(OpId::index_add_);
   detail::check_defined(self, op);
   detail::check_defined(index, op, "index");
   detail::check_defined(source, op, "source");
@@ -263,14 +265,14 @@ Tensor scatter_common(const char* op, const Tensor& self, int64_t dim, const Ten
 }  // namespace
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_common(ops::op_entry(OpId::scatter_add_).name, self, dim, index, src, ScatterReduction::Sum, true,
+  return scatter_common(ops::op_name(OpId::scatter_add_), self, dim, index, src, ScatterReduction::Sum, true,
                         OpId::scatter_add_);
 }
 
 // include_self as PyTorch's; "prod" is not implemented yet.
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                       bool include_self) {
-  const char* op = ops::op_entry(OpId::scatter_reduce).name;
+  const char* op = ops::op_name(OpId::scatter_reduce);
   ScatterReduction r;
   if (reduce == "sum")
     r = ScatterReduction::Sum;
@@ -288,12 +290,12 @@ Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, cons
 }
 
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_common(ops::op_entry(OpId::scatter_).name, self, dim, index, src, ScatterReduction::Replace, true,
+  return scatter_common(ops::op_name(OpId::scatter_), self, dim, index, src, ScatterReduction::Replace, true,
                         OpId::scatter_);
 }
 // scatter with reduce="add" or "multiply" (PyTorch's scatter.reduce): no gradient, as PyTorch's.
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
-  const char* op = ops::op_entry(OpId::scatter_).name;
+  const char* op = ops::op_name(OpId::scatter_);
   ScatterReduction r = ScatterReduction::Sum;
   if (reduce == "multiply")
     r = ScatterReduction::Prod;
@@ -307,37 +309,38 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
   return scatter_common(op, self, dim, index, src, r, true, OpId::scatter_reduce);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
-  detail::check_defined(self, ops::op_entry(OpId::scatter_).name);
-  detail::check_defined(index, ops::op_entry(OpId::scatter_).name, "index");
+  const char* op = ops::op_name(OpId::scatter_);
+  detail::check_defined(self, op);
+  detail::check_defined(index, op, "index");
   return scatter(self, dim, index, full(index.sizes(), value, self.dtype()), reduce);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  detail::check_defined(self, ops::op_entry(OpId::scatter_).name);
-  detail::check_defined(index, ops::op_entry(OpId::scatter_).name, "index");
+  const char* op = ops::op_name(OpId::scatter_);
+  detail::check_defined(self, op);
+  detail::check_defined(index, op, "index");
   const Tensor src = full(index.sizes(), value, self.dtype());
-  return scatter_common(ops::op_entry(OpId::scatter_).name, self, dim, index, src, ScatterReduction::Replace, true,
-                        OpId::scatter_);
+  return scatter_common(op, self, dim, index, src, ScatterReduction::Replace, true, OpId::scatter_);
 }
 
 // The in-place forms: computed out of place, then written into self (ops::assign_inplace), each
 // named by its row.
 Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  const char* op = ops::op_entry(OpId::index_add_).name;
+  const char* op = ops::op_name(OpId::index_add_);
   autograd::check_inplace(*this, op);
   return ops::assign_inplace(*this, ditto::index_add(*this, dim, index, source, alpha), op);
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
-  const char* op = ops::op_entry(OpId::scatter_).name;
+  const char* op = ops::op_name(OpId::scatter_);
   autograd::check_inplace(*this, op);
   return ops::assign_inplace(*this, ditto::scatter(*this, dim, index, src), op);
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
-  const char* op = ops::op_entry(OpId::scatter_).name;
+  const char* op = ops::op_name(OpId::scatter_);
   autograd::check_inplace(*this, op);
   return ops::assign_inplace(*this, ditto::scatter(*this, dim, index, value), op);
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  const char* op = ops::op_entry(OpId::scatter_add_).name;
+  const char* op = ops::op_name(OpId::scatter_add_);
   autograd::check_inplace(*this, op);
   return ops::assign_inplace(*this, ditto::scatter_add(*this, dim, index, src), op);
 }

@@ -21,14 +21,15 @@ void same_dtype(const Tensor& a, const Tensor& b, const char* op) {
 }  // namespace
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  detail::check_defined(a, "bmm");
-  detail::check_defined(b, "bmm");
-  if (a.dim() != 3 || b.dim() != 3) fail("bmm", "expected 3-D tensors, got ", a.dim(), "-D and ", b.dim(), "-D");
-  if (a.size(0) != b.size(0)) fail("bmm", "batch sizes differ: ", a.size(0), " and ", b.size(0));
+  const char* op = ops::op_name(OpId::bmm);
+  detail::check_defined(a, op);
+  detail::check_defined(b, op);
+  if (a.dim() != 3 || b.dim() != 3) fail(op, "expected 3-D tensors, got ", a.dim(), "-D and ", b.dim(), "-D");
+  if (a.size(0) != b.size(0)) fail(op, "batch sizes differ: ", a.size(0), " and ", b.size(0));
   if (a.size(2) != b.size(1))
-    fail("bmm", "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
-  same_dtype(a, b, "bmm");
-  Tensor out = detail::new_tensor({a.size(0), a.size(1), b.size(2)}, a.dtype(), "bmm");
+    fail(op, "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
+  same_dtype(a, b, op);
+  Tensor out = detail::new_tensor({a.size(0), a.size(1), b.size(2)}, a.dtype(), op);
   if (out.numel() > 0) ops::call<OpId::bmm>(a.device(), out, a, b);  // an empty batch costs nothing
   if (is_floating(a.dtype()) && autograd::any_needs_grad(a, b)) {
     // the formula skips the gradients nobody wants
@@ -39,13 +40,14 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  detail::check_defined(a, "mm");
-  detail::check_defined(b, "mm");
-  if (a.dim() != 2 || b.dim() != 2) fail("mm", "expected 2-D tensors, got ", a.dim(), "-D and ", b.dim(), "-D");
+  const char* op = ops::op_name(OpId::mm);
+  detail::check_defined(a, op);
+  detail::check_defined(b, op);
+  if (a.dim() != 2 || b.dim() != 2) fail(op, "expected 2-D tensors, got ", a.dim(), "-D and ", b.dim(), "-D");
   if (a.size(1) != b.size(0))
-    fail("mm", "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
-  same_dtype(a, b, "mm");
-  Tensor out = detail::new_tensor({a.size(0), b.size(1)}, a.dtype(), "mm");
+    fail(op, "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
+  same_dtype(a, b, op);
+  Tensor out = detail::new_tensor({a.size(0), b.size(1)}, a.dtype(), op);
   ops::call<OpId::mm>(a.device(), out, a, b);  // the kernel takes 2-D operands as one product
   if (is_floating(a.dtype()) && autograd::any_needs_grad(a, b)) {
     // the formula skips the gradients nobody wants
@@ -56,22 +58,22 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
-  detail::check_defined(self, "addmm");
-  detail::check_defined(a, "addmm");
-  detail::check_defined(b, "addmm");
-  if (a.dim() != 2 || b.dim() != 2) fail("addmm", "expected 2-D matrices, got ", a.dim(), "-D and ", b.dim(), "-D");
+  const char* op = ops::op_name(OpId::addmm);
+  detail::check_defined(self, op);
+  detail::check_defined(a, op);
+  detail::check_defined(b, op);
+  if (a.dim() != 2 || b.dim() != 2) fail(op, "expected 2-D matrices, got ", a.dim(), "-D and ", b.dim(), "-D");
   if (a.size(1) != b.size(0))
-    fail("addmm", "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
-  same_dtype(a, b, "addmm");
-  same_dtype(self, a, "addmm");
+    fail(op, "shapes (", shape_x(a.sizes()), ") and (", shape_x(b.sizes()), ") cannot be multiplied");
+  same_dtype(a, b, op);
+  same_dtype(self, a, op);
   const Shape shape{a.size(0), b.size(1)};
-  const Shape bs = detail::broadcast_shapes(self.sizes(), shape, "addmm");
+  const Shape bs = detail::broadcast_shapes(self.sizes(), shape, op);
   if (bs != shape)
-    fail("addmm", "self of shape ", detail::shape_str(self.sizes()), " cannot be broadcast to ",
-         detail::shape_str(shape));
-  detail::check_fits(beta, a.dtype(), "addmm");
-  detail::check_fits(alpha, a.dtype(), "addmm");
-  Tensor out = detail::new_tensor(shape, a.dtype(), "addmm");
+    fail(op, "self of shape ", detail::shape_str(self.sizes()), " cannot be broadcast to ", detail::shape_str(shape));
+  detail::check_fits(beta, a.dtype(), op);
+  detail::check_fits(alpha, a.dtype(), op);
+  Tensor out = detail::new_tensor(shape, a.dtype(), op);
   ops::call<OpId::addmm>(a.device(), out, views::expand(self, shape), a, b, beta, alpha);
   if (is_floating(a.dtype()) && autograd::any_needs_grad(self, a, b)) {
     ops::record<OpId::addmm>({self, a, b}, {out},

@@ -138,7 +138,7 @@ DITTO_FORMULA(cross_entropy, CrossEntropySaved) {
   const Tensor gk = where(keep, g[0], zeros_like(g[0]));
   const Tensor gt = s.weights.defined() ? -(gk * *s.weights) : -gk;
   const int64_t N = logp.size(0), P = logp.size(2);
-  Tensor grad = detail::new_tensor(logp.sizes(), logp.dtype(), "cross_entropy_loss_backward");
+  Tensor grad = detail::new_tensor(logp.sizes(), logp.dtype(), ops::op_name(OpId::cross_entropy_backward));
   ops::call<OpId::cross_entropy_backward>(logp.device(), grad, logp, where(keep, target, 0).contiguous().view({N, P}),
                                           gt.contiguous().view({N, P}));
   return {grad.view(s.input)};

@@ -13,7 +13,7 @@ using ops::OpId;
 
 namespace autograd::formulas {
 DITTO_FORMULA(layer_norm, LayerNormSaved) {
-  const char* op = "native_layer_norm_backward";
+  const char* op = ops::op_name(OpId::native_layer_norm_backward);
   const Tensor& x = *s.x;
   const int64_t M = x.size(0), N = x.size(1);
   if (g[0].numel() != x.numel()) fail(op, "expected grad_out of shape ", shape_str(s.input));
@@ -33,7 +33,7 @@ DITTO_FORMULA(layer_norm, LayerNormSaved) {
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shape& normalized_shape,
                                                      const Tensor& weight, const Tensor& bias, double eps) {
-  const char* op = ops::op_entry(OpId::native_layer_norm).name;
+  const char* op = ops::op_name(OpId::native_layer_norm);
   detail::check_defined(x, op);
   if (!is_floating(x.dtype())) fail(op, "expected a floating point input, got ", dtype_name(x.dtype()));
   const int64_t k = static_cast<int64_t>(normalized_shape.size());

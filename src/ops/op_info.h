@@ -49,6 +49,8 @@ struct OpEntry {
 
 std::span<const OpEntry> all_ops();
 const OpEntry& op_entry(OpId id);
+// The op's name, from its row: the name errors and the determinism messages use.
+inline const char* op_name(OpId id) { return op_entry(id).name; }
 
 // The kernels the dispatcher picks for op on device (ops::select_kernel decides with these):
 // the first one listed, and the first Deterministic one (null when there is none: deterministic

@@ -18,7 +18,8 @@ bool parse_gelu_approx(std::string_view approximate, const char* op) {
 
 // self + value * op(t1, t2), broadcast, in the promoted dtype.
 template <OpId id>
-Tensor addc(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value, const char* op) {
+Tensor addc(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  const char* op = ops::op_name(id);
   detail::check_defined(self, op, "self");
   detail::check_defined(t1, op, "tensor1");
   detail::check_defined(t2, op, "tensor2");
@@ -55,17 +56,18 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
 }
 
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return addc<OpId::addcmul>(self, t1, t2, value, "addcmul");
+  return addc<OpId::addcmul>(self, t1, t2, value);
 }
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  return addc<OpId::addcdiv>(self, t1, t2, value, "addcdiv");
+  return addc<OpId::addcdiv>(self, t1, t2, value);
 }
 
 Tensor gelu(const Tensor& x, std::string_view approximate) {
-  detail::check_defined(x, "gelu");
-  const bool tanh_approx = parse_gelu_approx(approximate, "gelu");
-  if (!is_floating(x.dtype())) fail("gelu", "not implemented for '", dtype_name(x.dtype()), "'");
-  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "gelu");
+  const char* op = ops::op_name(OpId::gelu);
+  detail::check_defined(x, op);
+  const bool tanh_approx = parse_gelu_approx(approximate, op);
+  if (!is_floating(x.dtype())) fail(op, "not implemented for '", dtype_name(x.dtype()), "'");
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), op);
   ops::call<OpId::gelu>(x.device(), out, x, tanh_approx);
   if (autograd::any_needs_grad(x)) {
     ops::record<OpId::gelu>({x}, {out}, autograd::formulas::GeluSaved{x, tanh_approx});
@@ -84,7 +86,7 @@ Tensor activation_output(const Tensor& x, const char* op, bool integers = false)
 }
 template <OpId id>
 Tensor plain_activation(const Tensor& x) {
-  const char* op = ops::op_entry(id).name;
+  const char* op = ops::op_name(id);
   Tensor out = activation_output(x, op);
   ops::call<id>(x.device(), out, x);
   if (autograd::any_needs_grad(x)) ops::record<id>({x}, {out}, autograd::formulas::SavedInput{x});
@@ -97,32 +99,36 @@ Tensor hardswish(const Tensor& x) { return plain_activation<OpId::hardswish>(x);
 Tensor mish(const Tensor& x) { return plain_activation<OpId::mish>(x); }
 
 Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
-  Tensor out = activation_output(x, "leaky_relu");
-  detail::check_fits(negative_slope, x.dtype(), "leaky_relu");
+  const char* op = ops::op_name(OpId::leaky_relu);
+  Tensor out = activation_output(x, op);
+  detail::check_fits(negative_slope, x.dtype(), op);
   ops::call<OpId::leaky_relu>(x.device(), out, x, negative_slope);
   if (autograd::any_needs_grad(x))
     ops::record<OpId::leaky_relu>({x}, {out}, autograd::formulas::LeakyReluSaved{x, negative_slope});
   return out;
 }
 Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
-  Tensor out = activation_output(x, "softplus");
-  for (const Scalar& v : {beta, threshold}) detail::check_fits(v, x.dtype(), "softplus");
+  const char* op = ops::op_name(OpId::softplus);
+  Tensor out = activation_output(x, op);
+  for (const Scalar& v : {beta, threshold}) detail::check_fits(v, x.dtype(), op);
   ops::call<OpId::softplus>(x.device(), out, x, beta, threshold);
   if (autograd::any_needs_grad(x))
     ops::record<OpId::softplus>({x}, {out}, autograd::formulas::SoftplusSaved{x, beta, threshold});
   return out;
 }
 Tensor hardtanh(const Tensor& x, const Scalar& min_val, const Scalar& max_val) {
-  Tensor out = activation_output(x, "hardtanh", /*integers=*/true);
-  for (const Scalar& v : {min_val, max_val}) detail::check_fits(v, x.dtype(), "hardtanh");
+  const char* op = ops::op_name(OpId::hardtanh);
+  Tensor out = activation_output(x, op, /*integers=*/true);
+  for (const Scalar& v : {min_val, max_val}) detail::check_fits(v, x.dtype(), op);
   ops::call<OpId::hardtanh>(x.device(), out, x, min_val, max_val);
   if (autograd::any_needs_grad(x))
     ops::record<OpId::hardtanh>({x}, {out}, autograd::formulas::HardtanhSaved{x, min_val, max_val});
   return out;
 }
 Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
-  Tensor out = activation_output(x, "elu");
-  for (const Scalar& v : {alpha, scale, input_scale}) detail::check_fits(v, x.dtype(), "elu");
+  const char* op = ops::op_name(OpId::elu);
+  Tensor out = activation_output(x, op);
+  for (const Scalar& v : {alpha, scale, input_scale}) detail::check_fits(v, x.dtype(), op);
   ops::call<OpId::elu>(x.device(), out, x, alpha, scale, input_scale);
   if (autograd::any_needs_grad(x))
     ops::record<OpId::elu>({x}, {out}, autograd::formulas::EluSaved{x, alpha, scale, input_scale});
@@ -146,14 +152,16 @@ Tensor vjp_output(const Tensor& grad, const Tensor& self, bool allowed, const ch
 }  // namespace
 
 Tensor gelu_backward(const Tensor& grad, const Tensor& x, std::string_view approximate) {
-  const bool tanh_approx = parse_gelu_approx(approximate, "gelu_backward");
-  Tensor out = vjp_output(grad, x, x.defined() && is_floating(x.dtype()), "floating", "gelu_backward");
+  const char* op = ops::op_name(OpId::gelu_backward);
+  const bool tanh_approx = parse_gelu_approx(approximate, op);
+  Tensor out = vjp_output(grad, x, x.defined() && is_floating(x.dtype()), "floating", op);
   ops::call<OpId::gelu_backward>(x.device(), out, grad, x, tanh_approx);
   return out;
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
-  Tensor out = vjp_output(grad, self, self.defined() && self.dtype() != kBool, "numeric", "threshold_backward");
+  Tensor out = vjp_output(grad, self, self.defined() && self.dtype() != kBool, "numeric",
+                          ops::op_name(OpId::threshold_backward));
   ops::call<OpId::threshold_backward>(self.device(), out, grad, self, threshold);
   return out;
 }

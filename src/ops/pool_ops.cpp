@@ -100,8 +100,8 @@ void check_backward(int dims, const char* op, const Tensor& grad_output, const S
 
 // The max poolings' common backward: grad_output added at indices, per plane in output order.
 template <OpId id2, OpId id3>
-Tensor gather_backward(int dims, const char* op, const Tensor& grad_output, const Tensor& indices,
-                       const Shape& input_size) {
+Tensor gather_backward(int dims, const Tensor& grad_output, const Tensor& indices, const Shape& input_size) {
+  const char* op = ops::op_name(dims == 3 ? id3 : id2);
   check_backward(dims, op, grad_output, input_size);
   ditto::detail::check_defined(indices, op, "indices");
   if (indices.dtype() != kInt64) fail(op, "expected int64 indices, got ", dtype_name(indices.dtype()));
@@ -114,9 +114,10 @@ Tensor gather_backward(int dims, const char* op, const Tensor& grad_output, cons
 }
 
 template <OpId id2, OpId id3>
-Tensor avg_backward(int dims, const char* op, const Tensor& grad_output, const Shape& input_size,
-                    const SizeArg& kernel_size, const SizeArg& stride, const SizeArg& padding, bool ceil_mode,
-                    bool count_include_pad, std::optional<int64_t> divisor_override) {
+Tensor avg_backward(int dims, const Tensor& grad_output, const Shape& input_size, const SizeArg& kernel_size,
+                    const SizeArg& stride, const SizeArg& padding, bool ceil_mode, bool count_include_pad,
+                    std::optional<int64_t> divisor_override) {
+  const char* op = ops::op_name(dims == 3 ? id3 : id2);
   check_backward(dims, op, grad_output, input_size);
   if (divisor_override && *divisor_override == 0) fail(op, "divisor_override must not be zero");
   const Tensor shape_only = ditto::detail::new_tensor(input_size, grad_output.dtype(), op);
@@ -130,7 +131,8 @@ Tensor avg_backward(int dims, const char* op, const Tensor& grad_output, const S
 }
 
 template <OpId id2, OpId id3>
-Tensor adaptive_avg_backward(int dims, const char* op, const Tensor& grad_output, const Shape& input_size) {
+Tensor adaptive_avg_backward(int dims, const Tensor& grad_output, const Shape& input_size) {
+  const char* op = ops::op_name(dims == 3 ? id3 : id2);
   check_backward(dims, op, grad_output, input_size);
   for (int d = 2; d < grad_output.dim(); ++d)
     if (grad_output.size(d) < 1)
@@ -425,55 +427,55 @@ Tensor avg_pool1d(const Tensor& input, SizeArg kernel_size, SizeArg stride, Size
 }
 Tensor avg_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg stride, SizeArg padding, bool ceil_mode,
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return impl::avg_pool(2, "avg_pool2d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                        divisor_override);
+  return impl::avg_pool(2, ops::op_name(OpId::avg_pool2d), input, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override);
 }
 Tensor avg_pool3d(const Tensor& input, SizeArg kernel_size, SizeArg stride, SizeArg padding, bool ceil_mode,
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return impl::avg_pool(3, "avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                        divisor_override);
+  return impl::avg_pool(3, ops::op_name(OpId::avg_pool3d), input, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override);
 }
 
 Tensor adaptive_avg_pool1d(const Tensor& input, SizeArg output_size) {
   return impl::adaptive_avg_pool(1, "adaptive_avg_pool1d", input, output_size);
 }
 Tensor adaptive_avg_pool2d(const Tensor& input, SizeArg output_size) {
-  return impl::adaptive_avg_pool(2, "adaptive_avg_pool2d", input, output_size);
+  return impl::adaptive_avg_pool(2, ops::op_name(OpId::adaptive_avg_pool2d), input, output_size);
 }
 Tensor adaptive_avg_pool3d(const Tensor& input, SizeArg output_size) {
-  return impl::adaptive_avg_pool(3, "adaptive_avg_pool3d", input, output_size);
+  return impl::adaptive_avg_pool(3, ops::op_name(OpId::adaptive_avg_pool3d), input, output_size);
 }
 
 Tensor adaptive_max_pool1d(const Tensor& input, SizeArg output_size) {
   return impl::adaptive_max_pool(1, "adaptive_max_pool1d", input, output_size).first;
 }
 Tensor adaptive_max_pool2d(const Tensor& input, SizeArg output_size) {
-  return impl::adaptive_max_pool(2, "adaptive_max_pool2d", input, output_size).first;
+  return impl::adaptive_max_pool(2, ops::op_name(OpId::adaptive_max_pool2d), input, output_size).first;
 }
 Tensor adaptive_max_pool3d(const Tensor& input, SizeArg output_size) {
-  return impl::adaptive_max_pool(3, "adaptive_max_pool3d", input, output_size).first;
+  return impl::adaptive_max_pool(3, ops::op_name(OpId::adaptive_max_pool3d), input, output_size).first;
 }
 std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input, SizeArg output_size) {
   return impl::adaptive_max_pool(1, "adaptive_max_pool1d", input, output_size);
 }
 std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, SizeArg output_size) {
-  return impl::adaptive_max_pool(2, "adaptive_max_pool2d", input, output_size);
+  return impl::adaptive_max_pool(2, ops::op_name(OpId::adaptive_max_pool2d), input, output_size);
 }
 std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input, SizeArg output_size) {
-  return impl::adaptive_max_pool(3, "adaptive_max_pool3d", input, output_size);
+  return impl::adaptive_max_pool(3, ops::op_name(OpId::adaptive_max_pool3d), input, output_size);
 }
 
 std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(const Tensor& input, SizeArg kernel_size,
                                                              SizeArg output_size, std::vector<double> output_ratio,
                                                              const Tensor& random_samples) {
-  return impl::fractional_max_pool(2, "fractional_max_pool2d", input, kernel_size, output_size, output_ratio,
-                                   random_samples);
+  return impl::fractional_max_pool(2, ops::op_name(OpId::fractional_max_pool2d), input, kernel_size, output_size,
+                                   output_ratio, random_samples);
 }
 std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(const Tensor& input, SizeArg kernel_size,
                                                              SizeArg output_size, std::vector<double> output_ratio,
                                                              const Tensor& random_samples) {
-  return impl::fractional_max_pool(3, "fractional_max_pool3d", input, kernel_size, output_size, output_ratio,
-                                   random_samples);
+  return impl::fractional_max_pool(3, ops::op_name(OpId::fractional_max_pool3d), input, kernel_size, output_size,
+                                   output_ratio, random_samples);
 }
 Tensor fractional_max_pool2d(const Tensor& input, SizeArg kernel_size, SizeArg output_size,
                              std::vector<double> output_ratio, const Tensor& random_samples) {
@@ -496,51 +498,49 @@ Tensor lp_pool2d(const Tensor& input, double norm_type, SizeArg kernel_size, Siz
 // --- the backward ops
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size) {
   return gather_backward<OpId::max_pool2d_with_indices_backward, OpId::max_pool3d_with_indices_backward>(
-      2, "max_pool2d_with_indices_backward", grad_output, indices, input_size);
+      2, grad_output, indices, input_size);
 }
 Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size) {
   return gather_backward<OpId::max_pool2d_with_indices_backward, OpId::max_pool3d_with_indices_backward>(
-      3, "max_pool3d_with_indices_backward", grad_output, indices, input_size);
+      3, grad_output, indices, input_size);
 }
 Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size) {
-  return gather_backward<OpId::adaptive_max_pool2d_backward, OpId::adaptive_max_pool3d_backward>(
-      2, "adaptive_max_pool2d_backward", grad_output, indices, input_size);
+  return gather_backward<OpId::adaptive_max_pool2d_backward, OpId::adaptive_max_pool3d_backward>(2, grad_output,
+                                                                                                 indices, input_size);
 }
 Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size) {
-  return gather_backward<OpId::adaptive_max_pool2d_backward, OpId::adaptive_max_pool3d_backward>(
-      3, "adaptive_max_pool3d_backward", grad_output, indices, input_size);
+  return gather_backward<OpId::adaptive_max_pool2d_backward, OpId::adaptive_max_pool3d_backward>(3, grad_output,
+                                                                                                 indices, input_size);
 }
 Tensor fractional_max_pool2d_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size) {
   return gather_backward<OpId::fractional_max_pool2d_backward, OpId::fractional_max_pool3d_backward>(
-      2, "fractional_max_pool2d_backward", grad_output, indices, input_size);
+      2, grad_output, indices, input_size);
 }
 Tensor fractional_max_pool3d_backward(const Tensor& grad_output, const Tensor& indices, const Shape& input_size) {
   return gather_backward<OpId::fractional_max_pool2d_backward, OpId::fractional_max_pool3d_backward>(
-      3, "fractional_max_pool3d_backward", grad_output, indices, input_size);
+      3, grad_output, indices, input_size);
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size, SizeArg kernel_size, SizeArg stride,
                            SizeArg padding, bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override) {
   return avg_backward<OpId::avg_pool2d_backward, OpId::avg_pool3d_backward>(
-      2, "avg_pool2d_backward", grad_output, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad,
-      divisor_override);
+      2, grad_output, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 Tensor avg_pool3d_backward(const Tensor& grad_output, const Shape& input_size, SizeArg kernel_size, SizeArg stride,
                            SizeArg padding, bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override) {
   return avg_backward<OpId::avg_pool2d_backward, OpId::avg_pool3d_backward>(
-      3, "avg_pool3d_backward", grad_output, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad,
-      divisor_override);
+      3, grad_output, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Shape& input_size) {
-  return adaptive_avg_backward<OpId::adaptive_avg_pool2d_backward, OpId::adaptive_avg_pool3d_backward>(
-      2, "adaptive_avg_pool2d_backward", grad_output, input_size);
+  return adaptive_avg_backward<OpId::adaptive_avg_pool2d_backward, OpId::adaptive_avg_pool3d_backward>(2, grad_output,
+                                                                                                       input_size);
 }
 Tensor adaptive_avg_pool3d_backward(const Tensor& grad_output, const Shape& input_size) {
-  return adaptive_avg_backward<OpId::adaptive_avg_pool2d_backward, OpId::adaptive_avg_pool3d_backward>(
-      3, "adaptive_avg_pool3d_backward", grad_output, input_size);
+  return adaptive_avg_backward<OpId::adaptive_avg_pool2d_backward, OpId::adaptive_avg_pool3d_backward>(3, grad_output,
+                                                                                                       input_size);
 }
 
 }  // namespace functional

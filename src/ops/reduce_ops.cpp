@@ -109,8 +109,9 @@ Plan plan(const Tensor& x, const Shape& dims_in, bool keepdim, const char* op, b
 }
 
 template <OpId id>
-Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_dtype, const char* op,
-              const Tensor& source, const char* node_name = nullptr) {
+Tensor reduce(const Tensor& x, const Shape& dims, bool keepdim, ScalarType out_dtype, const Tensor& source,
+              const char* node_name = nullptr) {
+  const char* op = ops::op_name(id);
   Plan p;
   {
     NoGradGuard no_grad;  // the (M, R) view is internal
@@ -150,51 +151,55 @@ void need_nonempty(const Plan& p, const char* op) {
 // PyTorch names the node of a reduction over everything (no dim argument) *Backward0 and the one
 // of a reduction over given dims *Backward1 (the row's name).
 Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) {
-  detail::check_defined(x, "sum");
+  detail::check_defined(x, ops::op_name(OpId::sum));
   const ScalarType t = sum_dtype(x, dtype);
-  return reduce<OpId::sum>(detail::cast(x, t), {}, false, t, "sum", x, "SumBackward0");
+  return reduce<OpId::sum>(detail::cast(x, t), {}, false, t, x, "SumBackward0");
 }
 Tensor sum(const Tensor& x, const DimList& dims, bool keepdim, std::optional<ScalarType> dtype) {
-  detail::check_defined(x, "sum");
+  detail::check_defined(x, ops::op_name(OpId::sum));
   const ScalarType t = sum_dtype(x, dtype);
-  return reduce<OpId::sum>(detail::cast(x, t), dims, keepdim, t, "sum", x);
+  return reduce<OpId::sum>(detail::cast(x, t), dims, keepdim, t, x);
 }
 
 Tensor mean(const Tensor& x) {
-  detail::check_defined(x, "mean");
-  need_float(x, "mean");
-  return reduce<OpId::mean>(x, {}, false, x.dtype(), "mean", x, "MeanBackward0");
+  const char* op = ops::op_name(OpId::mean);
+  detail::check_defined(x, op);
+  need_float(x, op);
+  return reduce<OpId::mean>(x, {}, false, x.dtype(), x, "MeanBackward0");
 }
 Tensor mean(const Tensor& x, const DimList& dims, bool keepdim) {
-  detail::check_defined(x, "mean");
-  need_float(x, "mean");
-  return reduce<OpId::mean>(x, dims, keepdim, x.dtype(), "mean", x);
+  const char* op = ops::op_name(OpId::mean);
+  detail::check_defined(x, op);
+  need_float(x, op);
+  return reduce<OpId::mean>(x, dims, keepdim, x.dtype(), x);
 }
 
 Tensor prod(const Tensor& x) {
-  detail::check_defined(x, "prod");
+  detail::check_defined(x, ops::op_name(OpId::prod));
   const ScalarType t = sum_dtype(x, std::nullopt);
-  return reduce<OpId::prod>(detail::cast(x, t), {}, false, t, "prod", x, "ProdBackward0");
+  return reduce<OpId::prod>(detail::cast(x, t), {}, false, t, x, "ProdBackward0");
 }
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
-  detail::check_defined(x, "prod");
+  detail::check_defined(x, ops::op_name(OpId::prod));
   const ScalarType t = sum_dtype(x, std::nullopt);
-  return reduce<OpId::prod>(detail::cast(x, t), {dim}, keepdim, t, "prod", x);
+  return reduce<OpId::prod>(detail::cast(x, t), {dim}, keepdim, t, x);
 }
 
 Tensor amax(const Tensor& x, const DimList& dims, bool keepdim) {
+  const char* op = ops::op_name(OpId::amax);
   {
     NoGradGuard no_grad;
-    need_nonempty(plan(x, dims, keepdim, "amax"), "amax");
+    need_nonempty(plan(x, dims, keepdim, op), op);
   }
-  return reduce<OpId::amax>(x, dims, keepdim, x.dtype(), "amax", x);
+  return reduce<OpId::amax>(x, dims, keepdim, x.dtype(), x);
 }
 Tensor amin(const Tensor& x, const DimList& dims, bool keepdim) {
+  const char* op = ops::op_name(OpId::amin);
   {
     NoGradGuard no_grad;
-    need_nonempty(plan(x, dims, keepdim, "amin"), "amin");
+    need_nonempty(plan(x, dims, keepdim, op), op);
   }
-  return reduce<OpId::amin>(x, dims, keepdim, x.dtype(), "amin", x);
+  return reduce<OpId::amin>(x, dims, keepdim, x.dtype(), x);
 }
 Tensor max(const Tensor& x) {
   detail::check_defined(x, "max");
@@ -232,7 +237,8 @@ std::pair<Tensor, Tensor> with_index(const Tensor& x, int64_t dim, bool keepdim,
   return {values, indices};
 }
 template <OpId id>
-Tensor arg(const Tensor& x, std::optional<int64_t> dim, bool keepdim, const char* op) {
+Tensor arg(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  const char* op = ops::op_name(id);
   detail::check_defined(x, op);
   if (x.dtype() == kBool) fail(op, "not implemented for 'Bool'");  // as PyTorch
   if (!dim) {
@@ -260,12 +266,8 @@ std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
   return with_index<OpId::min_dim>(x, dim, keepdim, "min");
 }
-Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  return arg<OpId::argmax>(x, dim, keepdim, "argmax");
-}
-Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  return arg<OpId::argmin>(x, dim, keepdim, "argmin");
-}
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg<OpId::argmax>(x, dim, keepdim); }
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg<OpId::argmin>(x, dim, keepdim); }
 
 namespace {
 Tensor var_impl(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim, bool take_sqrt, const char* op) {
@@ -287,21 +289,22 @@ Tensor var_impl(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim,
 }  // namespace
 
 Tensor var(const Tensor& x, const DimList& dims, bool unbiased, bool keepdim) {
-  return var_impl(x, dims, unbiased, keepdim, false, "var");
+  return var_impl(x, dims, unbiased, keepdim, false, ops::op_name(OpId::var));
 }
 Tensor std(const Tensor& x, const DimList& dims, bool unbiased, bool keepdim) {
   return var_impl(x, dims, unbiased, keepdim, true, "std");
 }
 
 Tensor logsumexp(const Tensor& x, const DimList& dims, bool keepdim) {
-  detail::check_defined(x, "logsumexp");
+  const char* op = ops::op_name(OpId::logsumexp);
+  detail::check_defined(x, op);
   const Tensor xf = is_floating(x.dtype()) ? x : x.to(kFloat32);
   Plan p;
   {
     NoGradGuard no_grad;
-    p = plan(xf, dims, keepdim, "logsumexp");
+    p = plan(xf, dims, keepdim, op);
   }
-  Tensor out = detail::new_tensor(p.out_shape, xf.dtype(), "logsumexp");
+  Tensor out = detail::new_tensor(p.out_shape, xf.dtype(), op);
   if (p.M > 0) ops::call<OpId::logsumexp>(x.device(), out.view({p.M}), p.rows);
   if (autograd::any_needs_grad(x))
     ops::record<OpId::logsumexp>({xf}, {out}, autograd::formulas::ReduceSaved{xf.sizes(), p.dims, keepdim, xf, out});
@@ -344,7 +347,8 @@ Tensor norm(const Tensor& x, const Scalar& p, const DimList& dims, bool keepdim)
 
 namespace {
 template <OpId id>
-Tensor softmax_impl(const Tensor& x, int64_t dim, const char* op) {
+Tensor softmax_impl(const Tensor& x, int64_t dim) {
+  const char* op = ops::op_name(id);
   detail::check_defined(x, op);
   if (!is_floating(x.dtype())) fail(op, "expected a floating point input, got ", dtype_name(x.dtype()));
   const int64_t d = detail::wrap_dim(dim, x.dim(), op);
@@ -359,7 +363,7 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, const char* op) {
 }
 }  // namespace
 
-Tensor softmax(const Tensor& x, int64_t dim) { return softmax_impl<OpId::softmax>(x, dim, "softmax"); }
-Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl<OpId::log_softmax>(x, dim, "log_softmax"); }
+Tensor softmax(const Tensor& x, int64_t dim) { return softmax_impl<OpId::softmax>(x, dim); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl<OpId::log_softmax>(x, dim); }
 
 }  // namespace ditto

@@ -20,14 +20,14 @@ namespace {
 template <OpId id>
 Tensor reverse_scan(const Tensor& g, int64_t dim) {
   const Tensor gc = g.contiguous();
-  Tensor out = detail::new_tensor(g.sizes(), g.dtype(), ops::op_entry(id).name);
+  Tensor out = detail::new_tensor(g.sizes(), g.dtype(), ops::op_name(id));
   if (g.numel() != 0) ops::call<id>(g.device(), lines(out, dim), lines(gc, dim), true);
   return out;
 }
 
 template <OpId id>
 Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
-  const char* name = ops::op_entry(id).name;
+  const char* name = ops::op_name(id);
   detail::check_defined(x, name);
   const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), name);
   const ScalarType t = dtype ? *dtype : is_integral(x.dtype(), true) ? kInt64 : x.dtype();
@@ -42,7 +42,7 @@ Tensor scan(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
 
 template <OpId id>
 std::pair<Tensor, Tensor> extremum(const Tensor& x, int64_t dim) {
-  const char* name = ops::op_entry(id).name;
+  const char* name = ops::op_name(id);
   detail::check_defined(x, name);
   const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), name);
   Tensor values = detail::new_tensor(x.sizes(), x.dtype(), name);
@@ -62,11 +62,12 @@ Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   return scan<OpId::cumprod>(x, dim, dtype);
 }
 Tensor logcumsumexp(const Tensor& x, int64_t dim) {
-  detail::check_defined(x, "logcumsumexp");
-  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "logcumsumexp");
+  const char* op = ops::op_name(OpId::logcumsumexp);
+  detail::check_defined(x, op);
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), op);
   if (!is_floating(x.dtype()))
-    fail("logcumsumexp", "\"logcumsumexp_out_cpu\" not implemented for '", ops::aten_type_name(x.dtype()), "'");
-  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "logcumsumexp");
+    fail(op, "\"logcumsumexp_out_cpu\" not implemented for '", ops::aten_type_name(x.dtype()), "'");
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), op);
   const Tensor xc = x.contiguous();
   if (x.numel() != 0) ops::call<OpId::logcumsumexp>(x.device(), lines(out, d), lines(xc, d), false);
   if (autograd::any_needs_grad(x))
@@ -82,7 +83,7 @@ DITTO_FORMULA(cumsum, ScanSaved) { return {reverse_scan<OpId::cumsum>(g[0], s.di
 DITTO_FORMULA(cumprod, ScanSaved) {
   const Tensor& x = *s.x;
   const Tensor gc = g[0].to(x.dtype()).contiguous();
-  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), "cumprod_backward");
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), ops::op_name(OpId::cumprod_backward));
   if (x.numel() != 0)
     ops::call<OpId::cumprod_backward>(x.device(), lines(out, s.dim), lines(gc, s.dim), lines(x, s.dim));
   return {out};

@@ -32,7 +32,7 @@ Shape tail(const Shape& s, std::size_t from) { return Shape(s.begin() + static_c
 
 // --- index_copy
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  const char* op = "index_copy_";
+  const char* op = ops::op_name(OpId::index_copy_);
   detail::check_defined(self, op);
   detail::check_defined(index, op, "index");
   detail::check_defined(source, op, "source");
@@ -197,7 +197,7 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
 }
 
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  const char* op = "index_put_";
+  const char* op = ops::op_name(OpId::index_put_);
   detail::check_defined(self, op);
   detail::check_defined(values, op, "values");
   if (values.dtype() != self.dtype())
@@ -240,7 +240,7 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
 
 // --- put: self seen as 1-D (row-major), index of any shape, negatives wrap.
 Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
-  const char* op = "put_";
+  const char* op = ops::op_name(OpId::put_);
   detail::check_defined(self, op);
   detail::check_defined(index, op, "index");
   detail::check_defined(source, op, "source");
@@ -279,23 +279,26 @@ Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool a
 using ops::assign_inplace;
 
 Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
-  autograd::check_inplace(*this, "index_copy_");
-  return assign_inplace(*this, ditto::index_copy(*this, dim, index, source), "index_copy_");
+  const char* op = ops::op_name(OpId::index_copy_);
+  autograd::check_inplace(*this, op);
+  return assign_inplace(*this, ditto::index_copy(*this, dim, index, source), op);
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
   return ditto::index_copy(*this, dim, index, source);
 }
 Tensor& Tensor::index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
-  autograd::check_inplace(*this, "index_put_");
-  return assign_inplace(*this, ditto::index_put(*this, indices, values, accumulate), "index_put_");
+  const char* op = ops::op_name(OpId::index_put_);
+  autograd::check_inplace(*this, op);
+  return assign_inplace(*this, ditto::index_put(*this, indices, values, accumulate), op);
 }
 Tensor Tensor::index_put(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) const {
   return ditto::index_put(*this, indices, values, accumulate);
 }
 Tensor Tensor::index(const std::vector<Tensor>& indices) const { return ditto::index(*this, indices); }
 Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate) {
-  autograd::check_inplace(*this, "put_");
-  return assign_inplace(*this, ditto::put(*this, index, source, accumulate), "put_");
+  const char* op = ops::op_name(OpId::put_);
+  autograd::check_inplace(*this, op);
+  return assign_inplace(*this, ditto::put(*this, index, source, accumulate), op);
 }
 Tensor Tensor::put(const Tensor& index, const Tensor& source, bool accumulate) const {
   return ditto::put(*this, index, source, accumulate);

@@ -13,7 +13,7 @@ using detail::fail;
 using ops::OpId;
 
 Tensor nonzero(const Tensor& x) {
-  detail::check_defined(x, "nonzero");
+  detail::check_defined(x, ops::op_name(OpId::nonzero));
   const Tensor in = x.detach().contiguous();
   return ops::call<OpId::nonzero>(x.device(), in);
 }

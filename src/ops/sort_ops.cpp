@@ -56,13 +56,14 @@ void record_selection(const Tensor& x, const Tensor& values, const Tensor& indic
 // median, nanmedian and mode along dim: one value and its index per line.
 template <OpId id>
 std::pair<Tensor, Tensor> median_dim(const Tensor& x, int64_t dim, bool keepdim) {
-  const char* op = ops::op_entry(id).name;
+  const char* op = ops::op_name(id);
   const bool mode = id == OpId::mode;
   detail::check_defined(x, op);
   const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), op);
   if (!mode) no_bool(x, op, "median_out");
   if (x.dim() > 0 && x.size(d) == 0)
-    detail::fail_index(op, mode ? "mode" : "median", "(): Expected reduction dim ", d, " to have non-zero size.");
+    detail::fail_index(op, mode ? op : ops::op_name(OpId::median), "(): Expected reduction dim ", d,
+                       " to have non-zero size.");
   const Rows r = rows(x, d);
   Tensor v = detail::new_tensor({r.in.size(0)}, x.dtype(), op), i = detail::new_tensor({r.in.size(0)}, kInt64, op);
   if (r.in.numel() != 0) ops::call<id>(x.device(), v, i, r.in);
@@ -76,7 +77,7 @@ std::pair<Tensor, Tensor> median_dim(const Tensor& x, int64_t dim, bool keepdim)
 // integer dtypes: PyTorch's NaN converted by the CPU).
 template <OpId id>
 Tensor median_all(const Tensor& x) {
-  const char* op = ops::op_entry(id).name;
+  const char* op = ops::op_name(id);
   detail::check_defined(x, op);
   no_bool(x, op, "median_cpu");
   Tensor out;
@@ -99,11 +100,12 @@ Tensor median_all(const Tensor& x) {
 }  // namespace
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
-  detail::check_defined(x, "sort");
-  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "sort");
+  const char* op = ops::op_name(OpId::sort);
+  detail::check_defined(x, op);
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), op);
   const Rows r = rows(x, d);
   const int64_t n = line_length(x, d);
-  Tensor v = detail::new_tensor(r.in.sizes(), x.dtype(), "sort"), i = detail::new_tensor(r.in.sizes(), kInt64, "sort");
+  Tensor v = detail::new_tensor(r.in.sizes(), x.dtype(), op), i = detail::new_tensor(r.in.sizes(), kInt64, op);
   // a line along a 0 stride holds one value n times: PyTorch leaves it in index order
   const bool repeated = x.dim() > 0 && x.stride(d) == 0;
   if (r.in.numel() != 0) ops::call<OpId::sort>(x.device(), v, i, r.in, descending, stable || repeated);
@@ -118,14 +120,15 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
 }
 
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
-  detail::check_defined(x, "topk");
-  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "topk");
+  const char* op = ops::op_name(OpId::topk);
+  detail::check_defined(x, op);
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), op);
   const int64_t n = line_length(x, d);
-  if (k < 0 || k > n) fail("topk", "selected index k out of range");
-  no_bool(x, "topk", "topk_cpu");
+  if (k < 0 || k > n) fail(op, "selected index k out of range");
+  no_bool(x, op, "topk_cpu");
   const Rows r = rows(x, d);
   const Shape out{r.in.size(0), k};
-  Tensor v = detail::new_tensor(out, x.dtype(), "topk"), i = detail::new_tensor(out, kInt64, "topk");
+  Tensor v = detail::new_tensor(out, x.dtype(), op), i = detail::new_tensor(out, kInt64, op);
   if (r.in.size(0) != 0 && k != 0) ops::call<OpId::topk>(x.device(), v, i, r.in, k, largest, sorted);
   Tensor values = unrows(v, r, k, true, x.dim() == 0), indices = unrows(i, r, k, true, x.dim() == 0);
   record_selection<OpId::topk>(x, values, indices, d, true);
@@ -133,16 +136,17 @@ std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool lar
 }
 
 std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
-  detail::check_defined(x, "kthvalue");
-  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "kthvalue");
+  const char* op = ops::op_name(OpId::kthvalue);
+  detail::check_defined(x, op);
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(x.dim(), 1), op);
   const int64_t n = line_length(x, d);
   if (x.dim() > 0 && n == 0)
-    detail::fail_index("kthvalue", "kthvalue(): Expected reduction dim ", d, " to have non-zero size.");
-  if (k < 1 || k > n) fail("kthvalue", "kthvalue(): selected number k out of range for dimension ", d);
-  no_bool(x, "kthvalue", "kthvalue_cpu");
+    detail::fail_index(op, "kthvalue(): Expected reduction dim ", d, " to have non-zero size.");
+  if (k < 1 || k > n) fail(op, "kthvalue(): selected number k out of range for dimension ", d);
+  no_bool(x, op, "kthvalue_cpu");
   const Rows r = rows(x, d);
-  Tensor v = detail::new_tensor({r.in.size(0)}, x.dtype(), "kthvalue");
-  Tensor i = detail::new_tensor({r.in.size(0)}, kInt64, "kthvalue");
+  Tensor v = detail::new_tensor({r.in.size(0)}, x.dtype(), op);
+  Tensor i = detail::new_tensor({r.in.size(0)}, kInt64, op);
   if (r.in.numel() != 0) ops::call<OpId::kthvalue>(x.device(), v, i, r.in, k);
   Tensor values = unrows(v, r, 1, keepdim, x.dim() == 0), indices = unrows(i, r, 1, keepdim, x.dim() == 0);
   record_selection<OpId::kthvalue>(x, values, indices, d, keepdim || x.dim() == 0);
@@ -168,7 +172,7 @@ namespace {
 template <OpId id>
 std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& x, bool sorted, bool consecutive, bool return_inverse,
                                                bool return_counts, std::optional<int64_t> dim) {
-  const char* op = ops::op_entry(id).name;
+  const char* op = ops::op_name(id);
   detail::check_defined(x, op);
   Tensor in;
   Shape perm;
@@ -219,7 +223,7 @@ std::string dims_str(const Tensor& t) {
 
 Tensor searchsorted(const Tensor& seq, const Tensor& values, bool out_int32, bool right,
                     std::optional<std::string_view> side, const Tensor& sorter) {
-  const char* op = "searchsorted";
+  const char* op = ops::op_name(OpId::searchsorted);
   detail::check_defined(seq, op, "sorted_sequence");
   detail::check_defined(values, op, "input");
   if (side && *side != "left" && *side != "right")
@@ -269,9 +273,10 @@ Tensor searchsorted(const Tensor& seq, const Tensor& values, bool out_int32, boo
 
 Tensor searchsorted(const Tensor& seq, const Scalar& value, bool out_int32, bool right,
                     std::optional<std::string_view> side, const Tensor& sorter) {
-  detail::check_defined(seq, "searchsorted", "sorted_sequence");
+  const char* op = ops::op_name(OpId::searchsorted);
+  detail::check_defined(seq, op, "sorted_sequence");
   if (seq.dim() != 1)
-    fail("searchsorted",
+    fail(op,
          "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, "
          "but we got boundaries tensor dim(",
          seq.dim(), ") and input value's dim(0) numel(1)");

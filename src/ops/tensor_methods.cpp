@@ -31,8 +31,8 @@ Tensor Tensor::view(const Shape& shape) const {
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   Tensor out = ops::call<OpId::transpose>(device(), *this, d0, d1);
   return track_view<OpId::transpose>(*this, out, [&] {
-    return autograd::formulas::TransposeSaved{detail::wrap_dim(d0, dim(), "transpose"),
-                                              detail::wrap_dim(d1, dim(), "transpose")};
+    const char* op = ops::op_name(OpId::transpose);
+    return autograd::formulas::TransposeSaved{detail::wrap_dim(d0, dim(), op), detail::wrap_dim(d1, dim(), op)};
   });
 }
 Tensor Tensor::t() const {
@@ -42,15 +42,16 @@ Tensor Tensor::t() const {
 Tensor Tensor::permute(const Shape& dims) const {
   Tensor out = ops::call<OpId::permute>(device(), *this, dims);
   return track_view<OpId::permute>(*this, out, [&] {
+    const char* op = ops::op_name(OpId::permute);
     autograd::formulas::PermuteSaved s;
-    for (int64_t d : dims) s.dims.push_back(detail::wrap_dim(d, dim(), "permute"));
+    for (int64_t d : dims) s.dims.push_back(detail::wrap_dim(d, dim(), op));
     return s;
   });
 }
 Tensor Tensor::select(int64_t dim, int64_t index) const {
   Tensor out = ops::call<OpId::select>(device(), *this, dim, index);
   return track_view<OpId::select>(*this, out, [&] {
-    const int64_t d = detail::wrap_dim(dim, this->dim(), "select");
+    const int64_t d = detail::wrap_dim(dim, this->dim(), ops::op_name(OpId::select));
     return autograd::formulas::SelectSaved{sizes(), d, index < 0 ? index + sizes()[d] : index};
   });
 }
@@ -59,7 +60,8 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
   const int64_t e = end.value_or(std::numeric_limits<int64_t>::max());
   Tensor out = ops::call<OpId::slice>(device(), *this, dim, s, e, step);
   return track_view<OpId::slice>(*this, out, [&] {
-    return autograd::formulas::SliceSaved{sizes(), detail::wrap_dim(dim, this->dim(), "slice"), s, e, step};
+    return autograd::formulas::SliceSaved{sizes(), detail::wrap_dim(dim, this->dim(), ops::op_name(OpId::slice)), s, e,
+                                          step};
   });
 }
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
@@ -148,13 +150,14 @@ Tensor Tensor::to(ScalarType t) const {
 }
 
 Tensor& Tensor::copy_(const Tensor& src) {
-  detail::check_defined(*this, "copy_", "self");
-  detail::check_defined(src, "copy_", "src");
-  const Shape bs = detail::broadcast_shapes(src.sizes(), sizes(), "copy_");
+  const char* op = ops::op_name(OpId::copy_);
+  detail::check_defined(*this, op, "self");
+  detail::check_defined(src, op, "src");
+  const Shape bs = detail::broadcast_shapes(src.sizes(), sizes(), op);
   if (bs != sizes())
-    fail("copy_", "source of shape ", detail::shape_str(src.sizes()), " cannot be broadcast to ",
+    fail(op, "source of shape ", detail::shape_str(src.sizes()), " cannot be broadcast to ",
          detail::shape_str(sizes()));
-  autograd::check_inplace(*this, "copy_");
+  autograd::check_inplace(*this, op);
   // An overlapping source (src shares our storage) is copied out first.
   Tensor s;
   {
@@ -166,15 +169,16 @@ Tensor& Tensor::copy_(const Tensor& src) {
   if (autograd::any_needs_grad(src) && is_floating(dtype())) {
     Tensor alias = detail::make_view(*this, sizes(), strides(), storage_offset());
     ops::record<OpId::copy_>({src}, {alias}, autograd::formulas::NoSaved{}, "CopyBackwards");
-    autograd::rebase_history(*this, alias, "copy_");
+    autograd::rebase_history(*this, alias, op);
   }
   return *this;
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {
-  detail::check_defined(*this, "fill_");
-  detail::check_fits(value, dtype(), "fill_");
-  autograd::check_inplace(*this, "fill_");
+  const char* op = ops::op_name(OpId::fill_);
+  detail::check_defined(*this, op);
+  detail::check_fits(value, dtype(), op);
+  autograd::check_inplace(*this, op);
   ops::call<OpId::fill_>(device(), *this, value);
   storage()->bump_version();
   if (autograd::AutogradMeta* m = autograd::meta(*this); m && m->grad_fn) m->grad_fn.reset(), m->requires_grad = false;

@@ -17,7 +17,7 @@ enum class UnaryRule { Float, Same, SameNotBool };
 
 template <OpId id, UnaryRule rule>
 Tensor unary(const Tensor& x) {
-  const char* name = ops::op_entry(id).name;
+  const char* name = ops::op_name(id);
   detail::check_defined(x, name);
   if (rule == UnaryRule::SameNotBool && x.dtype() == kBool) fail(name, "not implemented for 'Bool'");
   const ScalarType t = rule == UnaryRule::Float && !is_floating(x.dtype()) ? kFloat32 : x.dtype();
@@ -42,9 +42,10 @@ Tensor unary(const Tensor& x) {
 }  // namespace
 
 Tensor neg(const Tensor& x) {
-  detail::check_defined(x, "neg");
+  const char* op = ops::op_name(OpId::neg);
+  detail::check_defined(x, op);
   if (x.dtype() == kBool)
-    fail("neg", "negation, the `-` operator, on a bool tensor is not supported. Use logical_not instead.");
+    fail(op, "negation, the `-` operator, on a bool tensor is not supported. Use logical_not instead.");
   return unary<OpId::neg, UnaryRule::Same>(x);
 }
 
