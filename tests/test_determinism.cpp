@@ -818,6 +818,15 @@ TEST(DeterminismIndexOps, SmallResultsOnBothKernels) {
     EXPECT_TRUE(equal(c, tensor({{2.0f, 0.0f, 1.0f}, {4.0f, 0.0f, 3.0f}})));
     // index_add_ into a 0-dim tensor
     EXPECT_EQ(index_add(scalar_tensor(1.0f), 0, tensor({0}), tensor({2.0f})).item<float>(), 3.0f);
+    // a 0-dim source into a 1-D self at one index, as PyTorch takes it; two indices are refused
+    EXPECT_TRUE(
+        equal(index_add(zeros({3}, kInt32), 0, tensor({1}), scalar_tensor(5, kInt32)), tensor({0, 5, 0}).to(kInt32)));
+    EXPECT_THROW(index_add(zeros({3}), 0, tensor({1, 2}), scalar_tensor(5.0f)), Error);
+    EXPECT_THROW(index_add(zeros({2, 3}), 0, tensor({1}), scalar_tensor(5.0f)), Error);
+    Tensor s0 = scalar_tensor(5.0f).requires_grad_(true);
+    index_add(zeros({3}), 0, tensor({2}), s0, 3.0).backward(tensor({1.0f, 2.0f, 4.0f}));
+    EXPECT_EQ(s0.grad().dim(), 0);
+    EXPECT_EQ(s0.grad().item<float>(), 12.0f);  // alpha times the gradient at index 2
     // scatter_reduce, PyTorch's documented example
     const Tensor src = tensor({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f});
     const Tensor idx = tensor({0, 1, 0, 1, 2, 1});

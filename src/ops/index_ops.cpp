@@ -167,12 +167,15 @@ void check_index_add(const Tensor& self, int64_t d, const Tensor& index, const T
   if (source.dtype() != self.dtype())
     fail(op, "self (", dtype_name(self.dtype()), ") and source (", dtype_name(source.dtype()),
          ") must have the same dtype");
-  if (source.dim() != self.dim() && !(self.dim() == 0 && source.dim() <= 1))
-    fail(op, "source must have the same number of dimensions as self, got ", source.dim(), " and ", self.dim());
   const int64_t n = index.numel();
-  if (self.dim() == 0 && source.numel() != n)
+  // PyTorch takes a 0-dim self with a 0-D or 1-D source, and a 1-D self with a 0-dim source for one
+  // index (that element added at it)
+  const bool scalar_source = self.dim() == 1 && source.dim() == 0;
+  if (source.dim() != self.dim() && !(self.dim() == 0 && source.dim() <= 1) && !scalar_source)
+    fail(op, "source must have the same number of dimensions as self, got ", source.dim(), " and ", self.dim());
+  if ((self.dim() == 0 || scalar_source) && source.numel() != n)
     fail(op, "number of indices (", n, ") should be equal to source.size(dim) (", source.numel(), ")");
-  if (self.dim() > 0) {
+  if (self.dim() > 0 && !scalar_source) {
     if (source.size(d) != n)
       fail(op, "number of indices (", n, ") should be equal to source.size(dim) (", source.size(d), ")");
     for (int64_t k = 0; k < self.dim(); ++k)
@@ -200,6 +203,7 @@ Tensor index_add_impl(const Tensor& self, int64_t dim, const Tensor& index, cons
     NoGradGuard no_grad;
     src = mul(source, detail::wrap_scalar(alpha, self.dtype()));
   }
+  if (self.dim() == 1 && src.dim() == 0) src = src.reshape({1});  // the one slice along d
   ops::call<OpId::index_add_>(self.device(), out, d, index.reshape({-1}), src.detach());
   if (is_floating(self.dtype()) && autograd::any_needs_grad(self, source)) {
     ops::record<OpId::index_add_>({self, source}, {out},
