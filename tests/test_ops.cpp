@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -406,4 +407,27 @@ TEST(Ops, TrilTriuKeepTheirTriangleExactly) {
               std::string::npos)
         << e.what();
   }
+}
+
+// An empty input reduced over a dim of size 0 is refused even when the result is empty too
+// (PyTorch's "Expected reduction dim 1 to have non-zero size."); a non-empty reduced dim of an
+// empty input gives an empty result.
+TEST(Ops, EmptyInputsReduceOnlyOverNonEmptyDims) {
+  const Tensor x = zeros({0, 0, 5});
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { amax(x, {1}, true); }).find("[amax] Expected reduction dim 1 to have non-zero size."),
+            std::string::npos);
+  EXPECT_NE(message([&] { amin(x, {-2}); }).find("Expected reduction dim 1"), std::string::npos);
+  EXPECT_NE(message([&] { x.max(1); }).find("[max] Expected reduction dim 1"), std::string::npos);
+  EXPECT_NE(message([&] { x.argmax(1); }).find("Expected reduction dim 1"), std::string::npos);
+  EXPECT_EQ(amax(x, {2}).sizes(), (Shape{0, 0}));
+  EXPECT_EQ(x.argmax(2).sizes(), (Shape{0, 0}));
+  EXPECT_EQ(zeros({0, 3}).max(1).first.sizes(), (Shape{0}));
 }

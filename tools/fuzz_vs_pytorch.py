@@ -56,6 +56,10 @@ KNOWN = [
     ('mm', 'too eager (ditto refuses)', lambda c: 0 in c['x']['sizes'] or 0 in c['y']['sizes']),
     ('bmm', 'too eager (ditto refuses)', lambda c: 0 in c['x']['sizes'] or 0 in c['y']['sizes']),
     ('matmul', 'too eager (ditto refuses)', lambda c: 0 in c['x']['sizes'] or 0 in c['y']['sizes']),
+    # PyTorch's CPU index_add_ adds each source slice into self's slice with broadcasting and does
+    # not check what its docs require (source's other dims equal to self's): a 1-D source into a
+    # (4, 2) self along dim 0 fills whole rows. ditto keeps the documented shapes.
+    ('index_add', 'too eager (ditto refuses)', lambda c: 0 < len(c['z']['sizes']) < len(c['x']['sizes'])),
 ]
 
 

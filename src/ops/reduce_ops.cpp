@@ -141,9 +141,13 @@ void need_float(const Tensor& x, const char* op) {
          dtype_name(x.dtype()));
 }
 
-void need_nonempty(const Plan& p, const char* op) {
+void need_nonempty(const Tensor& x, const Plan& p, const char* op) {
   if (p.R == 0 && p.M > 0)
     fail(op, "expected reduction dim to be specified for input.numel() == 0, or a non-empty reduced dimension");
+  // an empty result too: PyTorch still wants every reduced dim of an empty input non-empty
+  if (p.M == 0)
+    for (int64_t d : p.dims)
+      if (x.size(d) == 0) fail(op, "Expected reduction dim ", d, " to have non-zero size.");
 }
 
 }  // namespace
@@ -189,7 +193,7 @@ Tensor amax(const Tensor& x, const DimList& dims, bool keepdim) {
   const char* op = ops::op_name(OpId::amax);
   {
     NoGradGuard no_grad;
-    need_nonempty(plan(x, dims, keepdim, op), op);
+    need_nonempty(x, plan(x, dims, keepdim, op), op);
   }
   return reduce<OpId::amax>(x, dims, keepdim, x.dtype(), x);
 }
@@ -197,7 +201,7 @@ Tensor amin(const Tensor& x, const DimList& dims, bool keepdim) {
   const char* op = ops::op_name(OpId::amin);
   {
     NoGradGuard no_grad;
-    need_nonempty(plan(x, dims, keepdim, op), op);
+    need_nonempty(x, plan(x, dims, keepdim, op), op);
   }
   return reduce<OpId::amin>(x, dims, keepdim, x.dtype(), x);
 }
@@ -226,7 +230,7 @@ std::pair<Tensor, Tensor> with_index(const Tensor& x, int64_t dim, bool keepdim,
     NoGradGuard no_grad;
     p = plan(x, {dim}, keepdim, op);
   }
-  need_nonempty(p, op);
+  need_nonempty(x, p, op);
   Tensor values = detail::new_tensor(p.out_shape, x.dtype(), op);
   Tensor indices = detail::new_tensor(p.out_shape, kInt64, op);
   if (p.M > 0) ops::call<id>(x.device(), values.view({p.M}), indices.view({p.M}), p.rows);
@@ -253,7 +257,7 @@ Tensor arg(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
     NoGradGuard no_grad;
     p = plan(x, {*dim}, keepdim, op);
   }
-  need_nonempty(p, op);
+  need_nonempty(x, p, op);
   Tensor out = detail::new_tensor({p.M}, kInt64, op);
   if (p.M > 0) ops::call<id>(x.device(), out, p.rows);
   return out.view(p.out_shape);
