@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "core/parallel.h"
 #include "cpu/capability.h"
+#include "ditto/audit.h"
 #include "ditto/ditto.h"
 #include "expect_error.h"
 #include "golden.h"
@@ -21,6 +23,7 @@
 
 using namespace ditto;
 namespace F = ditto::nn::functional;
+namespace audit = ditto::audit;
 namespace cg = ditto::testing::conv_golden;
 using cg::json;
 
@@ -456,9 +459,10 @@ TEST(NNConvInvariance, ForwardAndGradientsIndependentOfThreadCountAndKernelLevel
   struct Shp {
     Shape x, w;
     int64_t groups;
+    bool side_by_side;  // large enough for the two gradients to run side by side at two threads
   };
   // (N * groups) >= threads: split over (n, group) blocks; N = 1: the GEMM splits its blocks.
-  for (const Shp& s : {Shp{{4, 6, 20, 20}, {8, 3, 3, 3}, 2}, Shp{{1, 8, 40, 40}, {32, 8, 3, 3}, 1}}) {
+  for (const Shp& s : {Shp{{4, 6, 20, 20}, {8, 3, 3, 3}, 2, false}, Shp{{1, 8, 40, 40}, {32, 8, 3, 3}, 1, true}}) {
     manual_seed(21);
     const Tensor x0 = spread(s.x, kFloat32), w0 = spread(s.w, kFloat32), b0 = spread({s.w[0]}, kFloat32);
     std::vector<Tensor> ref;
@@ -468,7 +472,10 @@ TEST(NNConvInvariance, ForwardAndGradientsIndependentOfThreadCountAndKernelLevel
         set_num_threads(t);
         Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
         Tensor out = F::conv2d(x, w, b, 1, 1, 1, s.groups);
+        const uint64_t before = ditto::detail::side_by_side_count();
         (out * out).sum().backward();
+        // Note [Convolution gradients side by side]: taken at two threads only, and then no bit changes
+        EXPECT_EQ(ditto::detail::side_by_side_count() - before, s.side_by_side && t == 2 ? 1u : 0u);
         const std::vector<Tensor> r{out.detach(), x.grad(), w.grad(), b.grad()};
         if (ref.empty()) {
           ref = r;
@@ -478,6 +485,33 @@ TEST(NNConvInvariance, ForwardAndGradientsIndependentOfThreadCountAndKernelLevel
       }
     });
   }
+}
+
+TEST(NNConvInvariance, GradientsRunInOrderWhileAuditRecords) {
+  // ditto::audit's log keeps the ops' order, so its records are the same at every thread count
+  ditto::testing::ConfigGuard keep;
+  manual_seed(22);
+  const Tensor x0 = spread({2, 8, 32, 32}, kFloat32), w0 = spread({16, 8, 3, 3}, kFloat32);
+  std::vector<std::string> names[2];
+  std::vector<Tensor> grads[2];
+  for (int t : {1, 2}) {
+    set_num_threads(t);
+    Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_();
+    Tensor out = F::conv2d(x, w, Tensor(), 1, 1);
+    const std::string path = ::testing::TempDir() + "ditto_conv_audit.log";
+    const uint64_t before = ditto::detail::side_by_side_count();
+    audit::start(path);
+    out.backward(out.detach());
+    audit::stop();
+    EXPECT_EQ(ditto::detail::side_by_side_count(), before);
+    for (const audit::Record& r : audit::read_log(path).records)
+      if (r.kind == audit::Record::Op) names[t - 1].push_back(r.op);
+    grads[t - 1] = {x.grad(), w.grad()};
+  }
+  EXPECT_EQ(names[1], names[0]);
+  EXPECT_EQ(names[0], (std::vector<std::string>{"conv2d_backward_input", "conv2d_backward_weight"}));
+  for (int i = 0; i < 2; ++i)
+    EXPECT_TRUE(equal(grads[1][static_cast<std::size_t>(i)], grads[0][static_cast<std::size_t>(i)]));
 }
 
 TEST(NNConvInvariance, RunsInDeterministicModeWithTheSameBits) {

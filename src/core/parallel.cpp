@@ -199,5 +199,25 @@ void parallel_for(int64_t n, int64_t cost_per_item, const std::function<void(int
   pool().run(threads, n, (n + chunks - 1) / chunks, fn);
 }
 
+namespace {
+std::atomic<uint64_t> g_side_by_side{0};
+}  // namespace
+
+uint64_t side_by_side_count() { return g_side_by_side.load(std::memory_order_relaxed); }
+
+void run_side_by_side(const std::function<void()>& a, const std::function<void()>& b) {
+  if (num_threads() < 2 || t_in_chunk) {
+    a();
+    b();
+    return;
+  }
+  g_side_by_side.fetch_add(1, std::memory_order_relaxed);
+  // two items of a cost that always splits: the caller takes one, a worker the other (or the
+  // caller both, if the worker is slow to wake)
+  parallel_for(2, INT64_MAX / 2, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) (i == 0 ? a : b)();
+  });
+}
+
 }  // namespace detail
 }  // namespace ditto

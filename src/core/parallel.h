@@ -32,4 +32,13 @@ int num_threads();
 // outputs owned by its range, so results never depend on the split.
 void parallel_for(int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& fn);
 
+// Runs a and b, two independent jobs that write disjoint outputs: side by side, one pool thread
+// each, when there are threads to spare (then every parallel_for inside them runs on its own
+// thread); else a, then b. Like parallel_for's split, this changes no bit: each job computes what
+// it would alone. Pays where the two jobs cost about the same and each alone scales poorly.
+void run_side_by_side(const std::function<void()>& a, const std::function<void()>& b);
+// How many run_side_by_side calls gave their jobs to two threads (always on: one relaxed
+// increment a call), for tests that check a caller takes that path.
+uint64_t side_by_side_count();
+
 }  // namespace ditto::detail

@@ -53,6 +53,12 @@ std::pair<Tensor, Tensor> grid_sample_backward(const Tensor& grad_output, const 
 // only where the other's gradient needs it); 4-D or 5-D tensors in the kernels' form.
 std::pair<Tensor, Tensor> conv_transpose_backward(const Tensor& g, const Tensor& x, const Tensor& w,
                                                   const Shape& x_size, const Shape& w_size, const ConvArgs& a);
+// The convolution's input and weight gradients (undefined where w or x is: the formula saves each
+// only where the other's gradient needs it), run side by side where that pays (Note
+// [Convolution gradients side by side]); arguments as the public backward ops take them.
+std::pair<Tensor, Tensor> conv_backward(int dims, const Tensor& g, const Tensor& x, const Tensor& w,
+                                        const Shape& x_size, const Shape& w_size, const SizeArg& stride,
+                                        const SizeArg& padding, const SizeArg& dilation, int64_t groups);
 std::pair<Tensor, Tensor> max_pool(int dims, const char* op, const Tensor& input, const SizeArg& kernel_size,
                                    const SizeArg& stride, const SizeArg& padding, const SizeArg& dilation,
                                    bool ceil_mode);

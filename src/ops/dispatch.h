@@ -49,6 +49,14 @@ decltype(auto) call(Device device, Args&&... args) {
   return run<id>(select_kernel(id, device), std::forward<Args>(args)...);
 }
 
+// Chooses op id's kernel on device now (the mode's refusal included) and returns the call that
+// runs it with args later, copied (tensors share their storage): for ops run side by side.
+template <OpId id, class... Args>
+auto bind(Device device, Args... args) {
+  const KernelEntry& k = select_kernel(id, device);
+  return [&k, args...] { run<id>(k, args...); };
+}
+
 // Runs id2 (the 1-D and 2-D form of an op) or id3 (its 3-D form) when spatial_dims is 3: rows of
 // one signature whose kernels serve every rank.
 template <OpId id2, OpId id3, class... Args>

@@ -29,15 +29,9 @@ Tensor grad_bias(const Tensor& g) { return g.dim() == 5 ? g.sum({0, 2, 3, 4}) : 
 
 DITTO_FORMULA(conv, ConvSaved) {
   const ConvSizes c = sizes(s);
-  const bool d3 = s.input.size() == 5;
-  const int64_t G = s.args.groups;
-  Tensor gx, gw;
-  if (s.w.defined())
-    gx = d3 ? F::conv3d_backward_input(g[0], *s.w, s.input, c.stride, c.padding, c.dilation, G)
-            : F::conv2d_backward_input(g[0], *s.w, s.input, c.stride, c.padding, c.dilation, G);
-  if (s.x.defined())
-    gw = d3 ? F::conv3d_backward_weight(g[0], *s.x, s.weight, c.stride, c.padding, c.dilation, G)
-            : F::conv2d_backward_weight(g[0], *s.x, s.weight, c.stride, c.padding, c.dilation, G);
+  auto [gx, gw] = nn::impl::conv_backward(s.input.size() == 5 ? 3 : 2, g[0], s.x.defined() ? *s.x : Tensor(),
+                                          s.w.defined() ? *s.w : Tensor(), s.input, s.weight, c.stride, c.padding,
+                                          c.dilation, s.args.groups);
   return {gx, gw, s.grad_bias ? grad_bias(g[0]) : Tensor()};
 }
 
