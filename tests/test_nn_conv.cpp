@@ -487,6 +487,28 @@ TEST(NNConvInvariance, ForwardAndGradientsIndependentOfThreadCountAndKernelLevel
   }
 }
 
+TEST(NNConvInvariance, TransposedGradientsSideBySideAtTwoThreadsWithTheSameBits) {
+  ditto::testing::ConfigGuard keep;
+  manual_seed(23);
+  const Tensor x0 = spread({4, 16, 16, 16}, kFloat32), w0 = spread({16, 8, 4, 4}, kFloat32);
+  std::vector<Tensor> ref;
+  for (int t : {1, 2, 3}) {
+    SCOPED_TRACE(std::to_string(t) + " threads");
+    set_num_threads(t);
+    Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_();
+    Tensor out = F::conv_transpose2d(x, w, Tensor(), 2, 1);
+    const uint64_t before = ditto::detail::side_by_side_count();
+    out.backward(out.detach());
+    EXPECT_EQ(ditto::detail::side_by_side_count() - before, t == 2 ? 1u : 0u);
+    if (ref.empty()) {
+      ref = {x.grad(), w.grad()};
+      continue;
+    }
+    EXPECT_TRUE(equal(x.grad(), ref[0]));
+    EXPECT_TRUE(equal(w.grad(), ref[1]));
+  }
+}
+
 TEST(NNConvInvariance, GradientsRunInOrderWhileAuditRecords) {
   // ditto::audit's log keeps the ops' order, so its records are the same at every thread count
   ditto::testing::ConfigGuard keep;

@@ -191,6 +191,18 @@ PendingGrad ran(PendingGrad r) {
   return r;
 }
 
+// The two gradients of a convolution (either may be unset), side by side where Note [Convolution
+// gradients side by side] says that pays: both needed, both direct tiles (direct), at least 2^20
+// fmas (the input gradient's), two threads, ditto::audit not recording; else in order.
+std::pair<Tensor, Tensor> run_gradients(const PendingGrad& gx, const PendingGrad& gw, bool direct, double fmas) {
+  if (gx.run && gw.run && direct && fmas >= double(1 << 20) && ditto::detail::num_threads() == 2 &&
+      !ditto::detail::audit_on()) {
+    ditto::detail::run_side_by_side(gx.run, gw.run);
+    return {gx.out, gw.out};
+  }
+  return {ran(gx).out, ran(gw).out};
+}
+
 // One dim's transposed-convolution output size before output_padding, PyTorch's, overflow-checked:
 // (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + 1.
 int64_t transposed_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, const char* op) {
@@ -333,29 +345,33 @@ std::pair<Tensor, Tensor> conv_transpose_backward(const Tensor& g, const Tensor&
   const char* op = "conv_transpose_backward";
   const int dims = g.dim() == 5 ? 3 : 2;
   const Tensor gc = dense(g);
-  Tensor gx, gw;
+  PendingGrad gx, gw;
   if (w.defined()) {
-    gx = ditto::detail::new_tensor(x_size, g.dtype(), op);
-    if (gx.numel() > 0) ops::call_by_dims<OpId::conv2d, OpId::conv3d>(dims, g.device(), gx, gc, dense(w), Tensor(), a);
+    gx.out = ditto::detail::new_tensor(x_size, g.dtype(), op);
+    if (gx.out.numel() > 0)
+      gx.run = bind_by_dims<OpId::conv2d, OpId::conv3d>(dims, g.device(), gx.out, gc, dense(w), Tensor(), a);
   }
   if (x.defined()) {
-    gw = ditto::detail::new_tensor(w_size, g.dtype(), op);
-    if (gw.numel() > 0)
-      ops::call_by_dims<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(dims, g.device(), gw, dense(x), gc,
-                                                                                    a);
+    gw.out = ditto::detail::new_tensor(w_size, g.dtype(), op);
+    if (gw.out.numel() > 0)
+      gw.run = bind_by_dims<OpId::conv2d_backward_weight, OpId::conv3d_backward_weight>(dims, g.device(), gw.out,
+                                                                                        dense(x), gc, a);
   }
-  return {gx, gw};
+  // both direct tiles at any stride; the input gradient is a convolution with x's size as output
+  return run_gradients(gx, gw, dims == 2,
+                       double(gx.out.numel()) * double(w_size[1]) * double(w_size[2]) * double(w_size[3]));
 }
 
 // Note [Convolution gradients side by side]
 // -----------------------------------------
 // With two threads, each gradient kernel alone scales by only about 1.5x (the weight gradient's
 // threads each transpose all of grad_output; the input gradient's copy and tiles share the
-// caches), so where both are needed, cost about the same (stride 1: both run direct tiles) and
-// are large enough, they run side by side, one thread each: forward+backward 1.1-1.2x faster on
-// the bench's shapes. With more threads, or with ditto::audit recording (its log keeps the ops'
-// order), they run one after the other, each on every thread. Either way each kernel computes
-// what it computes alone, so no bit depends on this.
+// caches), so where both are needed, cost about the same (both run direct tiles: a convolution
+// of stride 1, any 2-D transposed convolution) and are large enough, they run side by side, one
+// thread each (run_gradients): conv2d forward+backward 1.1-1.4x faster at two threads on the
+// bench's shapes, conv_transpose2d's 1.26x. With more threads, or with ditto::audit recording
+// (its log keeps the ops' order), they run one after the other, each on every thread. Either way
+// each kernel computes what it computes alone, so no bit depends on this.
 std::pair<Tensor, Tensor> conv_backward(int dims, const Tensor& g, const Tensor& x, const Tensor& w,
                                         const Shape& x_size, const Shape& w_size, const SizeArg& stride,
                                         const SizeArg& padding, const SizeArg& dilation, int64_t groups) {
@@ -363,14 +379,9 @@ std::pair<Tensor, Tensor> conv_backward(int dims, const Tensor& g, const Tensor&
   if (w.defined()) gx = prepare_input(dims, g, w, x_size, stride, padding, dilation, groups);
   if (x.defined()) gw = prepare_weight(dims, g, x, w_size, stride, padding, dilation, groups);
   const Shape s = expand(stride, dims, ops::op_name(OpId::conv2d_backward_input), "stride");  // checked above
-  const double fmas = double(g.numel()) * double(w_size[1]) * double(w_size[2]) * double(w_size[3]) *
-                      (dims == 3 ? double(w_size[4]) : 1.0);
-  if (gx.run && gw.run && dims == 2 && ditto::detail::num_threads() == 2 && !ditto::detail::audit_on() &&
-      std::all_of(s.begin(), s.end(), [](int64_t v) { return v == 1; }) && fmas >= double(1 << 20)) {
-    ditto::detail::run_side_by_side(gx.run, gw.run);
-    return {gx.out, gw.out};
-  }
-  return {ran(gx).out, ran(gw).out};
+  const bool unit_stride = std::all_of(s.begin(), s.end(), [](int64_t v) { return v == 1; });
+  return run_gradients(gx, gw, dims == 2 && unit_stride,
+                       double(g.numel()) * double(w_size[1]) * double(w_size[2]) * double(w_size[3]));
 }
 
 }  // namespace impl
