@@ -8,6 +8,14 @@
 #   io distributed   files (safetensors, checkpoints); processes (MPI, data parallelism, samplers)
 # A file may include headers of its own directory and of lower layers; the public headers
 # (include/ditto/) may be included anywhere. Usage: cmake -DSRC=<repo>/src -P check_layers.cmake
+#
+# Kernels take TensorBase (ditto/tensor_base.h), not Tensor: a cpu/ file that includes
+# "ditto/tensor.h" is rebuilt whenever an op is added, so only the files listed here may, each
+# because it runs ops on its arguments.
+set(kernels_using_tensor
+  cpu/index.cpp    # index_select's contiguous index, nonzero's output (factory, views)
+  cpu/scatter.cpp  # contiguous copies of strided self, source and index
+)
 set(ranks core 0 cpu 1 autograd 2 ops 3 random 4 nn 4 optim 4 io 5 distributed 5)
 function(rank_of dir out)
   list(FIND ranks ${dir} i)
@@ -35,6 +43,12 @@ foreach(f ${files})
     math(EXPR count "${count} + 1")
     string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" inc "${line}")
     string(REGEX MATCH "^[^/]+" idir ${inc})
+    if(dir STREQUAL "cpu" AND inc STREQUAL "ditto/tensor.h")
+      list(FIND kernels_using_tensor ${f} allowed)
+      if(allowed EQUAL -1)
+        string(APPEND bad "  ${f} (cpu) includes \"ditto/tensor.h\": kernels take TensorBase (ditto/tensor_base.h)\n")
+      endif()
+    endif()
     if(idir STREQUAL "ditto" OR idir STREQUAL dir)
       continue()
     endif()

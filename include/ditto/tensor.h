@@ -1,27 +1,21 @@
 #pragma once
-// The tensor: a strided view of shared storage, with its dtype. Copying a Tensor copies the
-// handle, not the data (as in libtorch).
-#include <atomic>
+// The tensor: a strided view of shared storage, with its dtype and its ops as methods. Copying a
+// Tensor copies the handle, not the data (as in libtorch). The handle itself (geometry, dtype,
+// data access) is TensorBase (tensor_base.h), which the kernels take.
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "ditto/dtype.h"
-#include "ditto/error.h"
-#include "ditto/scalar.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto {
 
-enum class Device : uint8_t { CPU = 0, CUDA = 1 };
-const char* device_name(Device d);
-
-using Shape = std::vector<int64_t>;
 class Generator;
 
 // The dims a reduction runs over, as libtorch's IntArrayRef takes them: a braced list {0, 2}, a
@@ -37,79 +31,13 @@ class DimList {
  private:
   Shape dims_;
 };
-class Tensor;
 
-namespace autograd {
-struct AutogradMeta;
-}
-
-// Bytes owned by one allocation; tensors share it through views.
-class Storage {
- public:
-  explicit Storage(std::size_t nbytes);
-  // Memory owned by someone else (a NumPy array, a DLPack producer): release(data) is called once,
-  // when the last view is gone or when grow() moves the bytes into ditto's own allocation.
-  Storage(void* data, std::size_t nbytes, std::function<void(void*)> release);
-  ~Storage();
-  Storage(const Storage&) = delete;
-  Storage& operator=(const Storage&) = delete;
-  void* data() const { return data_; }
-  std::size_t nbytes() const { return nbytes_; }
-  // Grows (never shrinks) the allocation, keeping the old bytes.
-  void grow(std::size_t nbytes);
-  // Bumped by every in-place write, so autograd can tell a saved tensor was modified.
-  uint64_t version() const { return version_.load(std::memory_order_relaxed); }
-  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
-
- private:
-  void* data_;
-  std::size_t nbytes_;
-  std::function<void(void*)> release_;  // set for external memory
-  std::atomic<uint64_t> version_{0};
-};
-
-struct TensorImpl {
-  std::shared_ptr<Storage> storage;
-  Shape sizes;
-  Shape strides;       // in elements
-  int64_t offset = 0;  // in elements
-  ScalarType dtype = kFloat32;
-  Device device = Device::CPU;
-  std::shared_ptr<autograd::AutogradMeta> autograd;
-};
-
-class Tensor {
+class Tensor : public TensorBase {
  public:
   Tensor() = default;
-  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
-
-  bool defined() const { return impl_ != nullptr; }
-  TensorImpl* impl() const { return impl_.get(); }
-  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
-  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
-
-  // --- metadata
-  const Shape& sizes() const;
-  const Shape& strides() const;
-  Shape shape() const { return sizes(); }
-  int64_t size(int64_t dim) const;
-  int64_t stride(int64_t dim) const;
-  int64_t dim() const;
-  int64_t numel() const;
-  int64_t storage_offset() const;
-  ScalarType dtype() const;
-  ScalarType scalar_type() const { return dtype(); }
-  Device device() const;
-  bool is_contiguous() const;
-  std::size_t element_size() const { return ditto::element_size(dtype()); }
-  const std::shared_ptr<Storage>& storage() const;
-
-  template <class T>
-  T* data_ptr() const;
-  void* raw_data() const;  // address of element 0 (storage + offset)
-  template <class T>
-  T item() const;
-  Scalar item() const;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : TensorBase(std::move(impl)) {}
+  // The same handle with the ops (a kernel's TensorBase argument, as a Tensor).
+  explicit Tensor(const TensorBase& base) : TensorBase(base) {}
 
   // --- views (share storage)
   Tensor view(const Shape& shape) const;
@@ -290,13 +218,8 @@ class Tensor {
   Tensor& retain_grad();
   // Same data, no history.
   Tensor detach() const;
-  // Version of the storage, bumped by every in-place write (checked by autograd).
-  uint64_t version() const;
 
   std::string to_string() const;
-
- private:
-  std::shared_ptr<TensorImpl> impl_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

@@ -215,8 +215,6 @@ Tensor& Tensor::retain_grad() {
 
 Tensor Tensor::detach() const { return detail::make_view(*this, sizes(), strides(), storage_offset()); }
 
-uint64_t Tensor::version() const { return storage()->version(); }
-
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   autograd::backward({*this}, {gradient}, retain_graph);
 }

@@ -38,7 +38,7 @@ struct Strided {
   bool transpose4;  // a transposed matrix of 4-byte elements, at a level with AVX2
   std::vector<char>& buf;
 
-  Strided(const Tensor& t, std::vector<char>& b, int lvl) : base(static_cast<const char*>(t.raw_data())), buf(b) {
+  Strided(const TensorBase& t, std::vector<char>& b, int lvl) : base(static_cast<const char*>(t.raw_data())), buf(b) {
     const int64_t nd = t.dim();
     const auto w = static_cast<int64_t>(W);
     rows = nd >= 2 ? t.size(nd - 2) : 1;
@@ -121,7 +121,7 @@ uint64_t xxh3(HashSource src, int lvl) {
 }
 
 template <std::size_t W>
-uint64_t hash_strided(const Tensor& t, int lvl) {
+uint64_t hash_strided(const TensorBase& t, int lvl) {
   thread_local std::vector<char> buf(kBufferBytes);
   Strided<W> s(t, buf, lvl);
   return xxh3({nullptr, 0, &s, &Strided<W>::next}, lvl);
@@ -129,7 +129,7 @@ uint64_t hash_strided(const Tensor& t, int lvl) {
 
 }  // namespace
 
-uint64_t audit_hash(const Tensor& t) {
+uint64_t audit_hash(const TensorBase& t) {
   const std::size_t w = t.element_size();
   const int lvl = level();
   if (t.numel() == 0 || t.is_contiguous())

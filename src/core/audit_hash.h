@@ -8,11 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::detail {
 
-uint64_t audit_hash(const Tensor& t);
+uint64_t audit_hash(const TensorBase& t);
 
 // A tensor's bits: one piece (data, size) when next is null, or pieces in order: next() points p
 // at the next piece (valid until the following call) and returns its length, 0 at the end.

@@ -4,7 +4,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::core {
 
@@ -29,7 +29,7 @@ decltype(auto) dispatch_floating(ScalarType dtype, F&& f) {
 
 // Calls f.template operator()<I>() with I the C++ type of an int32 or int64 index tensor.
 template <class F>
-void with_index(const Tensor& index, F f) {
+void with_index(const TensorBase& index, F f) {
   if (index.dtype() == kInt32)
     f.template operator()<int32_t>();
   else

@@ -96,7 +96,7 @@ Tensor new_tensor(const Shape& sizes, ScalarType dtype, const char* op) {
   return Tensor(std::move(impl));
 }
 
-Tensor make_view(const Tensor& t, Shape sizes, Shape strides, int64_t offset) {
+Tensor make_view(const TensorBase& t, Shape sizes, Shape strides, int64_t offset) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = t.storage();
   impl->sizes = std::move(sizes);
@@ -135,53 +135,54 @@ bool is_contiguous_geometry(const Shape& sizes, const Shape& strides) {
 }  // namespace detail
 
 namespace {
-const TensorImpl& need(const Tensor& t, const char* what) {
+const TensorImpl& need(const TensorBase& t, const char* what) {
   if (!t.defined()) throw Error(std::string("[") + what + "] called on an undefined tensor");
   return *t.impl();
 }
 }  // namespace
 
-const Shape& Tensor::sizes() const { return need(*this, "sizes").sizes; }
-const Shape& Tensor::strides() const { return need(*this, "strides").strides; }
-int64_t Tensor::dim() const { return static_cast<int64_t>(need(*this, "dim").sizes.size()); }
+const Shape& TensorBase::sizes() const { return need(*this, "sizes").sizes; }
+const Shape& TensorBase::strides() const { return need(*this, "strides").strides; }
+int64_t TensorBase::dim() const { return static_cast<int64_t>(need(*this, "dim").sizes.size()); }
 // A 0-dim tensor has no size or stride to give (wrap_dim would accept 0 and -1 for it).
-int64_t Tensor::size(int64_t d) const {
+int64_t TensorBase::size(int64_t d) const {
   if (dim() == 0) detail::fail_index("size", "dimension specified as ", d, " but tensor has no dimensions");
   return sizes()[detail::wrap_dim(d, dim(), "size")];
 }
-int64_t Tensor::stride(int64_t d) const {
+int64_t TensorBase::stride(int64_t d) const {
   if (dim() == 0) detail::fail_index("stride", "dimension specified as ", d, " but tensor has no dimensions");
   return strides()[detail::wrap_dim(d, dim(), "stride")];
 }
-int64_t Tensor::numel() const {
+int64_t TensorBase::numel() const {
   int64_t n = 1;
   for (int64_t s : sizes()) n *= s;
   return n;
 }
-int64_t Tensor::storage_offset() const { return need(*this, "storage_offset").offset; }
-ScalarType Tensor::dtype() const { return need(*this, "dtype").dtype; }
-Device Tensor::device() const { return need(*this, "device").device; }
-const std::shared_ptr<Storage>& Tensor::storage() const { return need(*this, "storage").storage; }
-bool Tensor::is_contiguous() const { return detail::is_contiguous_geometry(sizes(), strides()); }
+int64_t TensorBase::storage_offset() const { return need(*this, "storage_offset").offset; }
+ScalarType TensorBase::dtype() const { return need(*this, "dtype").dtype; }
+Device TensorBase::device() const { return need(*this, "device").device; }
+const std::shared_ptr<Storage>& TensorBase::storage() const { return need(*this, "storage").storage; }
+bool TensorBase::is_contiguous() const { return detail::is_contiguous_geometry(sizes(), strides()); }
+uint64_t TensorBase::version() const { return storage()->version(); }
 
-void* Tensor::raw_data() const {
+void* TensorBase::raw_data() const {
   const TensorImpl& i = need(*this, "data_ptr");
   return static_cast<char*>(i.storage->data()) + i.offset * static_cast<int64_t>(ditto::element_size(i.dtype));
 }
 
 template <class T>
-T* Tensor::data_ptr() const {
+T* TensorBase::data_ptr() const {
   DITTO_CHECK(dtype() == dtype_of<T>::value, "data_ptr", "expected dtype ", dtype_name(dtype_of<T>::value),
               " but the tensor has dtype ", dtype_name(dtype()));
   return static_cast<T*>(raw_data());
 }
-template bool* Tensor::data_ptr<bool>() const;
-template int32_t* Tensor::data_ptr<int32_t>() const;
-template int64_t* Tensor::data_ptr<int64_t>() const;
-template float* Tensor::data_ptr<float>() const;
-template double* Tensor::data_ptr<double>() const;
+template bool* TensorBase::data_ptr<bool>() const;
+template int32_t* TensorBase::data_ptr<int32_t>() const;
+template int64_t* TensorBase::data_ptr<int64_t>() const;
+template float* TensorBase::data_ptr<float>() const;
+template double* TensorBase::data_ptr<double>() const;
 
-Scalar Tensor::item() const {
+Scalar TensorBase::item() const {
   DITTO_CHECK(numel() == 1, "item", "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   const void* p = raw_data();
   switch (dtype()) {
@@ -195,13 +196,13 @@ Scalar Tensor::item() const {
 }
 
 template <class T>
-T Tensor::item() const {
+T TensorBase::item() const {
   return item().to<T>();
 }
-template bool Tensor::item<bool>() const;
-template int32_t Tensor::item<int32_t>() const;
-template int64_t Tensor::item<int64_t>() const;
-template float Tensor::item<float>() const;
-template double Tensor::item<double>() const;
+template bool TensorBase::item<bool>() const;
+template int32_t TensorBase::item<int32_t>() const;
+template int64_t TensorBase::item<int64_t>() const;
+template float TensorBase::item<float>() const;
+template double TensorBase::item<double>() const;
 
 }  // namespace ditto

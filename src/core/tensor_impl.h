@@ -5,7 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
+
+namespace ditto {
+class Tensor;  // ditto/tensor.h
+}
 
 namespace ditto::detail {
 
@@ -19,7 +23,7 @@ std::string shape_x(const Shape& s);    // "4x2" as in mm's messages
 // A new contiguous tensor with uninitialised data (no fill, no checks beyond overflow).
 Tensor new_tensor(const Shape& sizes, ScalarType dtype, const char* op = "empty");
 // A view of t's storage with the given geometry.
-Tensor make_view(const Tensor& t, Shape sizes, Shape strides, int64_t offset);
+Tensor make_view(const TensorBase& t, Shape sizes, Shape strides, int64_t offset);
 // Broadcast shape of a and b (PyTorch's rules).
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 // PyTorch's is_contiguous: row-major strides, ignoring size-1 dims; empty tensors are contiguous.

@@ -73,7 +73,7 @@ static Shape infer_shape(const Shape& shape, int64_t numel, const char* op) {
   return out;
 }
 
-Tensor view(const Tensor& self, const Shape& shape) {
+Tensor view(const TensorBase& self, const Shape& shape) {
   Shape s = infer_shape(shape, self.numel(), "view");
   auto st = view_strides(self.sizes(), self.strides(), s);
   if (!st)
@@ -83,7 +83,7 @@ Tensor view(const Tensor& self, const Shape& shape) {
   return detail::make_view(self, s, *st, self.storage_offset());
 }
 
-Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
+Tensor transpose(const TensorBase& self, int64_t d0, int64_t d1) {
   const int64_t n = self.dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
@@ -94,7 +94,7 @@ Tensor transpose(const Tensor& self, int64_t d0, int64_t d1) {
   return detail::make_view(self, sz, st, self.storage_offset());
 }
 
-Tensor permute(const Tensor& self, const Shape& dims) {
+Tensor permute(const TensorBase& self, const Shape& dims) {
   const int64_t n = self.dim();
   if (static_cast<int64_t>(dims.size()) != n)
     fail("permute", "number of dims don't match in permute: got ", dims.size(), " dims for a tensor of ", n, " dims");
@@ -110,7 +110,7 @@ Tensor permute(const Tensor& self, const Shape& dims) {
   return detail::make_view(self, sz, st, self.storage_offset());
 }
 
-Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+Tensor select(const TensorBase& self, int64_t dim, int64_t index) {
   if (self.dim() == 0) fail("select", "cannot be applied to a 0-dim tensor");
   dim = wrap_dim(dim, self.dim(), "select");
   const int64_t size = self.sizes()[dim];
@@ -124,7 +124,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   return detail::make_view(self, sz, st, off);
 }
 
-Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
+Tensor slice(const TensorBase& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
   if (self.dim() == 0) fail("slice", "cannot be applied to a 0-dim tensor");
   dim = wrap_dim(dim, self.dim(), "slice");
   if (step <= 0) fail("slice", "step must be positive, got ", step);
@@ -144,7 +144,7 @@ Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_
   return detail::make_view(self, sz, st, off);
 }
 
-Tensor expand(const Tensor& self, const Shape& shape) {
+Tensor expand(const TensorBase& self, const Shape& shape) {
   const int64_t n = static_cast<int64_t>(shape.size()), m = self.dim();
   if (n < m)
     fail("expand", "the number of sizes provided (", n,
@@ -180,7 +180,7 @@ Tensor expand(const Tensor& self, const Shape& shape) {
   return detail::make_view(self, sz, st, self.storage_offset());
 }
 
-Tensor squeeze(const Tensor& self, std::optional<int64_t> dim) {
+Tensor squeeze(const TensorBase& self, std::optional<int64_t> dim) {
   Shape sz, st;
   const int64_t d = dim ? wrap_dim(*dim, self.dim(), "squeeze") : -1;
   for (int64_t i = 0; i < self.dim(); ++i) {
@@ -193,7 +193,7 @@ Tensor squeeze(const Tensor& self, std::optional<int64_t> dim) {
   return detail::make_view(self, sz, st, self.storage_offset());
 }
 
-Tensor unsqueeze(const Tensor& self, int64_t dim) {
+Tensor unsqueeze(const TensorBase& self, int64_t dim) {
   dim = wrap_dim(dim, self.dim() + 1, "unsqueeze");
   Shape sz = self.sizes(), st = self.strides();
   const int64_t s = dim < self.dim() ? sz[dim] * st[dim] : 1;

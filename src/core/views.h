@@ -8,14 +8,14 @@ namespace ditto {
 
 namespace views {
 // views.cpp: geometry of views, shared by every device.
-Tensor view(const Tensor& self, const Shape& shape);
-Tensor transpose(const Tensor& self, int64_t d0, int64_t d1);
-Tensor permute(const Tensor& self, const Shape& dims);
-Tensor select(const Tensor& self, int64_t dim, int64_t index);
-Tensor slice(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step);
-Tensor expand(const Tensor& self, const Shape& shape);
-Tensor squeeze(const Tensor& self, std::optional<int64_t> dim);
-Tensor unsqueeze(const Tensor& self, int64_t dim);
+Tensor view(const TensorBase& self, const Shape& shape);
+Tensor transpose(const TensorBase& self, int64_t d0, int64_t d1);
+Tensor permute(const TensorBase& self, const Shape& dims);
+Tensor select(const TensorBase& self, int64_t dim, int64_t index);
+Tensor slice(const TensorBase& self, int64_t dim, int64_t start, int64_t end, int64_t step);
+Tensor expand(const TensorBase& self, const Shape& shape);
+Tensor squeeze(const TensorBase& self, std::optional<int64_t> dim);
+Tensor unsqueeze(const TensorBase& self, int64_t dim);
 }  // namespace views
 
 }  // namespace ditto

@@ -57,7 +57,7 @@ struct Operand {
   Shape sizes, strides;  // the batch dims
   int64_t row = 0, col = 0;
   Operand() = default;
-  explicit Operand(const Tensor& t) : base(static_cast<const T*>(t.raw_data())) {
+  explicit Operand(const TensorBase& t) : base(static_cast<const T*>(t.raw_data())) {
     const int64_t nd = t.dim();
     for (int64_t d = 0; d < nd - 2; ++d) {
       sizes.push_back(t.size(d));
@@ -85,7 +85,8 @@ struct Mask {
   Operand<bool> b;
   Operand<T> f;
   bool has_b = false, has_f = false;
-  explicit Mask(const Tensor& m) : has_b(m.defined() && m.dtype() == kBool), has_f(m.defined() && m.dtype() != kBool) {
+  explicit Mask(const TensorBase& m)
+      : has_b(m.defined() && m.dtype() == kBool), has_f(m.defined() && m.dtype() != kBool) {
     if (has_b) b = Operand<bool>(m);
     if (has_f) f = Operand<T>(m);
   }
@@ -159,8 +160,8 @@ void transpose_keys(std::vector<T>& kt, const Operand<T>& K, int64_t n, int64_t 
 int64_t key_end(int64_t S, int64_t i0, int64_t bq, bool causal) { return causal ? std::min(S, i0 + bq) : S; }
 
 template <class T>
-void forward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
-             const Tensor& mask, const AttentionArgs& a) {
+void forward(const TensorBase& out, const TensorBase& lse, const TensorBase& q, const TensorBase& k,
+             const TensorBase& v, const TensorBase& mask, const AttentionArgs& a) {
   const Operand<T> Q(q), K(k), V(v);
   const Mask<T> M(mask);
   const int64_t L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
@@ -212,9 +213,9 @@ void forward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor
 }
 
 template <class T>
-void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q,
-              const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse, const Tensor& mask,
-              const AttentionArgs& a) {
+void backward(const TensorBase& dq, const TensorBase& dk, const TensorBase& dv, const TensorBase& dout,
+              const TensorBase& q, const TensorBase& k, const TensorBase& v, const TensorBase& out,
+              const TensorBase& lse, const TensorBase& mask, const AttentionArgs& a) {
   const Operand<T> Q(q), K(k), V(v), dO(dout), O(out);
   const Mask<T> M(mask);
   const int64_t L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
@@ -274,14 +275,14 @@ void backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor
 
 }  // namespace
 
-void attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
-               const Tensor& mask, const AttentionArgs& args) {
+void attention(const TensorBase& out, const TensorBase& lse, const TensorBase& q, const TensorBase& k,
+               const TensorBase& v, const TensorBase& mask, const AttentionArgs& args) {
   dispatch_floating(q.dtype(), [&]<class T>() { forward<T>(out, lse, q, k, v, mask, args); });
 }
 
-void attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q,
-                        const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse, const Tensor& mask,
-                        const AttentionArgs& args) {
+void attention_backward(const TensorBase& dq, const TensorBase& dk, const TensorBase& dv, const TensorBase& dout,
+                        const TensorBase& q, const TensorBase& k, const TensorBase& v, const TensorBase& out,
+                        const TensorBase& lse, const TensorBase& mask, const AttentionArgs& args) {
   dispatch_floating(q.dtype(), [&]<class T>() { backward<T>(dq, dk, dv, dout, q, k, v, out, lse, mask, args); });
 }
 

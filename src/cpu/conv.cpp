@@ -653,7 +653,8 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
 
 }  // namespace
 
-void conv(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvArgs& a) {
+void conv(const TensorBase& out, const TensorBase& input, const TensorBase& weight, const TensorBase& bias,
+          const ConvArgs& a) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const Geom g = geom(input.sizes(), weight.sizes(), out.sizes(), a);
     const T* px = input.data_ptr<T>();
@@ -719,7 +720,8 @@ void backward_input(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* p
 }
 }  // namespace
 
-void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight, const ConvArgs& a) {
+void conv_backward_input(const TensorBase& grad_input, const TensorBase& grad_out, const TensorBase& weight,
+                         const ConvArgs& a) {
   dispatch_floating(grad_input.dtype(), [&]<class T>() {
     backward_input<T>(geom(grad_input.sizes(), weight.sizes(), grad_out.sizes(), a), weight.data_ptr<T>(),
                       grad_out.data_ptr<T>(), grad_input.data_ptr<T>(), nullptr);
@@ -728,7 +730,7 @@ void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const
 
 // out (N, C_out, *) from input (N, C_in, *) and weight (C_in, C_out / G, *k): the convolution's
 // input gradient, input playing its output gradient, then + bias.
-void conv_transpose(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+void conv_transpose(const TensorBase& out, const TensorBase& input, const TensorBase& weight, const TensorBase& bias,
                     const ConvArgs& a) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     backward_input<T>(geom(out.sizes(), weight.sizes(), input.sizes(), a), weight.data_ptr<T>(), input.data_ptr<T>(),
@@ -736,7 +738,8 @@ void conv_transpose(const Tensor& out, const Tensor& input, const Tensor& weight
   });
 }
 
-void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input, const ConvArgs& a) {
+void conv_backward_weight(const TensorBase& grad_weight, const TensorBase& grad_out, const TensorBase& input,
+                          const ConvArgs& a) {
   dispatch_floating(grad_weight.dtype(), [&]<class T>() {
     const Geom g = geom(input.sizes(), grad_weight.sizes(), grad_out.sizes(), a);
     const T* px = input.data_ptr<T>();

@@ -40,7 +40,7 @@ std::vector<int64_t> count(int64_t n, int64_t bins, BinOf bin_of) {
 }
 }  // namespace
 
-void histc(const Tensor& hist, const Tensor& in, double lo, double hi) {
+void histc(const TensorBase& hist, const TensorBase& in, double lo, double hi) {
   core::dispatch_floating(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();
     const int64_t bins = hist.numel();
@@ -60,7 +60,7 @@ void histc(const Tensor& hist, const Tensor& in, double lo, double hi) {
   });
 }
 
-void bincount(const Tensor& out, const Tensor& in, const Tensor& weights) {
+void bincount(const TensorBase& out, const TensorBase& in, const TensorBase& weights) {
   core::dispatch_dtype(in.dtype(), [&]<class I>() {
     if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) {
       const I* x = in.data_ptr<I>();

@@ -103,8 +103,8 @@ void step(const Item& it, const T* prev, T* next, const T* lp, int dir, LogSumEx
 }
 
 template <class T>
-void ctc_forward(const Tensor& nll_t, const Tensor& alpha_t, const Tensor& lp_t, const Tensor& targets,
-                 const Tensor& spans, int64_t blank) {
+void ctc_forward(const TensorBase& nll_t, const TensorBase& alpha_t, const TensorBase& lp_t, const TensorBase& targets,
+                 const TensorBase& spans, int64_t blank) {
   constexpr T neginf = -std::numeric_limits<T>::infinity();
   const int64_t N = lp_t.size(1), C = lp_t.size(2), Tmax = alpha_t.size(1), Smax = alpha_t.size(2);
   const LogProbs<T> lp{lp_t.data_ptr<T>(), N, C};
@@ -142,8 +142,9 @@ void ctc_forward(const Tensor& nll_t, const Tensor& alpha_t, const Tensor& lp_t,
 }
 
 template <class T>
-void ctc_backward(const Tensor& grad_t, const Tensor& grad_out_t, const Tensor& lp_t, const Tensor& targets,
-                  const Tensor& spans, const Tensor& nll_t, const Tensor& alpha_t, int64_t blank, bool zero_infinity) {
+void ctc_backward(const TensorBase& grad_t, const TensorBase& grad_out_t, const TensorBase& lp_t,
+                  const TensorBase& targets, const TensorBase& spans, const TensorBase& nll_t,
+                  const TensorBase& alpha_t, int64_t blank, bool zero_infinity) {
   constexpr T neginf = -std::numeric_limits<T>::infinity();
   const int64_t N = lp_t.size(1), C = lp_t.size(2), Tin = lp_t.size(0), Tmax = alpha_t.size(1), Smax = alpha_t.size(2);
   const LogProbs<T> lp{lp_t.data_ptr<T>(), N, C};
@@ -215,15 +216,15 @@ void ctc_backward(const Tensor& grad_t, const Tensor& grad_out_t, const Tensor& 
 }
 }  // namespace
 
-void ctc_loss(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs, const Tensor& targets,
-              const Tensor& spans, int64_t blank) {
+void ctc_loss(const TensorBase& nll, const TensorBase& log_alpha, const TensorBase& log_probs,
+              const TensorBase& targets, const TensorBase& spans, int64_t blank) {
   core::dispatch_floating(log_probs.dtype(),
                           [&]<class T>() { ctc_forward<T>(nll, log_alpha, log_probs, targets, spans, blank); });
 }
 
-void ctc_loss_backward(const Tensor& grad, const Tensor& grad_out, const Tensor& log_probs, const Tensor& targets,
-                       const Tensor& spans, const Tensor& nll, const Tensor& log_alpha, int64_t blank,
-                       bool zero_infinity) {
+void ctc_loss_backward(const TensorBase& grad, const TensorBase& grad_out, const TensorBase& log_probs,
+                       const TensorBase& targets, const TensorBase& spans, const TensorBase& nll,
+                       const TensorBase& log_alpha, int64_t blank, bool zero_infinity) {
   core::dispatch_floating(log_probs.dtype(), [&]<class T>() {
     ctc_backward<T>(grad, grad_out, log_probs, targets, spans, nll, log_alpha, blank, zero_infinity);
   });

@@ -39,7 +39,7 @@ T wrap_mul(T a, T b) {
 }
 
 template <class F>
-void unary_same(const Tensor& out, const Tensor& in, F f) {
+void unary_same(const TensorBase& out, const TensorBase& in, F f) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     map<T, T>(
         out, [&](T x) { return f(x); }, in);
@@ -47,7 +47,7 @@ void unary_same(const Tensor& out, const Tensor& in, F f) {
 }
 
 template <class F>
-void unary_float(const Tensor& out, const Tensor& in, F f) {
+void unary_float(const TensorBase& out, const TensorBase& in, F f) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     map<T, T>(
         out, [&](T x) { return f(x); }, in);
@@ -55,7 +55,7 @@ void unary_float(const Tensor& out, const Tensor& in, F f) {
 }
 
 template <class F>
-void binary_same(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+void binary_same(const TensorBase& out, const TensorBase& a, const TensorBase& b, F f) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     map<T, T, T>(
         out, [&](T x, T y) { return f(x, y); }, a, b);
@@ -63,7 +63,7 @@ void binary_same(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 }
 
 template <class F>
-void compare(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+void compare(const TensorBase& out, const TensorBase& a, const TensorBase& b, F f) {
   dispatch_dtype(a.dtype(), [&]<class T>() {
     map<bool, T, T>(
         out, [&](T x, T y) { return f(x, y); }, a, b);
@@ -85,7 +85,7 @@ T ipow(T base, int64_t e) {
 // y = f(x) through dmath's array entry points (vectorised at the CPU's level, the same bits at
 // every level) when both are contiguous; otherwise elementwise with the scalar function.
 template <class F32, class F64, class S>
-void unary_dmath(const Tensor& out, const Tensor& in, F32 array_f32, F64 array_f64, S scalar) {
+void unary_dmath(const TensorBase& out, const TensorBase& in, F32 array_f32, F64 array_f64, S scalar) {
   if (flat(out, in)) {
     dispatch_floating(out.dtype(), [&]<class T>() {
       const T* x = static_cast<const T*>(in.raw_data());
@@ -106,11 +106,11 @@ void unary_dmath(const Tensor& out, const Tensor& in, F32 array_f32, F64 array_f
 
 // The kernel of a DITTO_UNARY row (ops/op_table.def), whose row declares it for the op table; the
 // first line here declares it for its definition.
-#define DITTO_UNARY_KERNEL(name)                  \
-  void name(const Tensor& out, const Tensor& in); \
-  void name(const Tensor& out, const Tensor& in)
+#define DITTO_UNARY_KERNEL(name)                          \
+  void name(const TensorBase& out, const TensorBase& in); \
+  void name(const TensorBase& out, const TensorBase& in)
 
-void neg(const Tensor& out, const Tensor& in) {
+void neg(const TensorBase& out, const TensorBase& in) {
   unary_same(out, in, []<class T>(T x) -> T {
     if constexpr (std::is_floating_point_v<T>)
       return -x;  // -(+0) is -0, as in PyTorch
@@ -182,7 +182,7 @@ DITTO_UNARY_KERNEL(reciprocal) {
 }
 // Rounding is exact; integers (and bool) are their own floor, ceil, round and trunc.
 template <class F>
-void rounding(const Tensor& out, const Tensor& in, F f) {
+void rounding(const TensorBase& out, const TensorBase& in, F f) {
   unary_same(out, in, [f]<class T>(T x) -> T {
     if constexpr (std::is_floating_point_v<T>)
       return f(x);
@@ -203,7 +203,7 @@ DITTO_UNARY_KERNEL(trunc) {
   rounding(out, in, [](auto x) { return std::trunc(x); });
 }
 // NaN in either operand gives NaN; on ties (0 and -0) b, as PyTorch's vector kernel (vmaxps).
-void maximum(const Tensor& out, const Tensor& a, const Tensor& b) {
+void maximum(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
     if constexpr (std::is_floating_point_v<T>)
       return x != x ? x : y != y ? y : x > y ? x : y;
@@ -211,7 +211,7 @@ void maximum(const Tensor& out, const Tensor& a, const Tensor& b) {
       return x > y ? x : y;
   });
 }
-void minimum(const Tensor& out, const Tensor& a, const Tensor& b) {
+void minimum(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
     if constexpr (std::is_floating_point_v<T>)
       return x != x ? x : y != y ? y : x < y ? x : y;
@@ -225,7 +225,7 @@ template <class T>
 T int_fmod(T x, T y) {
   return y == T(-1) ? T(0) : static_cast<T>(x % y);
 }
-void fmod(const Tensor& out, const Tensor& a, const Tensor& b) {
+void fmod(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
     if constexpr (std::is_floating_point_v<T>)
       return std::fmod(x, y);
@@ -237,7 +237,7 @@ void fmod(const Tensor& out, const Tensor& a, const Tensor& b) {
 }
 // fmod moved to the sign of b, as PyTorch's CPU kernel: mod + b where mod != 0 and the signs
 // of mod and b differ.
-void remainder(const Tensor& out, const Tensor& a, const Tensor& b) {
+void remainder(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
     if constexpr (std::is_same_v<T, bool>) {
       return x;  // unreachable: the public op refuses bool
@@ -252,7 +252,7 @@ void remainder(const Tensor& out, const Tensor& a, const Tensor& b) {
   });
 }
 
-void pow_scalar(const Tensor& out, const Tensor& in, const Scalar& e) {
+void pow_scalar(const TensorBase& out, const TensorBase& in, const Scalar& e) {
   if (is_floating(out.dtype())) {
     const double ed = e.to_double();
     dispatch_floating(out.dtype(), [&]<class T>() {
@@ -296,7 +296,7 @@ void pow_scalar(const Tensor& out, const Tensor& in, const Scalar& e) {
   });
 }
 
-void pow_tensor(const Tensor& out, const Tensor& a, const Tensor& b) {
+void pow_tensor(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
     if constexpr (std::is_floating_point_v<T>)
       return dmath::pow(x, y);
@@ -307,7 +307,8 @@ void pow_tensor(const Tensor& out, const Tensor& a, const Tensor& b) {
   });
 }
 
-void clamp(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+void clamp(const TensorBase& out, const TensorBase& in, const std::optional<Scalar>& lo,
+           const std::optional<Scalar>& hi) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     const bool has_lo = lo.has_value(), has_hi = hi.has_value();
     const T l = has_lo ? lo->to<T>() : T(0), h = has_hi ? hi->to<T>() : T(0);
@@ -323,7 +324,7 @@ void clamp(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo,
   });
 }
 
-void add(const Tensor& out, const Tensor& a, const Tensor& b) {
+void add(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
     if constexpr (std::is_same_v<T, bool>)
       return x || y;
@@ -331,7 +332,7 @@ void add(const Tensor& out, const Tensor& a, const Tensor& b) {
       return wrap_add(x, y);
   });
 }
-void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+void add_scaled(const TensorBase& out, const TensorBase& a, const TensorBase& b, const Scalar& alpha) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     const T al = alpha.to<T>();
     if constexpr (std::is_floating_point_v<T>) {
@@ -353,10 +354,10 @@ void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, const Scala
     }
   });
 }
-void sub(const Tensor& out, const Tensor& a, const Tensor& b) {
+void sub(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   binary_same(out, a, b, [](auto x, auto y) { return wrap_sub(x, y); });
 }
-void mul(const Tensor& out, const Tensor& a, const Tensor& b) {
+void mul(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   binary_same(out, a, b, []<class T>(T x, T y) -> T {
     if constexpr (std::is_same_v<T, bool>)
       return x && y;
@@ -364,39 +365,39 @@ void mul(const Tensor& out, const Tensor& a, const Tensor& b) {
       return wrap_mul(x, y);
   });
 }
-void div(const Tensor& out, const Tensor& a, const Tensor& b) {
+void div(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     map<T, T, T>(
         out, [](T x, T y) { return x / y; }, a, b);
   });
 }
-void eq(const Tensor& out, const Tensor& a, const Tensor& b) {
+void eq(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   compare(out, a, b, [](auto x, auto y) { return x == y; });
 }
-void ne(const Tensor& out, const Tensor& a, const Tensor& b) {
+void ne(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   compare(out, a, b, [](auto x, auto y) { return x != y; });
 }
-void lt(const Tensor& out, const Tensor& a, const Tensor& b) {
+void lt(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   compare(out, a, b, [](auto x, auto y) { return x < y; });
 }
-void le(const Tensor& out, const Tensor& a, const Tensor& b) {
+void le(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   compare(out, a, b, [](auto x, auto y) { return x <= y; });
 }
-void gt(const Tensor& out, const Tensor& a, const Tensor& b) {
+void gt(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   compare(out, a, b, [](auto x, auto y) { return x > y; });
 }
-void ge(const Tensor& out, const Tensor& a, const Tensor& b) {
+void ge(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   compare(out, a, b, [](auto x, auto y) { return x >= y; });
 }
 
-void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+void where(const TensorBase& out, const TensorBase& cond, const TensorBase& a, const TensorBase& b) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     map<T, bool, T, T>(
         out, [](bool c, T x, T y) { return select_bits(c, x, y); }, cond, a, b);
   });
 }
 
-void masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+void masked_fill(const TensorBase& self, const TensorBase& mask, const Scalar& value) {
   dispatch_dtype(self.dtype(), [&]<class T>() {
     const T v = value.to<T>();
     map<T, T, bool>(
@@ -404,14 +405,14 @@ void masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   });
 }
 
-void fill(const Tensor& out, const Scalar& value) {
+void fill(const TensorBase& out, const Scalar& value) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     const T v = value.to<T>();
     map<T>(out, [v]() { return v; });
   });
 }
 
-void copy(const Tensor& dst, const Tensor& src) {
+void copy(const TensorBase& dst, const TensorBase& src) {
   dispatch_dtype(dst.dtype(), [&]<class D>() {
     dispatch_dtype(src.dtype(), [&]<class S>() {
       map<D, S>(
@@ -440,7 +441,7 @@ void torch_range_fill(T* p, int64_t n, Base base, Lane lane, Rest rest) {
   for (; i < n; ++i) p[i] = rest(i);
 }
 
-void arange(const Tensor& out, double start, double step) {
+void arange(const TensorBase& out, double start, double step) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     torch_range_fill(
         out.data_ptr<T>(), out.numel(),
@@ -450,7 +451,7 @@ void arange(const Tensor& out, double start, double step) {
   });
 }
 
-void linspace(const Tensor& out, double start, double end) {
+void linspace(const TensorBase& out, double start, double end) {
   const int64_t n = out.numel();
   dispatch_dtype(out.dtype(), [&]<class T>() {
     T* p = out.data_ptr<T>();

@@ -28,7 +28,8 @@ DITTO_BAG_LEVEL(scalar, F32x1, F64x1)
 
 namespace ditto::cpu {
 
-void embedding_backward(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, int64_t padding_idx) {
+void embedding_backward(const TensorBase& grad_weight, const TensorBase& grad, const TensorBase& indices,
+                        int64_t padding_idx) {
   dispatch_floating(grad_weight.dtype(), [&]<class T>() {
     T* gw = grad_weight.data_ptr<T>();
     const T* g = grad.data_ptr<T>();
@@ -68,8 +69,9 @@ int64_t kept_in(const int64_t* idx, int64_t begin, int64_t end, int64_t padding_
 }
 }  // namespace
 
-void embedding_bag(const Tensor& out, const Tensor& max_indices, const Tensor& weight, const Tensor& indices,
-                   const Tensor& bounds, const Tensor& per_sample_weights, int64_t mode, int64_t padding_idx) {
+void embedding_bag(const TensorBase& out, const TensorBase& max_indices, const TensorBase& weight,
+                   const TensorBase& indices, const TensorBase& bounds, const TensorBase& per_sample_weights,
+                   int64_t mode, int64_t padding_idx) {
   dispatch_floating(weight.dtype(), [&]<class T>() {
     const T* w = weight.data_ptr<T>();
     const int64_t* idx = indices.data_ptr<int64_t>();
@@ -115,9 +117,9 @@ void embedding_bag(const Tensor& out, const Tensor& max_indices, const Tensor& w
   });
 }
 
-void embedding_bag_backward(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, const Tensor& bounds,
-                            const Tensor& per_sample_weights, const Tensor& max_indices, int64_t mode,
-                            int64_t padding_idx) {
+void embedding_bag_backward(const TensorBase& grad_weight, const TensorBase& grad, const TensorBase& indices,
+                            const TensorBase& bounds, const TensorBase& per_sample_weights,
+                            const TensorBase& max_indices, int64_t mode, int64_t padding_idx) {
   dispatch_floating(grad_weight.dtype(), [&]<class T>() {
     T* gw = grad_weight.data_ptr<T>();
     const T* g = grad.data_ptr<T>();

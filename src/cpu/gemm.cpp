@@ -246,7 +246,7 @@ void gemm(double* c, const double* a, int64_t sam, int64_t sak, const double* b,
 }
 
 // 3-D operands (bmm), or 2-D ones as one product (mm, without views to make).
-void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
+void bmm(const TensorBase& out, const TensorBase& a, const TensorBase& b) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     const bool batched = a.dim() == 3;
     const int64_t B = batched ? a.size(0) : 1, M = a.size(-2), K = a.size(-1), N = b.size(-1);
@@ -270,7 +270,7 @@ void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
   });
 }
 
-void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+void addmm(const TensorBase& out, const TensorBase& self, const TensorBase& a, const TensorBase& b, const Scalar& beta,
            const Scalar& alpha) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     const int64_t M = a.size(0), K = a.size(1), N = b.size(1);

@@ -26,13 +26,13 @@ DITTO_GRID_LEVEL(scalar)
 
 namespace ditto::cpu {
 
-void grid_sample(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
+void grid_sample(const TensorBase& out, const TensorBase& input, const TensorBase& grid, const GridSampleArgs& a) {
   using namespace grid_impl;
   by_level(&forward_scalar, &forward_avx2, &forward_avx512)(out, input, grid, a);
 }
 
-void grid_sample_backward(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,
-                          const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
+void grid_sample_backward(const TensorBase& grad_input, const TensorBase& grad_grid, const TensorBase& grad_out,
+                          const TensorBase& input, const TensorBase& grid, const GridSampleArgs& a) {
   using namespace grid_impl;
   by_level(&backward_scalar, &backward_avx2, &backward_avx512)(grad_input, grad_grid, grad_out, input, grid, a);
 }

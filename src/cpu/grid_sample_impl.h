@@ -14,14 +14,15 @@
 #include "cpu/kernel_args.h"
 #include "cpu/loops.h"
 #include "cpu/simd.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu::grid_impl {
 
-#define DITTO_GRID_DECLARE(level)                                                                            \
-  void forward_##level(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a); \
-  void backward_##level(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,           \
-                        const Tensor& input, const Tensor& grid, const GridSampleArgs& a);
+#define DITTO_GRID_DECLARE(level)                                                                              \
+  void forward_##level(const TensorBase& out, const TensorBase& input, const TensorBase& grid,                 \
+                       const GridSampleArgs& a);                                                               \
+  void backward_##level(const TensorBase& grad_input, const TensorBase& grad_grid, const TensorBase& grad_out, \
+                        const TensorBase& input, const TensorBase& grid, const GridSampleArgs& a);
 DITTO_GRID_DECLARE(scalar)
 DITTO_GRID_DECLARE(avx2)
 DITTO_GRID_DECLARE(avx512)
@@ -398,7 +399,7 @@ struct Sampler3 {
 struct GridShape {
   int64_t N, C, P, S;
 };
-inline GridShape grid_shape(const Tensor& input, const Tensor& grid) {
+inline GridShape grid_shape(const TensorBase& input, const TensorBase& grid) {
   int64_t P = 1, S = 1;
   for (int64_t d = 1; d + 1 < grid.dim(); ++d) P *= grid.size(d);
   for (int64_t d = 2; d < input.dim(); ++d) S *= input.size(d);
@@ -493,7 +494,7 @@ void backward(const Sampler& sm, const GridShape& s, const T* px, const T* pg, c
 
 // Runs f(sampler) with the 2-D or 3-D sampler of input's rank.
 template <class T, class F>
-void with_sampler(const Tensor& input, const GridSampleArgs& a, F&& f) {
+void with_sampler(const TensorBase& input, const GridSampleArgs& a, F&& f) {
   const bool ac = a.align_corners;
   if (input.dim() == 4) {
     const int64_t H = input.size(2), W = input.size(3);
@@ -504,7 +505,8 @@ void with_sampler(const Tensor& input, const GridSampleArgs& a, F&& f) {
   }
 }
 
-inline void run_forward(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {
+inline void run_forward(const TensorBase& out, const TensorBase& input, const TensorBase& grid,
+                        const GridSampleArgs& a) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const GridShape s = grid_shape(input, grid);
     with_sampler<T>(input, a, [&](const auto& sm) {
@@ -513,8 +515,8 @@ inline void run_forward(const Tensor& out, const Tensor& input, const Tensor& gr
   });
 }
 
-inline void run_backward(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out, const Tensor& input,
-                         const Tensor& grid, const GridSampleArgs& a) {
+inline void run_backward(const TensorBase& grad_input, const TensorBase& grad_grid, const TensorBase& grad_out,
+                         const TensorBase& input, const TensorBase& grid, const GridSampleArgs& a) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const GridShape s = grid_shape(input, grid);
     T* pgx = grad_input.defined() ? grad_input.data_ptr<T>() : nullptr;
@@ -527,13 +529,14 @@ inline void run_backward(const Tensor& grad_input, const Tensor& grad_grid, cons
 }  // namespace DITTO_SIMD_ISA
 }  // namespace ditto::cpu::grid_impl
 
-#define DITTO_GRID_LEVEL(level)                                                                               \
-  namespace ditto::cpu::grid_impl {                                                                           \
-  void forward_##level(const Tensor& out, const Tensor& input, const Tensor& grid, const GridSampleArgs& a) { \
-    run_forward(out, input, grid, a);                                                                         \
-  }                                                                                                           \
-  void backward_##level(const Tensor& grad_input, const Tensor& grad_grid, const Tensor& grad_out,            \
-                        const Tensor& input, const Tensor& grid, const GridSampleArgs& a) {                   \
-    run_backward(grad_input, grad_grid, grad_out, input, grid, a);                                            \
-  }                                                                                                           \
+#define DITTO_GRID_LEVEL(level)                                                                                \
+  namespace ditto::cpu::grid_impl {                                                                            \
+  void forward_##level(const TensorBase& out, const TensorBase& input, const TensorBase& grid,                 \
+                       const GridSampleArgs& a) {                                                              \
+    run_forward(out, input, grid, a);                                                                          \
+  }                                                                                                            \
+  void backward_##level(const TensorBase& grad_input, const TensorBase& grad_grid, const TensorBase& grad_out, \
+                        const TensorBase& input, const TensorBase& grid, const GridSampleArgs& a) {            \
+    run_backward(grad_input, grad_grid, grad_out, input, grid, a);                                             \
+  }                                                                                                            \
   }

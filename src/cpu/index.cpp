@@ -13,9 +13,9 @@
 
 namespace ditto::cpu {
 
-void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim) {
+void cat(const TensorBase& out, const std::vector<TensorBase>& inputs, int64_t dim) {
   int64_t offset = 0;
-  for (const Tensor& t : inputs) {
+  for (const TensorBase& t : inputs) {
     if (t.dim() == 1 && t.numel() == 0 && out.dim() != 1) continue;  // legacy empty inputs are skipped
     const int64_t len = t.size(dim);
     if (t.numel() > 0)
@@ -24,10 +24,10 @@ void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim) {
   }
 }
 
-void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+void index_select(const TensorBase& out, const TensorBase& in, int64_t dim, const TensorBase& index) {
   const int64_t n = index.numel();
   with_index(index, [&]<class I>() {
-    const Tensor idx = index.contiguous();
+    const Tensor idx = Tensor(index).contiguous();
     const I* ip = idx.data_ptr<I>();
     if (!in.is_contiguous()) {  // strided input: one strided copy per selected slice
       for (int64_t k = 0; k < n; ++k) copy(views::select(out, dim, k), views::select(in, dim, ip[k]));
@@ -54,7 +54,7 @@ void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor
 // The coordinates of in's nonzero elements in row-major order: parts of the input counted side by
 // side, their offsets summed in part order, then each part writes its own rows. Exact, so the
 // split changes nothing.
-Tensor nonzero(const Tensor& in) {
+Tensor nonzero(const TensorBase& in) {
   const int64_t n = in.numel(), d = in.dim();
   return core::dispatch_dtype(in.dtype(), [&]<class T>() {
     const T* p = in.data_ptr<T>();

@@ -52,8 +52,8 @@ T row_sum(const T* x, int64_t n) {
 }
 }  // namespace
 
-void layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& weight,
-                const Tensor& bias, double eps) {
+void layer_norm(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd, const TensorBase& x,
+                const TensorBase& weight, const TensorBase& bias, double eps) {
   dispatch_floating(x.dtype(), [&]<class T>() {
     const int64_t M = x.size(0), N = x.size(1);
     const T* xp = x.data_ptr<T>();
@@ -81,8 +81,9 @@ void layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const
   });
 }
 
-void layer_norm_backward(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& dy,
-                         const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& weight) {
+void layer_norm_backward(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias, const TensorBase& dy,
+                         const TensorBase& x, const TensorBase& mean, const TensorBase& rstd,
+                         const TensorBase& weight) {
   dispatch_floating(x.dtype(), [&]<class T>() {
     const int64_t M = x.size(0), N = x.size(1);
     const T *xp = x.data_ptr<T>(), *g = dy.data_ptr<T>(), *mu = mean.data_ptr<T>(), *rs = rstd.data_ptr<T>();

@@ -9,7 +9,7 @@
 
 #include "core/dtype_dispatch.h"
 #include "core/parallel.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
 
@@ -101,7 +101,7 @@ T select_bits(bool take, T a, T b) {
 // True when out and every input are contiguous and of out's shape, so one flat index walks them
 // all (the vectorised array kernels take this path).
 template <class... Ts>
-bool flat(const Tensor& out, const Ts&... in) {
+bool flat(const TensorBase& out, const Ts&... in) {
   return out.is_contiguous() && ((in.is_contiguous() && in.sizes() == out.sizes()) && ...);
 }
 
@@ -116,7 +116,7 @@ void flat_blocks(int64_t n, int64_t cost_per_item, F fn) {
 
 // Applies f elementwise: out[i] = f(in[i]...) with out of type O and inputs of types In.
 template <class O, class... In, class F>
-void map(const Tensor& out, F&& f, const std::conditional_t<true, Tensor, In>&... in) {
+void map(const TensorBase& out, F&& f, const std::conditional_t<true, TensorBase, In>&... in) {
   constexpr int N = 1 + sizeof...(In);
   std::array<char*, N> base{static_cast<char*>(out.raw_data()), static_cast<char*>(in.raw_data())...};
   std::array<Shape, N> strides{out.strides(), in.strides()...};

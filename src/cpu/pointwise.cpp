@@ -38,13 +38,13 @@ void in_chunks(int64_t numel, F body) {
 }  // namespace
 
 // --- activations: PyTorch's formulas (Activation.cpp), dmath for exp, log1p, expm1 and tanh
-void silu(const Tensor& out, const Tensor& in) {
+void silu(const TensorBase& out, const TensorBase& in) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     map<T, T>(
         out, [](T x) { return x / (T(1) + dmath::exp(-x)); }, in);
   });
 }
-void hardswish(const Tensor& out, const Tensor& in) {
+void hardswish(const TensorBase& out, const TensorBase& in) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     map<T, T>(
         out,
@@ -56,27 +56,27 @@ void hardswish(const Tensor& out, const Tensor& in) {
         in);
   });
 }
-void mish(const Tensor& out, const Tensor& in) {
+void mish(const TensorBase& out, const TensorBase& in) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     map<T, T>(
         out, [](T x) { return x * dmath::tanh(dmath::log1p(dmath::exp(x))); }, in);
   });
 }
-void leaky_relu(const Tensor& out, const Tensor& in, const Scalar& negative_slope) {
+void leaky_relu(const TensorBase& out, const TensorBase& in, const Scalar& negative_slope) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const T slope = negative_slope.to<T>();
     map<T, T>(
         out, [slope](T x) { return x > T(0) ? x : x * slope; }, in);
   });
 }
-void softplus(const Tensor& out, const Tensor& in, const Scalar& beta, const Scalar& threshold) {
+void softplus(const TensorBase& out, const TensorBase& in, const Scalar& beta, const Scalar& threshold) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const T b = beta.to<T>(), th = threshold.to<T>();
     map<T, T>(
         out, [b, th](T x) { return x * b > th ? x : dmath::log1p(dmath::exp(x * b)) / b; }, in);
   });
 }
-void hardtanh(const Tensor& out, const Tensor& in, const Scalar& min_val, const Scalar& max_val) {
+void hardtanh(const TensorBase& out, const TensorBase& in, const Scalar& min_val, const Scalar& max_val) {
   dispatch_dtype(out.dtype(), [&]<class T>() {  // integers too (the public op refuses bool)
     const T lo = min_val.to<T>(), hi = max_val.to<T>();
     map<T, T>(
@@ -89,7 +89,8 @@ void hardtanh(const Tensor& out, const Tensor& in, const Scalar& min_val, const 
         in);
   });
 }
-void elu(const Tensor& out, const Tensor& in, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+void elu(const TensorBase& out, const TensorBase& in, const Scalar& alpha, const Scalar& scale,
+         const Scalar& input_scale) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const T neg = alpha.to<T>() * scale.to<T>(), pos = scale.to<T>(), in_s = input_scale.to<T>();
     map<T, T>(
@@ -97,7 +98,7 @@ void elu(const Tensor& out, const Tensor& in, const Scalar& alpha, const Scalar&
   });
 }
 
-void gelu(const Tensor& out, const Tensor& in, bool tanh_approx) {
+void gelu(const TensorBase& out, const TensorBase& in, bool tanh_approx) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     if (tanh_approx) {
       const T beta = static_cast<T>(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = static_cast<T>(0.044715);
@@ -126,7 +127,7 @@ void gelu(const Tensor& out, const Tensor& in, bool tanh_approx) {
   });
 }
 
-void gelu_backward(const Tensor& out, const Tensor& grad, const Tensor& in, bool tanh_approx) {
+void gelu_backward(const TensorBase& out, const TensorBase& grad, const TensorBase& in, bool tanh_approx) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     if (tanh_approx) {
       const T beta = static_cast<T>(M_SQRT2 * M_2_SQRTPI * 0.5), kappa = static_cast<T>(0.044715);
@@ -174,7 +175,8 @@ void gelu_backward(const Tensor& out, const Tensor& grad, const Tensor& in, bool
   });
 }
 
-void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& self, const Scalar& threshold) {
+void threshold_backward(const TensorBase& out, const TensorBase& grad, const TensorBase& self,
+                        const Scalar& threshold) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       const T th = threshold.to<T>();
@@ -184,7 +186,7 @@ void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& sel
   });
 }
 
-void lerp(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& weight) {
+void lerp(const TensorBase& out, const TensorBase& a, const TensorBase& b, const Scalar& weight) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const T w = weight.to<T>();
     if (flat(out, a, b)) {
@@ -200,7 +202,8 @@ void lerp(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& wei
   });
 }
 
-void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+void addcmul(const TensorBase& out, const TensorBase& self, const TensorBase& t1, const TensorBase& t2,
+             const Scalar& value) {
   dispatch_dtype(out.dtype(), [&]<class T>() {
     if constexpr (std::is_floating_point_v<T>) {
       const T v = value.to<T>();
@@ -222,7 +225,8 @@ void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tens
   });
 }
 
-void addcdiv(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+void addcdiv(const TensorBase& out, const TensorBase& self, const TensorBase& t1, const TensorBase& t2,
+             const Scalar& value) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     const T v = value.to<T>();
     map<T, T, T, T>(

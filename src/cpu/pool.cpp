@@ -23,7 +23,7 @@ struct Planes {
   int64_t in_size() const { return D * H * W; }
   int64_t out_size() const { return oD * oH * oW; }
 };
-Planes planes_of(const Tensor& in, const Tensor& out) {
+Planes planes_of(const TensorBase& in, const TensorBase& out) {
   const bool d3 = in.dim() == 5;
   return {in.size(0) * in.size(1), d3 ? in.size(2) : 1, in.size(-2), in.size(-1),
           d3 ? out.size(2) : 1,    out.size(-2),        out.size(-1)};
@@ -153,7 +153,7 @@ void window_rows(std::vector<int64_t>& rows, const Planes& p, const Range& d, co
 
 }  // namespace
 
-void max_pool(const Tensor& values, const Tensor& indices, const Tensor& input, const PoolArgs& a) {
+void max_pool(const TensorBase& values, const TensorBase& indices, const TensorBase& input, const PoolArgs& a) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const Planes p = planes_of(input, values);
     const T* px = input.data_ptr<T>();
@@ -191,7 +191,7 @@ void max_pool(const Tensor& values, const Tensor& indices, const Tensor& input, 
   });
 }
 
-void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices) {
+void max_pool_backward(const TensorBase& grad_input, const TensorBase& grad_out, const TensorBase& indices) {
   dispatch_floating(grad_input.dtype(), [&]<class T>() {
     const Planes p = planes_of(grad_input, grad_out);
     const T* pg = grad_out.data_ptr<T>();
@@ -212,7 +212,7 @@ void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const T
   });
 }
 
-void avg_pool(const Tensor& out, const Tensor& input, const PoolArgs& a) {
+void avg_pool(const TensorBase& out, const TensorBase& input, const PoolArgs& a) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const Planes p = planes_of(input, out);
     const Boxes b = avg_boxes(p, a);
@@ -251,7 +251,8 @@ void avg_pool(const Tensor& out, const Tensor& input, const PoolArgs& a) {
 
 // Each plane's gradient accumulated serially in output order (as PyTorch's kernels).
 template <class T, class G>
-void scatter_boxes(const Tensor& grad_input, const Tensor& grad_out, const Boxes& b, int64_t cost, G&& grad_of) {
+void scatter_boxes(const TensorBase& grad_input, const TensorBase& grad_out, const Boxes& b, int64_t cost,
+                   G&& grad_of) {
   const Planes p = planes_of(grad_input, grad_out);
   const T* pg = grad_out.data_ptr<T>();
   T* px = grad_input.data_ptr<T>();
@@ -271,7 +272,7 @@ void scatter_boxes(const Tensor& grad_input, const Tensor& grad_out, const Boxes
   });
 }
 
-void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const PoolArgs& a) {
+void avg_pool_backward(const TensorBase& grad_input, const TensorBase& grad_out, const PoolArgs& a) {
   dispatch_floating(grad_input.dtype(), [&]<class T>() {
     const Planes p = planes_of(grad_input, grad_out);
     scatter_boxes<T>(grad_input, grad_out, avg_boxes(p, a), window_cost(p, a),
@@ -288,7 +289,7 @@ T adaptive_mean(T s, const Range& d, const Range& h, const Range& w) {
   return s / static_cast<T>(d.size()) / static_cast<T>(h.size()) / static_cast<T>(w.size());
 }
 
-void adaptive_avg_pool(const Tensor& out, const Tensor& input) {
+void adaptive_avg_pool(const TensorBase& out, const TensorBase& input) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const Planes p = planes_of(input, out);
     const T* px = input.data_ptr<T>();
@@ -300,7 +301,7 @@ void adaptive_avg_pool(const Tensor& out, const Tensor& input) {
   });
 }
 
-void adaptive_avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out) {
+void adaptive_avg_pool_backward(const TensorBase& grad_input, const TensorBase& grad_out) {
   dispatch_floating(grad_input.dtype(), [&]<class T>() {
     const Planes p = planes_of(grad_input, grad_out);
     scatter_boxes<T>(grad_input, grad_out, adaptive_boxes(p), p.in_size() + p.out_size(),
@@ -308,7 +309,7 @@ void adaptive_avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out
   });
 }
 
-void adaptive_max_pool(const Tensor& values, const Tensor& indices, const Tensor& input) {
+void adaptive_max_pool(const TensorBase& values, const TensorBase& indices, const TensorBase& input) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const Planes p = planes_of(input, values);
     const T* px = input.data_ptr<T>();
@@ -336,8 +337,8 @@ std::vector<int64_t> fractional_starts(T u, int64_t in, int64_t out, int64_t k) 
   return starts;
 }
 
-void fractional_max_pool(const Tensor& values, const Tensor& indices, const Tensor& input, const Tensor& samples,
-                         const PoolArgs& a) {
+void fractional_max_pool(const TensorBase& values, const TensorBase& indices, const TensorBase& input,
+                         const TensorBase& samples, const PoolArgs& a) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const Planes p = planes_of(input, values);
     const bool d3 = input.dim() == 5;
@@ -367,7 +368,7 @@ void fractional_max_pool(const Tensor& values, const Tensor& indices, const Tens
 
 // Split over single input elements, so duplicate indices in a plane race: whichever store lands
 // last wins. Declared Nondeterministic in the op table (atomic stores keep it free of UB).
-void max_unpool_racing(const Tensor& out, const Tensor& input, const Tensor& indices) {
+void max_unpool_racing(const TensorBase& out, const TensorBase& input, const TensorBase& indices) {
   dispatch_floating(input.dtype(), [&]<class T>() {
     const int64_t P = out.size(0), Lout = out.size(1), Lin = input.size(1);
     T* po = out.data_ptr<T>();

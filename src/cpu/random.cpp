@@ -29,19 +29,19 @@ using namespace ::ditto::detail;
 
 // Calls f(offset) for each element of t, offsets in elements from t.raw_data().
 template <class F>
-void for_each_offset(const Tensor& t, F&& f) {
+void for_each_offset(const TensorBase& t, F&& f) {
   const std::array<const Shape*, 1> st{&t.strides()};
   for_each_element<1>(t.sizes(), st, [&](const std::array<int64_t, 1>& o) { f(o[0]); });
 }
 
-bool contiguous(const Tensor& t) { return is_contiguous_geometry(t.sizes(), t.strides()); }
+bool contiguous(const TensorBase& t) { return is_contiguous_geometry(t.sizes(), t.strides()); }
 
 template <class T>
 using Fill = void (*)(T*, int64_t, T, T, Generator&);
 
 }  // namespace
 
-void uniform(const Tensor& t, double from, double to, Generator& g) {
+void uniform(const TensorBase& t, double from, double to, Generator& g) {
   const int64_t n = t.numel();
   if (t.dtype() == kFloat32) {
     const float a = static_cast<float>(from), d = static_cast<float>(to) - a;
@@ -61,7 +61,7 @@ void uniform(const Tensor& t, double from, double to, Generator& g) {
   }
 }
 
-void normal(const Tensor& t, double mean, double std, Generator& g) {
+void normal(const TensorBase& t, double mean, double std, Generator& g) {
   const int64_t n = t.numel();
   // Path choice as in ATen's normal_kernel: the 16-block fill only for contiguous n >= 16.
   const bool fill = n >= 16 && contiguous(t);
@@ -78,7 +78,7 @@ void normal(const Tensor& t, double mean, double std, Generator& g) {
   });
 }
 
-void random_from_to(const Tensor& t, int64_t from, int64_t to, Generator& g) {
+void random_from_to(const TensorBase& t, int64_t from, int64_t to, Generator& g) {
   const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
   // 64-bit draws only exist for int64, float32 and float64 outputs (spec §4).
   const ScalarType dt = t.dtype();
@@ -89,14 +89,14 @@ void random_from_to(const Tensor& t, int64_t from, int64_t to, Generator& g) {
   });
 }
 
-void bernoulli_scalar(const Tensor& t, double p, Generator& g) {
+void bernoulli_scalar(const TensorBase& t, double p, Generator& g) {
   core::dispatch_dtype(t.dtype(), [&]<class T>() {
     T* out = static_cast<T*>(t.raw_data());
     for_each_offset(t, [&](int64_t o) { out[o] = static_cast<T>(u53(g.random64()) < p); });
   });
 }
 
-void bernoulli_tensor(const Tensor& out, const Tensor& p, Generator& g) {
+void bernoulli_tensor(const TensorBase& out, const TensorBase& p, Generator& g) {
   core::dispatch_floating(p.dtype(), [&]<class P>() {
     P* o = static_cast<P*>(out.raw_data());
     const P* pp = static_cast<const P*>(p.raw_data());
@@ -113,7 +113,7 @@ void bernoulli_tensor(const Tensor& out, const Tensor& p, Generator& g) {
   });
 }
 
-void exponential(const Tensor& t, Generator& g) {
+void exponential(const TensorBase& t, Generator& g) {
   // PyTorch's exponential_(1) of one element: -log(1 - U53) in double (two words), then the dtype.
   core::dispatch_floating(t.dtype(), [&]<class T>() {
     T* d = static_cast<T*>(t.raw_data());
@@ -121,7 +121,7 @@ void exponential(const Tensor& t, Generator& g) {
   });
 }
 
-void randperm(const Tensor& t, Generator& g) {
+void randperm(const TensorBase& t, Generator& g) {
   const int64_t n = t.numel();
   core::dispatch_dtype(t.dtype(), [&]<class T>() {
     T* r = static_cast<T*>(t.raw_data());
@@ -135,7 +135,7 @@ void randperm(const Tensor& t, Generator& g) {
   });
 }
 
-void multinomial_with_replacement(const Tensor& out, const Tensor& p, Generator& g) {
+void multinomial_with_replacement(const TensorBase& out, const TensorBase& p, Generator& g) {
   // PyTorch's with-replacement kernel for each row: the running sum of the row in its dtype,
   // divided by the total, the last entry set to 1; each sample a U53 draw placed by binary search
   // (the first entry >= it).

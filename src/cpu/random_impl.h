@@ -19,7 +19,7 @@
 
 #include "core/tensor_impl.h"
 #include "cpu/simd.h"
-#include "ditto/random.h"
+#include "ditto/generator.h"
 
 namespace ditto::detail {
 namespace {

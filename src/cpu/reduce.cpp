@@ -66,7 +66,7 @@ struct NanMin {
 
 // in: (M, R) strided; out: M contiguous elements of dtype A.
 template <class Fn>
-void rows(const Tensor& out, const Tensor& in, Fn fn) {
+void rows(const TensorBase& out, const TensorBase& in, Fn fn) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     dispatch_dtype(out.dtype(), [&]<class A>() {
       A* o = out.data_ptr<A>();
@@ -80,7 +80,7 @@ void rows(const Tensor& out, const Tensor& in, Fn fn) {
 // into a buffer and reduced as a contiguous (1, S * L) row by fn, storing at m: the same inputs
 // in the same order as the copied rows, so the same bits.
 template <class Fn>
-void segmented_rows(const Tensor& out, const Tensor& in, Fn fn) {
+void segmented_rows(const TensorBase& out, const TensorBase& in, Fn fn) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     dispatch_dtype(out.dtype(), [&]<class A>() {
       A* o = out.data_ptr<A>();
@@ -129,7 +129,7 @@ void sum_rows(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, Load loa
 }
 }  // namespace
 
-void sum(const Tensor& out, const Tensor& in) {
+void sum(const TensorBase& out, const TensorBase& in) {
   auto fn = []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
     sum_rows<A>(
         x, M, R, sm, sr, [](T v) { return convert<A>(v); }, [o](int64_t m, A v) { o[m] = v; });
@@ -137,7 +137,7 @@ void sum(const Tensor& out, const Tensor& in) {
   in.dim() == 3 ? segmented_rows(out, in, fn) : rows(out, in, fn);
 }
 
-void mean(const Tensor& out, const Tensor& in) {
+void mean(const TensorBase& out, const TensorBase& in) {
   auto fn = []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
     if constexpr (std::is_floating_point_v<A>) {  // the public op allows floating mean only
       const A n = static_cast<A>(R);
@@ -148,14 +148,14 @@ void mean(const Tensor& out, const Tensor& in) {
   in.dim() == 3 ? segmented_rows(out, in, fn) : rows(out, in, fn);
 }
 
-void prod(const Tensor& out, const Tensor& in) {
+void prod(const TensorBase& out, const TensorBase& in) {
   rows(out, in, []<class T, class A>(const T* x, int64_t M, int64_t R, int64_t sm, int64_t sr, A* o) {
     reduce_rows<A>(
         x, M, R, sm, sr, A(1), WrappingMul<A>{}, [](T v) { return convert<A>(v); }, [o](int64_t m, A v) { o[m] = v; });
   });
 }
 
-void amax(const Tensor& out, const Tensor& in) {
+void amax(const TensorBase& out, const TensorBase& in) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     T* o = out.data_ptr<T>();
     reduce_rows_by<T>(
@@ -166,7 +166,7 @@ void amax(const Tensor& out, const Tensor& in) {
   });
 }
 
-void amin(const Tensor& out, const Tensor& in) {
+void amin(const TensorBase& out, const TensorBase& in) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     T* o = out.data_ptr<T>();
     reduce_rows_by<T>(
@@ -181,7 +181,7 @@ namespace {
 // First index of the extreme value; NaN beats everything (PyTorch's rule). better(a, b): a
 // strictly better than b.
 template <class Better>
-void arg_rows(const Tensor* values, const Tensor& indices, const Tensor& in, Better better) {
+void arg_rows(const TensorBase* values, const TensorBase& indices, const TensorBase& in, Better better) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();
     const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
@@ -235,16 +235,18 @@ struct Less {
 };
 }  // namespace
 
-void max_dim(const Tensor& values, const Tensor& indices, const Tensor& in) {
+void max_dim(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
   arg_rows(&values, indices, in, Greater{});
 }
-void min_dim(const Tensor& values, const Tensor& indices, const Tensor& in) { arg_rows(&values, indices, in, Less{}); }
-void argmax(const Tensor& indices, const Tensor& in) { arg_rows(nullptr, indices, in, Greater{}); }
-void argmin(const Tensor& indices, const Tensor& in) { arg_rows(nullptr, indices, in, Less{}); }
+void min_dim(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
+  arg_rows(&values, indices, in, Less{});
+}
+void argmax(const TensorBase& indices, const TensorBase& in) { arg_rows(nullptr, indices, in, Greater{}); }
+void argmin(const TensorBase& indices, const TensorBase& in) { arg_rows(nullptr, indices, in, Less{}); }
 
 // log(sum(exp(x - m))) + m per row, m the row's maximum (0 where it is infinite), as PyTorch's
 // logsumexp: the maximum and the sum are canonical folds (Note [Canonical reduction order]).
-void logsumexp(const Tensor& out, const Tensor& in) {
+void logsumexp(const TensorBase& out, const TensorBase& in) {
   dispatch_floating(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();
     const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
@@ -264,7 +266,7 @@ void logsumexp(const Tensor& out, const Tensor& in) {
 
 // Each row's ord-norm: a canonical fold (Note [Canonical reduction order]) of |x|^ord (x * x for
 // 2, |x| for 1, x != 0 for 0) by sum, or of |x| by max (inf) or min (-inf), then the root.
-void vector_norm(const Tensor& out, const Tensor& in, const Scalar& ord) {
+void vector_norm(const TensorBase& out, const TensorBase& in, const Scalar& ord) {
   dispatch_floating(in.dtype(), [&]<class T>() {
     const double p = ord.to_double();
     const T* x = in.data_ptr<T>();
@@ -294,7 +296,7 @@ void vector_norm(const Tensor& out, const Tensor& in, const Scalar& ord) {
   });
 }
 
-void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt) {
+void var(const TensorBase& out, const TensorBase& in, int64_t correction, bool take_sqrt) {
   dispatch_floating(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();
     const int64_t M = in.size(0), R = in.size(1), sm = in.stride(0), sr = in.stride(1);
@@ -334,7 +336,8 @@ struct NoDone {
   void operator()(int64_t, int64_t, const T*, int64_t, int64_t) const {}
 };
 template <class T, int nin, class Rows, class Cols, class Done = NoDone>
-void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, Rows rows, Cols cols, Done done = {}) {
+void softmax_lines(const TensorBase& out, const std::array<const TensorBase*, nin>& in, Rows rows, Cols cols,
+                   Done done = {}) {
   const int64_t O = in[0]->size(0), R = in[0]->size(1), I = in[0]->size(2);
   std::array<const T*, nin> x;
   for (int k = 0; k < nin; ++k) x[k] = in[k]->template data_ptr<T>();
@@ -396,7 +399,7 @@ void softmax_lines(const Tensor& out, const std::array<const Tensor*, nin>& in, 
 }
 
 template <bool Log>
-void softmax_kernel(const Tensor& out, const Tensor& in) {
+void softmax_kernel(const TensorBase& out, const TensorBase& in) {
   dispatch_floating(in.dtype(), [&]<class T>() {
     softmax_lines<T, 1>(
         out, {&in}, [](const std::array<const T*, 1>& x, T* y, int64_t n) { softmax_row(x[0], y, n, Log); },
@@ -406,7 +409,7 @@ void softmax_kernel(const Tensor& out, const Tensor& in) {
   });
 }
 template <bool Log>
-void softmax_backward_kernel(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out) {
+void softmax_backward_kernel(const TensorBase& grad_in, const TensorBase& grad_out, const TensorBase& out) {
   dispatch_floating(out.dtype(), [&]<class T>() {
     softmax_lines<T, 2>(
         grad_in, {&grad_out, &out},
@@ -418,12 +421,12 @@ void softmax_backward_kernel(const Tensor& grad_in, const Tensor& grad_out, cons
 }
 }  // namespace
 
-void softmax(const Tensor& out, const Tensor& in) { softmax_kernel<false>(out, in); }
-void log_softmax(const Tensor& out, const Tensor& in) { softmax_kernel<true>(out, in); }
-void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out) {
+void softmax(const TensorBase& out, const TensorBase& in) { softmax_kernel<false>(out, in); }
+void log_softmax(const TensorBase& out, const TensorBase& in) { softmax_kernel<true>(out, in); }
+void softmax_backward(const TensorBase& grad_in, const TensorBase& grad_out, const TensorBase& out) {
   softmax_backward_kernel<false>(grad_in, grad_out, out);
 }
-void log_softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out) {
+void log_softmax_backward(const TensorBase& grad_in, const TensorBase& grad_out, const TensorBase& out) {
   softmax_backward_kernel<true>(grad_in, grad_out, out);
 }
 
@@ -435,8 +438,8 @@ void exp_array(const double* x, double* y, int64_t n) { dmath::exp_f64(x, y, n);
 // logp by log_softmax's lines (not written when logp is undefined: no gradient), and each
 // target's term as nll_loss composes it, where(keep, -logp[t] (* the target's weight), 0), taken
 // from a line while it is in cache.
-void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, const Tensor& target,
-                   const Tensor& weights, int64_t ignore_index) {
+void cross_entropy(const TensorBase& logp, const TensorBase& terms, const TensorBase& in, const TensorBase& target,
+                   const TensorBase& weights, int64_t ignore_index) {
   dispatch_floating(in.dtype(), [&]<class T>() {
     const int64_t* t = target.data_ptr<int64_t>();
     const T* w = weights.defined() ? weights.data_ptr<T>() : nullptr;
@@ -466,8 +469,8 @@ void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, co
 // 0 - exp(logp) * v off the target and v - exp(logp) * v on it. The second is computed as
 // v + (0 - exp(logp) * v), the same bits: 0 - x is -x but for x = +-0 (then +0, and v + 0 = v =
 // v - +-0 as v is never -0), and a - b is a + (-b).
-void cross_entropy_backward(const Tensor& grad_in, const Tensor& logp, const Tensor& target,
-                            const Tensor& grad_target) {
+void cross_entropy_backward(const TensorBase& grad_in, const TensorBase& logp, const TensorBase& target,
+                            const TensorBase& grad_target) {
   dispatch_floating(logp.dtype(), [&]<class T>() {
     const T* lp = logp.data_ptr<T>();
     const int64_t* t = target.data_ptr<int64_t>();

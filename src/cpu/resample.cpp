@@ -193,7 +193,7 @@ Axis<T> pad_axis(int64_t in, int64_t out, int64_t before, PadMode mode) {
 
 // The leading dims of t (all but its last `dims`) as planes, its last dims as axes' sizes.
 template <class T>
-Resampling<T> shape_of(const Tensor& in, const Tensor& out, int dims) {
+Resampling<T> shape_of(const TensorBase& in, const TensorBase& out, int dims) {
   Resampling<T> r;
   const int64_t nd = in.dim();
   for (int64_t d = 0; d < nd - dims; ++d) r.planes *= in.size(d);
@@ -220,7 +220,7 @@ void backward(const Resampling<T>& r, const T* gout, T* gin) {
 
 // The resampling of a pad: axes from the tensors' last dims (in: small, out: large).
 template <class T>
-Resampling<T> pad_resampling(const Tensor& small, const Tensor& large, const PadArgs& args) {
+Resampling<T> pad_resampling(const TensorBase& small, const TensorBase& large, const PadArgs& args) {
   Resampling<T> r = shape_of<T>(small, large, args.dims);
   const int64_t nd = small.dim();
   for (int d = 0; d < args.dims; ++d) {
@@ -233,7 +233,8 @@ Resampling<T> pad_resampling(const Tensor& small, const Tensor& large, const Pad
 }
 
 template <class T>
-Resampling<T> upsample_resampling(const Tensor& small, const Tensor& large, const UpsampleArgs& args, bool backward) {
+Resampling<T> upsample_resampling(const TensorBase& small, const TensorBase& large, const UpsampleArgs& args,
+                                  bool backward) {
   Resampling<T> r = shape_of<T>(small, large, args.dims);
   const int64_t nd = small.dim();
   for (int d = 0; d < args.dims; ++d) {
@@ -255,24 +256,24 @@ Resampling<T> upsample_resampling(const Tensor& small, const Tensor& large, cons
 
 }  // namespace
 
-void pad(const Tensor& out, const Tensor& in, const PadArgs& args) {
+void pad(const TensorBase& out, const TensorBase& in, const PadArgs& args) {
   dispatch_dtype(in.dtype(),
                  [&]<class T>() { forward(pad_resampling<T>(in, out, args), in.data_ptr<T>(), out.data_ptr<T>()); });
 }
 
-void pad_backward(const Tensor& grad_in, const Tensor& grad_out, const PadArgs& args) {
+void pad_backward(const TensorBase& grad_in, const TensorBase& grad_out, const PadArgs& args) {
   dispatch_floating(grad_in.dtype(), [&]<class T>() {
     backward(pad_resampling<T>(grad_in, grad_out, args), grad_out.data_ptr<T>(), grad_in.data_ptr<T>());
   });
 }
 
-void upsample(const Tensor& out, const Tensor& in, const UpsampleArgs& args) {
+void upsample(const TensorBase& out, const TensorBase& in, const UpsampleArgs& args) {
   dispatch_floating(in.dtype(), [&]<class T>() {
     forward(upsample_resampling<T>(in, out, args, false), in.data_ptr<T>(), out.data_ptr<T>());
   });
 }
 
-void upsample_backward(const Tensor& grad_in, const Tensor& grad_out, const UpsampleArgs& args) {
+void upsample_backward(const TensorBase& grad_in, const TensorBase& grad_out, const UpsampleArgs& args) {
   dispatch_floating(grad_in.dtype(), [&]<class T>() {
     backward(upsample_resampling<T>(grad_in, grad_out, args, true), grad_out.data_ptr<T>(), grad_in.data_ptr<T>());
   });

@@ -40,7 +40,7 @@ constexpr int64_t kChunk = 256;  // inner elements per task
 // s = init, then visit(s, p, k) for k = 0 .. n - 1 (n - 1 .. 0 when reverse), p = (o n + k) inner
 // + i the element's flat offset. Threads take whole rows (inner == 1) or chunks of kChunk lines.
 template <class State, class Visit>
-void for_each_line(const Tensor& in, bool reverse, State init, Visit visit) {
+void for_each_line(const TensorBase& in, bool reverse, State init, Visit visit) {
   const int64_t outer = in.size(0), n = in.size(1), inner = in.size(2);
   if (inner == 1) {  // each line is a row: one tight loop per row
     detail::parallel_for(outer, n, [&](int64_t b, int64_t e) {
@@ -70,7 +70,7 @@ void for_each_line(const Tensor& in, bool reverse, State init, Visit visit) {
 }
 
 template <bool Product>
-void scan(const Tensor& out, const Tensor& in, bool reverse) {
+void scan(const TensorBase& out, const TensorBase& in, bool reverse) {
   core::dispatch_dtype(in.dtype(), [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       const T* x = in.data_ptr<T>();
@@ -98,7 +98,7 @@ double log_add_exp(double x, double y) {
 // cummax (Max) and cummin: the extremum so far and the index of its last occurrence; a NaN
 // is the extremum from where it is (the last NaN's index), as PyTorch's cummax_cummin_helper.
 template <bool Max>
-void scan_extremum(const Tensor& values, const Tensor& indices, const Tensor& in) {
+void scan_extremum(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
   core::dispatch_dtype(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();
     T* v = values.data_ptr<T>();
@@ -127,10 +127,10 @@ void scan_extremum(const Tensor& values, const Tensor& indices, const Tensor& in
 }
 }  // namespace
 
-void cumsum(const Tensor& out, const Tensor& in, bool reverse) { scan<false>(out, in, reverse); }
-void cumprod(const Tensor& out, const Tensor& in, bool reverse) { scan<true>(out, in, reverse); }
+void cumsum(const TensorBase& out, const TensorBase& in, bool reverse) { scan<false>(out, in, reverse); }
+void cumprod(const TensorBase& out, const TensorBase& in, bool reverse) { scan<true>(out, in, reverse); }
 
-void logcumsumexp(const Tensor& out, const Tensor& in, bool reverse) {
+void logcumsumexp(const TensorBase& out, const TensorBase& in, bool reverse) {
   core::dispatch_floating(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();
     T* y = out.data_ptr<T>();
@@ -141,8 +141,10 @@ void logcumsumexp(const Tensor& out, const Tensor& in, bool reverse) {
   });
 }
 
-void cummax(const Tensor& values, const Tensor& indices, const Tensor& in) { scan_extremum<true>(values, indices, in); }
-void cummin(const Tensor& values, const Tensor& indices, const Tensor& in) {
+void cummax(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
+  scan_extremum<true>(values, indices, in);
+}
+void cummin(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
   scan_extremum<false>(values, indices, in);
 }
 
@@ -150,7 +152,7 @@ void cummin(const Tensor& values, const Tensor& indices, const Tensor& in) {
 // running product) and R_i = g_i + x_{i+1} R_{i+1} (from the line's end; R_{n-1} = g_{n-1}): no
 // division, so zeros in x need no special case. In double, per line, as Note [Scan order]: a
 // reverse pass keeps R in a double buffer, then a forward pass multiplies it by L.
-void cumprod_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in) {
+void cumprod_backward(const TensorBase& grad_in, const TensorBase& grad_out, const TensorBase& in) {
   core::dispatch_floating(in.dtype(), [&]<class T>() {
     const T* x = in.data_ptr<T>();
     const T* g = grad_out.data_ptr<T>();

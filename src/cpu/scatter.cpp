@@ -19,6 +19,7 @@
 
 #include "cpu/decl/elementwise.h"
 #include "cpu/loops.h"
+#include "ditto/tensor.h"  // contiguous copies of strided arguments
 
 namespace ditto::cpu {
 namespace {
@@ -41,9 +42,9 @@ inline bool in_range(I i, int64_t size) {
 
 // Runs f on a contiguous tensor holding self's values, then writes them back if it was a copy.
 template <class F>
-void on_contiguous(const Tensor& self, F f) {
+void on_contiguous(const TensorBase& self, F f) {
   if (self.is_contiguous()) return f(self);
-  const Tensor tmp = self.contiguous();
+  const Tensor tmp = Tensor(self).contiguous();
   f(tmp);
   copy(self, tmp);
 }
@@ -52,7 +53,7 @@ void on_contiguous(const Tensor& self, F f) {
 struct Rows {
   int64_t A = 1, N = 1, B = 1;
 };
-Rows rows_of(const Tensor& self, int64_t dim) {
+Rows rows_of(const TensorBase& self, int64_t dim) {
   Rows r;
   if (self.dim() == 0) return r;
   for (int64_t d = 0; d < dim; ++d) r.A *= self.size(d);
@@ -66,11 +67,11 @@ enum class RowOp { Add, Store };
 // The setup both row kernels share: self made contiguous (written back after), source and
 // index contiguous; then body<T>(dst, src, ip, r, n) with the row geometry and n = index length.
 template <class Body>
-void with_rows(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Body body) {
-  on_contiguous(self, [&](const Tensor& dst_t) {
+void with_rows(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& source, Body body) {
+  on_contiguous(self, [&](const TensorBase& dst_t) {
     const Rows r = rows_of(dst_t, dim);
-    const Tensor src_t = source.contiguous();
-    const Tensor idx = index.contiguous();
+    const Tensor src_t = Tensor(source).contiguous();
+    const Tensor idx = Tensor(index).contiguous();
     with_index(idx, [&]<class I>() {
       dispatch_dtype(dst_t.dtype(), [&]<class T>() {
         body.template operator()<T>(static_cast<T*>(dst_t.raw_data()), static_cast<const T*>(src_t.raw_data()),
@@ -84,7 +85,7 @@ void with_rows(const Tensor& self, int64_t dim, const Tensor& index, const Tenso
 // increasing order, applying only the updates to rows it owns. Every row therefore sees its
 // updates in index order (adds in that order; the last write wins), whatever the thread count.
 template <RowOp op>
-void rows_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+void rows_ordered(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& source) {
   with_rows(self, dim, index, source, [&]<class T>(T* dst, const T* src, const auto* ip, const Rows& r, int64_t n) {
     // Rows narrower than kMinRow run on one thread: every thread would scan the whole index for
     // a few elements per update, which measured slower on 2 threads than on 1.
@@ -147,11 +148,11 @@ struct Lines {
 // block's lines inside. Scatters get every k in one task; split_k (gather, whose outputs are all
 // distinct) also cuts k into ranges when there are fewer blocks than threads.
 template <class F>
-void for_each_line_block(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, F f,
+void for_each_line_block(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src, F f,
                          bool split_k = false) {
   constexpr int64_t kBlock = 512;  // lines per block at most
   const int64_t nd = index.dim();
-  const std::array<const Tensor*, 3> ts{&index, &src, &self};
+  const std::array<const TensorBase*, 3> ts{&index, &src, &self};
   Lines L;
   int64_t outer = 1;  // lines not in the block dim
   const int64_t last = nd - 1;
@@ -246,17 +247,17 @@ void divide_by_count(T* dst, const std::vector<int64_t>& count) {
 }  // namespace
 
 // Owner computes, adds in increasing k (index_add_, index_put_ and put_ with accumulate).
-void index_add_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+void index_add_ordered(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& source) {
   rows_ordered<RowOp::Add>(self, dim, index, source);
 }
 // Owner computes in increasing k, so the last duplicate wins (PyTorch's serial path).
-void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+void index_copy_ordered(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& source) {
   rows_ordered<RowOp::Store>(self, dim, index, source);
 }
 
 // out[... k ...] = in[... index[... k ...] ...] along dim: the lines of Note [Scatter lines],
 // read in runs; every output element is written once, so k is cut among threads too.
-bool gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+bool gather(const TensorBase& out, const TensorBase& in, int64_t dim, const TensorBase& index) {
   std::atomic<bool> bad{false};
   with_index(index, [&]<class I>() {
     dispatch_dtype(in.dtype(), [&]<class T>() {
@@ -292,16 +293,16 @@ bool gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& inde
 }
 
 // Deterministic: owner computes over lines, in index order (Note [Scatter lines]).
-bool scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+bool scatter_add(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src) {
   return scatter_reduce(self, dim, index, src, ScatterReduction::Sum, true);
 }
 
 // Deterministic: owner computes over lines, in index order (Note [Scatter lines]). self is
 // written in place; mean counts per element of a contiguous self.
-bool scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
-                    bool include_self) {
+bool scatter_reduce(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src,
+                    ScatterReduction reduce, bool include_self) {
   std::atomic<bool> bad{false};
-  on_contiguous(self, [&](const Tensor& out) {
+  on_contiguous(self, [&](const TensorBase& out) {
     dispatch_dtype(out.dtype(), [&]<class T>() {
       T* dst = static_cast<T*>(out.raw_data());
       const T* sp = static_cast<const T*>(src.raw_data());

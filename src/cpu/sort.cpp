@@ -132,8 +132,8 @@ namespace {
 // select(line, before) reorders it with before, the order with_order gives (Descending: largest
 // first), then write(r, line, values, indices) stores the row's result (typed pointers).
 template <class Select, class Write>
-void pair_rows(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, Select select,
-               Write write) {
+void pair_rows(const TensorBase& values, const TensorBase& indices, const TensorBase& in, bool descending,
+               Select select, Write write) {
   core::dispatch_dtype(in.dtype(), [&]<class T>() {
     const int64_t M = in.size(0), n = in.size(1);
     const T* x = in.data_ptr<T>();
@@ -152,7 +152,7 @@ void pair_rows(const Tensor& values, const Tensor& indices, const Tensor& in, bo
 }
 // sort and topk: the first m pairs to row r of values and indices (M, m).
 template <class Select>
-void select_rows(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t m, bool descending,
+void select_rows(const TensorBase& values, const TensorBase& indices, const TensorBase& in, int64_t m, bool descending,
                  Select select) {
   pair_rows(values, indices, in, descending, select, [m](int64_t r, const auto& line, auto* v, int64_t* ix) {
     for (int64_t k = 0; k < m; ++k) {
@@ -163,7 +163,7 @@ void select_rows(const Tensor& values, const Tensor& indices, const Tensor& in, 
 }
 }  // namespace
 
-void sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool descending, bool stable) {
+void sort(const TensorBase& values, const TensorBase& indices, const TensorBase& in, bool descending, bool stable) {
   select_rows(values, indices, in, in.size(1), descending, [&](auto& line, auto before) {
     if (stable)
       std::stable_sort(line.begin(), line.end(), before);
@@ -172,7 +172,8 @@ void sort(const Tensor& values, const Tensor& indices, const Tensor& in, bool de
   });
 }
 
-void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k, bool largest, bool sorted) {
+void topk(const TensorBase& values, const TensorBase& indices, const TensorBase& in, int64_t k, bool largest,
+          bool sorted) {
   if (k == 0) return;
   const int64_t n = in.size(1);
   select_rows(values, indices, in, k, largest, [&](auto& q, auto before) {
@@ -198,7 +199,7 @@ void topk(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t
   });
 }
 
-void kthvalue(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t k) {
+void kthvalue(const TensorBase& values, const TensorBase& indices, const TensorBase& in, int64_t k) {
   core::dispatch_dtype(in.dtype(), [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {  // the op refuses bool
       const int64_t M = in.size(0), n = in.size(1);
@@ -225,7 +226,7 @@ void kthvalue(const Tensor& values, const Tensor& indices, const Tensor& in, int
 
 namespace {
 template <bool IgnoreNan>
-void median_rows(const Tensor& values, const Tensor& indices, const Tensor& in) {
+void median_rows(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
   core::dispatch_dtype(in.dtype(), [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {  // the op refuses bool
       const int64_t M = in.size(0), n = in.size(1);
@@ -260,13 +261,15 @@ void median_rows(const Tensor& values, const Tensor& indices, const Tensor& in) 
 }
 }  // namespace
 
-void median(const Tensor& values, const Tensor& indices, const Tensor& in) { median_rows<false>(values, indices, in); }
+void median(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
+  median_rows<false>(values, indices, in);
+}
 // PyTorch's mode: std::sort of the line's (value, index) pairs by value, then the first of the
 // longest runs of equal values (the smallest value among equally frequent ones) and the index at
 // the end of that run. NaNs sort last and never equal each other, so each is a run of one (PyTorch
 // sorts NaNs with a plain <, which is no ordering: libstdc++'s introsort may then read outside
 // the line; a line without NaN takes the same steps under both comparisons).
-void mode(const Tensor& values, const Tensor& indices, const Tensor& in) {
+void mode(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
   pair_rows(
       values, indices, in, false, [](auto& line, auto before) { std::sort(line.begin(), line.end(), before); },
       [](int64_t r, const auto& line, auto* v, int64_t* ix) {
@@ -358,8 +361,8 @@ int64_t hash_order(const T* p, int64_t M, T* out, int64_t* inverse, int64_t* cou
 // by value and then by index (so the first of equal elements represents them, as PyTorch's set
 // keeps the first it meets; for rows, PyTorch's lexicographic std::sort by value alone, which keeps
 // the first of its run). NaNs sort last, each distinct.
-int64_t unique(const Tensor& out, const Tensor& inverse, const Tensor& counts, const Tensor& in, bool sorted,
-               bool consecutive) {
+int64_t unique(const TensorBase& out, const TensorBase& inverse, const TensorBase& counts, const TensorBase& in,
+               bool sorted, bool consecutive) {
   return core::dispatch_dtype(in.dtype(), [&]<class T>() -> int64_t {
     const int64_t M = in.size(0), K = in.size(1);
     const RowsOf<T> rows{in.data_ptr<T>(), K};
@@ -384,7 +387,8 @@ int64_t unique(const Tensor& out, const Tensor& inverse, const Tensor& counts, c
 
 // PyTorch's cus_lower_bound / cus_upper_bound: a binary search whose comparisons are
 // !(b >= v) (left) and !(b > v) (right), so a NaN value lands after every boundary.
-void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& values, const Tensor& sorter, bool right) {
+void searchsorted(const TensorBase& out, const TensorBase& boundaries, const TensorBase& values,
+                  const TensorBase& sorter, bool right) {
   core::dispatch_dtype(values.dtype(), [&]<class T>() {
     if constexpr (!std::is_same_v<T, bool>) {  // the op refuses bool
       const int64_t B = values.size(0), m = values.size(1), n = boundaries.size(1);
@@ -413,7 +417,7 @@ void searchsorted(const Tensor& out, const Tensor& boundaries, const Tensor& val
     }
   });
 }
-void nanmedian(const Tensor& values, const Tensor& indices, const Tensor& in) {
+void nanmedian(const TensorBase& values, const TensorBase& indices, const TensorBase& in) {
   median_rows<true>(values, indices, in);
 }
 

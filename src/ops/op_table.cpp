@@ -8,7 +8,7 @@
 // are defined in cpu/elementwise.cpp, the functions in ops/unary_ops.cpp).
 namespace ditto {
 namespace cpu {
-#define DITTO_UNARY(id, rule, doc) void id(const Tensor& out, const Tensor& in);
+#define DITTO_UNARY(id, rule, doc) void id(const TensorBase& out, const TensorBase& in);
 #include "ops/op_table.def"
 }  // namespace cpu
 #define DITTO_UNARY(id, rule, doc) Tensor id(const Tensor& x);

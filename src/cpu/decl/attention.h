@@ -2,12 +2,12 @@
 // The kernels of cpu/attention.cpp, declared beside them (cpu/kernels.h gathers these headers for the
 // op table). Each kernel's contract is its signature's in ops/signatures.h.
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
-void attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
-               const Tensor& mask, const AttentionArgs& args);
-void attention_backward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout, const Tensor& q,
-                        const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse, const Tensor& mask,
-                        const AttentionArgs& args);
+void attention(const TensorBase& out, const TensorBase& lse, const TensorBase& q, const TensorBase& k,
+               const TensorBase& v, const TensorBase& mask, const AttentionArgs& args);
+void attention_backward(const TensorBase& dq, const TensorBase& dk, const TensorBase& dv, const TensorBase& dout,
+                        const TensorBase& q, const TensorBase& k, const TensorBase& v, const TensorBase& out,
+                        const TensorBase& lse, const TensorBase& mask, const AttentionArgs& args);
 }  // namespace ditto::cpu

@@ -5,13 +5,16 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
 // 4-D (1-D and 2-D convolution) or 5-D (3-D) tensors.
-void conv(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvArgs& args);
-void conv_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight, const ConvArgs& args);
-void conv_backward_weight(const Tensor& grad_weight, const Tensor& grad_out, const Tensor& input, const ConvArgs& args);
-void conv_transpose(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+void conv(const TensorBase& out, const TensorBase& input, const TensorBase& weight, const TensorBase& bias,
+          const ConvArgs& args);
+void conv_backward_input(const TensorBase& grad_input, const TensorBase& grad_out, const TensorBase& weight,
+                         const ConvArgs& args);
+void conv_backward_weight(const TensorBase& grad_weight, const TensorBase& grad_out, const TensorBase& input,
+                          const ConvArgs& args);
+void conv_transpose(const TensorBase& out, const TensorBase& input, const TensorBase& weight, const TensorBase& bias,
                     const ConvArgs& args);
 }  // namespace ditto::cpu

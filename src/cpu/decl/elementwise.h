@@ -6,32 +6,33 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
-void neg(const Tensor& out, const Tensor& in);
-void maximum(const Tensor& out, const Tensor& a, const Tensor& b);
-void minimum(const Tensor& out, const Tensor& a, const Tensor& b);
-void fmod(const Tensor& out, const Tensor& a, const Tensor& b);
-void remainder(const Tensor& out, const Tensor& a, const Tensor& b);
-void pow_scalar(const Tensor& out, const Tensor& in, const Scalar& e);
-void pow_tensor(const Tensor& out, const Tensor& a, const Tensor& b);
-void clamp(const Tensor& out, const Tensor& in, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi);
-void add(const Tensor& out, const Tensor& a, const Tensor& b);
-void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha);
-void sub(const Tensor& out, const Tensor& a, const Tensor& b);
-void mul(const Tensor& out, const Tensor& a, const Tensor& b);
-void div(const Tensor& out, const Tensor& a, const Tensor& b);
-void eq(const Tensor& out, const Tensor& a, const Tensor& b);
-void ne(const Tensor& out, const Tensor& a, const Tensor& b);
-void lt(const Tensor& out, const Tensor& a, const Tensor& b);
-void le(const Tensor& out, const Tensor& a, const Tensor& b);
-void gt(const Tensor& out, const Tensor& a, const Tensor& b);
-void ge(const Tensor& out, const Tensor& a, const Tensor& b);
-void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
-void masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
-void fill(const Tensor& out, const Scalar& value);
-void copy(const Tensor& dst, const Tensor& src);
-void arange(const Tensor& out, double start, double step);
-void linspace(const Tensor& out, double start, double end);
+void neg(const TensorBase& out, const TensorBase& in);
+void maximum(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void minimum(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void fmod(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void remainder(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void pow_scalar(const TensorBase& out, const TensorBase& in, const Scalar& e);
+void pow_tensor(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void clamp(const TensorBase& out, const TensorBase& in, const std::optional<Scalar>& lo,
+           const std::optional<Scalar>& hi);
+void add(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void add_scaled(const TensorBase& out, const TensorBase& a, const TensorBase& b, const Scalar& alpha);
+void sub(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void mul(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void div(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void eq(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void ne(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void lt(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void le(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void gt(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void ge(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void where(const TensorBase& out, const TensorBase& cond, const TensorBase& a, const TensorBase& b);
+void masked_fill(const TensorBase& self, const TensorBase& mask, const Scalar& value);
+void fill(const TensorBase& out, const Scalar& value);
+void copy(const TensorBase& dst, const TensorBase& src);
+void arange(const TensorBase& out, double start, double step);
+void linspace(const TensorBase& out, double start, double end);
 }  // namespace ditto::cpu

@@ -5,13 +5,15 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
-void embedding_backward(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, int64_t padding_idx);
-void embedding_bag(const Tensor& out, const Tensor& max_indices, const Tensor& weight, const Tensor& indices,
-                   const Tensor& bounds, const Tensor& per_sample_weights, int64_t mode, int64_t padding_idx);
-void embedding_bag_backward(const Tensor& grad_weight, const Tensor& grad, const Tensor& indices, const Tensor& bounds,
-                            const Tensor& per_sample_weights, const Tensor& max_indices, int64_t mode,
-                            int64_t padding_idx);
+void embedding_backward(const TensorBase& grad_weight, const TensorBase& grad, const TensorBase& indices,
+                        int64_t padding_idx);
+void embedding_bag(const TensorBase& out, const TensorBase& max_indices, const TensorBase& weight,
+                   const TensorBase& indices, const TensorBase& bounds, const TensorBase& per_sample_weights,
+                   int64_t mode, int64_t padding_idx);
+void embedding_bag_backward(const TensorBase& grad_weight, const TensorBase& grad, const TensorBase& indices,
+                            const TensorBase& bounds, const TensorBase& per_sample_weights,
+                            const TensorBase& max_indices, int64_t mode, int64_t padding_idx);
 }  // namespace ditto::cpu

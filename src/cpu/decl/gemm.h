@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
-void bmm(const Tensor& out, const Tensor& a, const Tensor& b);
-void addmm(const Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+void bmm(const TensorBase& out, const TensorBase& a, const TensorBase& b);
+void addmm(const TensorBase& out, const TensorBase& self, const TensorBase& a, const TensorBase& b, const Scalar& beta,
            const Scalar& alpha);
 }  // namespace ditto::cpu

@@ -5,10 +5,14 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
+
+namespace ditto {
+class Tensor;  // nonzero makes its output (ditto/tensor.h)
+}
 
 namespace ditto::cpu {
-void cat(const Tensor& out, const std::vector<Tensor>& inputs, int64_t dim);
-void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
-Tensor nonzero(const Tensor& in);
+void cat(const TensorBase& out, const std::vector<TensorBase>& inputs, int64_t dim);
+void index_select(const TensorBase& out, const TensorBase& in, int64_t dim, const TensorBase& index);
+Tensor nonzero(const TensorBase& in);
 }  // namespace ditto::cpu

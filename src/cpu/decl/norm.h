@@ -1,11 +1,11 @@
 #pragma once
 // The kernels of cpu/layer_norm.cpp, declared beside them (cpu/kernels.h gathers these headers for
 // the op table). Each kernel's contract is its signature's in ops/signatures.h.
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
-void layer_norm(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& weight,
-                const Tensor& bias, double eps);
-void layer_norm_backward(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& dy,
-                         const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& weight);
+void layer_norm(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd, const TensorBase& x,
+                const TensorBase& weight, const TensorBase& bias, double eps);
+void layer_norm_backward(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias, const TensorBase& dy,
+                         const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight);
 }  // namespace ditto::cpu

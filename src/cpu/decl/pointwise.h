@@ -5,20 +5,24 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
-void lerp(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& weight);
-void addcmul(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
-void addcdiv(const Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value);
-void gelu(const Tensor& out, const Tensor& in, bool tanh_approx);
-void gelu_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& in, bool tanh_approx);
-void silu(const Tensor& out, const Tensor& in);
-void hardswish(const Tensor& out, const Tensor& in);
-void mish(const Tensor& out, const Tensor& in);
-void leaky_relu(const Tensor& out, const Tensor& in, const Scalar& negative_slope);
-void softplus(const Tensor& out, const Tensor& in, const Scalar& beta, const Scalar& threshold);
-void hardtanh(const Tensor& out, const Tensor& in, const Scalar& min_val, const Scalar& max_val);
-void elu(const Tensor& out, const Tensor& in, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale);
-void threshold_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& self, const Scalar& threshold);
+void lerp(const TensorBase& out, const TensorBase& a, const TensorBase& b, const Scalar& weight);
+void addcmul(const TensorBase& out, const TensorBase& self, const TensorBase& t1, const TensorBase& t2,
+             const Scalar& value);
+void addcdiv(const TensorBase& out, const TensorBase& self, const TensorBase& t1, const TensorBase& t2,
+             const Scalar& value);
+void gelu(const TensorBase& out, const TensorBase& in, bool tanh_approx);
+void gelu_backward(const TensorBase& grad_in, const TensorBase& grad_out, const TensorBase& in, bool tanh_approx);
+void silu(const TensorBase& out, const TensorBase& in);
+void hardswish(const TensorBase& out, const TensorBase& in);
+void mish(const TensorBase& out, const TensorBase& in);
+void leaky_relu(const TensorBase& out, const TensorBase& in, const Scalar& negative_slope);
+void softplus(const TensorBase& out, const TensorBase& in, const Scalar& beta, const Scalar& threshold);
+void hardtanh(const TensorBase& out, const TensorBase& in, const Scalar& min_val, const Scalar& max_val);
+void elu(const TensorBase& out, const TensorBase& in, const Scalar& alpha, const Scalar& scale,
+         const Scalar& input_scale);
+void threshold_backward(const TensorBase& grad_in, const TensorBase& grad_out, const TensorBase& self,
+                        const Scalar& threshold);
 }  // namespace ditto::cpu

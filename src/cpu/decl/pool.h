@@ -5,18 +5,18 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
 // Inputs and outputs are 4-D (N, C, H, W) or 5-D (N, C, D, H, W), contiguous.
-void max_pool(const Tensor& values, const Tensor& indices, const Tensor& input, const PoolArgs& args);
-void max_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices);
-void avg_pool(const Tensor& out, const Tensor& input, const PoolArgs& args);
-void avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out, const PoolArgs& args);
-void adaptive_avg_pool(const Tensor& out, const Tensor& input);
-void adaptive_avg_pool_backward(const Tensor& grad_input, const Tensor& grad_out);
-void adaptive_max_pool(const Tensor& values, const Tensor& indices, const Tensor& input);
-void fractional_max_pool(const Tensor& values, const Tensor& indices, const Tensor& input, const Tensor& samples,
-                         const PoolArgs& args);
-void max_unpool_racing(const Tensor& out, const Tensor& input, const Tensor& indices);
+void max_pool(const TensorBase& values, const TensorBase& indices, const TensorBase& input, const PoolArgs& args);
+void max_pool_backward(const TensorBase& grad_input, const TensorBase& grad_out, const TensorBase& indices);
+void avg_pool(const TensorBase& out, const TensorBase& input, const PoolArgs& args);
+void avg_pool_backward(const TensorBase& grad_input, const TensorBase& grad_out, const PoolArgs& args);
+void adaptive_avg_pool(const TensorBase& out, const TensorBase& input);
+void adaptive_avg_pool_backward(const TensorBase& grad_input, const TensorBase& grad_out);
+void adaptive_max_pool(const TensorBase& values, const TensorBase& indices, const TensorBase& input);
+void fractional_max_pool(const TensorBase& values, const TensorBase& indices, const TensorBase& input,
+                         const TensorBase& samples, const PoolArgs& args);
+void max_unpool_racing(const TensorBase& out, const TensorBase& input, const TensorBase& indices);
 }  // namespace ditto::cpu

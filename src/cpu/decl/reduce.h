@@ -5,26 +5,27 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
-void sum(const Tensor& out, const Tensor& in);
-void mean(const Tensor& out, const Tensor& in);
-void prod(const Tensor& out, const Tensor& in);
-void amax(const Tensor& out, const Tensor& in);
-void amin(const Tensor& out, const Tensor& in);
-void max_dim(const Tensor& values, const Tensor& indices, const Tensor& in);
-void min_dim(const Tensor& values, const Tensor& indices, const Tensor& in);
-void argmax(const Tensor& indices, const Tensor& in);
-void argmin(const Tensor& indices, const Tensor& in);
-void logsumexp(const Tensor& out, const Tensor& in);
-void vector_norm(const Tensor& out, const Tensor& in, const Scalar& ord);
-void var(const Tensor& out, const Tensor& in, int64_t correction, bool take_sqrt);
-void softmax(const Tensor& out, const Tensor& in);
-void log_softmax(const Tensor& out, const Tensor& in);
-void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
-void log_softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out);
-void cross_entropy(const Tensor& logp, const Tensor& terms, const Tensor& in, const Tensor& target,
-                   const Tensor& weights, int64_t ignore_index);
-void cross_entropy_backward(const Tensor& grad_in, const Tensor& logp, const Tensor& target, const Tensor& grad_target);
+void sum(const TensorBase& out, const TensorBase& in);
+void mean(const TensorBase& out, const TensorBase& in);
+void prod(const TensorBase& out, const TensorBase& in);
+void amax(const TensorBase& out, const TensorBase& in);
+void amin(const TensorBase& out, const TensorBase& in);
+void max_dim(const TensorBase& values, const TensorBase& indices, const TensorBase& in);
+void min_dim(const TensorBase& values, const TensorBase& indices, const TensorBase& in);
+void argmax(const TensorBase& indices, const TensorBase& in);
+void argmin(const TensorBase& indices, const TensorBase& in);
+void logsumexp(const TensorBase& out, const TensorBase& in);
+void vector_norm(const TensorBase& out, const TensorBase& in, const Scalar& ord);
+void var(const TensorBase& out, const TensorBase& in, int64_t correction, bool take_sqrt);
+void softmax(const TensorBase& out, const TensorBase& in);
+void log_softmax(const TensorBase& out, const TensorBase& in);
+void softmax_backward(const TensorBase& grad_in, const TensorBase& grad_out, const TensorBase& out);
+void log_softmax_backward(const TensorBase& grad_in, const TensorBase& grad_out, const TensorBase& out);
+void cross_entropy(const TensorBase& logp, const TensorBase& terms, const TensorBase& in, const TensorBase& target,
+                   const TensorBase& weights, int64_t ignore_index);
+void cross_entropy_backward(const TensorBase& grad_in, const TensorBase& logp, const TensorBase& target,
+                            const TensorBase& grad_target);
 }  // namespace ditto::cpu

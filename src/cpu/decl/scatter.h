@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "cpu/kernel_args.h"
-#include "ditto/tensor.h"
+#include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
-bool gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
-bool scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
-bool scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, ScatterReduction reduce,
-                    bool include_self);
-void index_add_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
-void index_copy_ordered(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+bool gather(const TensorBase& out, const TensorBase& in, int64_t dim, const TensorBase& index);
+bool scatter_add(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src);
+bool scatter_reduce(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& src,
+                    ScatterReduction reduce, bool include_self);
+void index_add_ordered(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& source);
+void index_copy_ordered(const TensorBase& self, int64_t dim, const TensorBase& index, const TensorBase& source);
 }  // namespace ditto::cpu
