@@ -444,6 +444,29 @@ TEST(NNPool, MaxPoolIndicesPastTwoToThe24AreExact) {
   }
 }
 
+// The output rows whose windows lie inside the plane run in one vectorised call, row i's windows
+// i * stride rows further down (cpu/pool.cpp). A plane of more than 2^24 elements takes the
+// tap-number path there, whose indices add the row's offset: each 2x2 window's maximum sits at
+// its bottom-right, so output (oh, ow) must name (2 oh + 1) * W + 2 ow + 1, past 2^24 too.
+TEST(NNPool, MaxPoolRowsTogetherPastTwoToThe24AreExact) {
+  const int64_t H = 4098, W = 4098;  // H * W > 2^24
+  std::vector<float> data(static_cast<std::size_t>(H * W));
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t w = 0; w < W; ++w) data[static_cast<std::size_t>(h * W + w)] = float(2 * (h % 2) + w % 2);
+  const Tensor x = tensor(data).view({1, 1, H, W});
+  for (CpuCapability level : ditto::testing::supported_levels()) {
+    ditto::testing::ConfigGuard guard(level);
+    auto [v, i] = F::max_pool2d_with_indices(x, 2, 2);
+    const int64_t* pi = i.data_ptr<int64_t>();
+    const int64_t oH = H / 2, oW = W / 2;
+    int64_t bad = 0;
+    for (int64_t oh = 0; oh < oH; oh += oh < 8 || oh > oH - 8 ? 1 : 97)
+      for (int64_t ow = 0; ow < oW; ++ow) bad += pi[oh * oW + ow] != (2 * oh + 1) * W + 2 * ow + 1;
+    EXPECT_EQ(bad, 0) << capability_name(level);
+    EXPECT_TRUE(equal(v, full({1, 1, oH, oW}, 3.0f)));
+  }
+}
+
 // avg_pool1d and adaptive_avg_pool1d are the 2-D ops over (N, C, 1, L), as in PyTorch (so their
 // bits, forward and backward, are the 2-D ops' bits, checked against PyTorch above).
 TEST(NNPool, OneDimensionalAveragesAreTheTwoDimensionalOnes) {

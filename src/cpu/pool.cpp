@@ -136,12 +136,15 @@ Range dilated_range(int64_t o, int64_t in, const PoolArgs& a, int d) {
   return {lo, hi};
 }
 
-// The output columns whose window (extent columns from ow * sW - pW) lies inside the row:
+// The outputs (of n, along a dim of size L) whose window (extent from o * s - pad) lies inside:
 // [lo, hi), without overflow for huge arguments.
+Range inside_range(int64_t n, int64_t L, int64_t extent, int64_t s, int64_t pad) {
+  const int64_t lo = std::min<int64_t>(pad == 0 ? 0 : (pad - 1) / s + 1, n);  // ceil(pad / s)
+  const int64_t last = L - extent + pad;                                      // the last inside start + pad
+  return {lo, std::max<int64_t>(lo, std::min<int64_t>(n, last >= 0 ? last / s + 1 : 0))};
+}
 Range inside_columns(const Planes& p, int64_t extent, int64_t sW, int64_t pW) {
-  const int64_t lo = std::min<int64_t>(pW == 0 ? 0 : (pW - 1) / sW + 1, p.oW);  // ceil(pW / sW)
-  const int64_t last = p.W - extent + pW;                                       // the last inside start + pW
-  return {lo, std::max<int64_t>(lo, std::min<int64_t>(p.oW, last >= 0 ? last / sW + 1 : 0))};
+  return inside_range(p.oW, p.W, extent, sW, pW);
 }
 
 // The rows of a window, as plane offsets in scan order (depth, then height), into rows.
@@ -161,29 +164,41 @@ void max_pool(const TensorBase& values, const TensorBase& indices, const TensorB
     int64_t* pi = indices.data_ptr<int64_t>();
     const int64_t kW = a.kernel[2], dW = a.dilation[2], sW = a.stride[2], pW = a.padding[2];
     const Range in = inside_columns(p, (kW - 1) * dW + 1, sW, pW);
+    // the output rows whose windows lie inside the plane's rows: their window rows move by sH rows
+    // from one output row to the next, so the vectorised scan takes them all in one call
+    const Range in_h = inside_range(p.oH, p.H, (a.kernel[1] - 1) * a.dilation[1] + 1, a.stride[1], a.padding[1]);
     detail::parallel_for(p.planes, window_cost(p, a), [&](int64_t c0, int64_t c1) {
       std::vector<int64_t> rows;  // the window's rows, as plane offsets in scan order
       for (int64_t c = c0; c < c1; ++c) {
         const T* x = px + c * p.in_size();
         for (int64_t od = 0; od < p.oD; ++od) {
           const Range d = dilated_range(od, p.D, a, 0);
-          for (int64_t oh = 0; oh < p.oH; ++oh) {
+          for (int64_t oh = 0; oh < p.oH;) {
             const Range h = dilated_range(oh, p.H, a, 1);
-            const int64_t o = ((c * p.oD + od) * p.oH + oh) * p.oW;
-            T* vrow = pv + o;
-            int64_t* irow = pi + o;
-            auto window = [&](int64_t ow) {
-              max_scan(x, p, d, h, dilated_range(ow, p.W, a, 2), a.dilation[0], a.dilation[1], dW, vrow[ow], irow[ow]);
-            };
+            // output rows [oh, oh + nout): the inside rows together, any other row alone
+            const int64_t nout = oh == in_h.lo && in_h.lo < in_h.hi ? in_h.hi - in_h.lo : 1;
             window_rows(rows, p, d, h, a.dilation[0], a.dilation[1]);
             const auto nrows = static_cast<int64_t>(rows.size());
             // Inside windows: the same scan, vectorised across output columns (cpu/pool_impl.h),
             // where the window has rows and its tap numbers are exact in a float lane.
             const bool simd = nrows > 0 && nrows <= (int64_t(1) << 24) / kW;
-            for (int64_t ow = 0; ow < (simd ? in.lo : p.oW); ++ow) window(ow);
-            if (!simd) continue;
-            if (in.lo < in.hi) max_pool_inside(x, rows.data(), nrows, kW, dW, sW, pW, in.lo, in.hi, vrow, irow);
-            for (int64_t ow = in.hi; ow < p.oW; ++ow) window(ow);
+            for (int64_t r = oh; r < oh + nout; ++r) {
+              const Range hr = dilated_range(r, p.H, a, 1);
+              const int64_t o = ((c * p.oD + od) * p.oH + r) * p.oW;
+              auto window = [&](int64_t ow) {
+                max_scan(x, p, d, hr, dilated_range(ow, p.W, a, 2), a.dilation[0], a.dilation[1], dW, pv[o + ow],
+                         pi[o + ow]);
+              };
+              for (int64_t ow = 0; ow < (simd ? in.lo : p.oW); ++ow) window(ow);
+              if (simd)
+                for (int64_t ow = in.hi; ow < p.oW; ++ow) window(ow);
+            }
+            if (simd && in.lo < in.hi) {
+              const int64_t o = ((c * p.oD + od) * p.oH + oh) * p.oW;
+              max_pool_inside(x, rows.data(), nrows, kW, dW, sW, pW, in.lo, in.hi, nout, a.stride[1] * p.W, pv + o,
+                              pi + o, p.oW);
+            }
+            oh += nout;
           }
         }
       }

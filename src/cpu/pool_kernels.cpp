@@ -10,10 +10,11 @@ namespace ditto::cpu {
 
 #define DITTO_POOL_DISPATCH(T, sfx)                                                                                    \
   void max_pool_inside(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW, int64_t pW, \
-                       int64_t ow0, int64_t ow1, T* vrow, int64_t* irow) {                                             \
+                       int64_t ow0, int64_t ow1, int64_t nout, int64_t row_step, T* vrow, int64_t* irow,               \
+                       int64_t ldo) {                                                                                  \
     using namespace pool_kernels;                                                                                      \
     by_level(&max_pool_inside_##sfx##_scalar, &max_pool_inside_##sfx##_avx2, &max_pool_inside_##sfx##_avx512)(         \
-        x, rows, nrows, kW, dW, sW, pW, ow0, ow1, vrow, irow);                                                         \
+        x, rows, nrows, kW, dW, sW, pW, ow0, ow1, nout, row_step, vrow, irow, ldo);                                    \
   }                                                                                                                    \
   void avg_pool_inside(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW, int64_t pW,             \
                        int64_t ow0, int64_t ow1, T divisor, T* out) {                                                  \

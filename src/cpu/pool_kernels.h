@@ -5,10 +5,11 @@
 
 namespace ditto::cpu::pool_kernels {
 
-#define DITTO_POOL_DECLARE_T(level, T, sfx)                                                                       \
-  void max_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW,    \
-                                       int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, T* vrow, int64_t* irow); \
-  void avg_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW,    \
+#define DITTO_POOL_DECLARE_T(level, T, sfx)                                                                    \
+  void max_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, \
+                                       int64_t sW, int64_t pW, int64_t ow0, int64_t ow1, int64_t nout,         \
+                                       int64_t row_step, T* vrow, int64_t* irow, int64_t ldo);                 \
+  void avg_pool_inside_##sfx##_##level(const T* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW, \
                                        int64_t pW, int64_t ow0, int64_t ow1, T divisor, T* out);
 #define DITTO_POOL_DECLARE(level) DITTO_POOL_DECLARE_T(level, float, f32) DITTO_POOL_DECLARE_T(level, double, f64)
 DITTO_POOL_DECLARE(scalar)
@@ -21,12 +22,14 @@ DITTO_POOL_DECLARE(avx512)
 
 namespace ditto::cpu {
 
-// Output columns [ow0, ow1) of one output row of max pooling whose windows lie inside the row
-// (see cpu/pool_impl.h): values to vrow, plane indices to irow.
+// Output columns [ow0, ow1) of nout output rows of max pooling whose windows lie inside the rows,
+// row i's window rows row_step further than row 0's (see cpu/pool_impl.h): values to vrow + i * ldo,
+// plane indices to irow + i * ldo.
 void max_pool_inside(const float* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW, int64_t pW,
-                     int64_t ow0, int64_t ow1, float* vrow, int64_t* irow);
+                     int64_t ow0, int64_t ow1, int64_t nout, int64_t row_step, float* vrow, int64_t* irow, int64_t ldo);
 void max_pool_inside(const double* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW,
-                     int64_t pW, int64_t ow0, int64_t ow1, double* vrow, int64_t* irow);
+                     int64_t pW, int64_t ow0, int64_t ow1, int64_t nout, int64_t row_step, double* vrow, int64_t* irow,
+                     int64_t ldo);
 // avg_pool's output columns [ow0, ow1) of one output row whose windows lie inside the row: 0 + sum
 // / divisor to out (see cpu/pool_impl.h).
 void avg_pool_inside(const float* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t sW, int64_t pW,

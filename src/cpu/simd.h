@@ -16,7 +16,8 @@
 //   -a, abs(a)     sign-bit operations (NaN payloads kept);
 //   to_float(i)    exact for |i| < 2^24 (float lanes) / 2^51 (double lanes);
 //   trunc_to_int   float lanes to int32 toward zero; x86's INT32_MIN for NaN and out of range;
-//   convert        float -> double exact, double -> float rounded to nearest.
+//   convert        float -> double exact, double -> float rounded to nearest;
+//   store_widened  int32 lanes stored as int64 (the first n).
 // Integer lanes wrap on overflow. Every name lives in an inline namespace named after the ISA the
 // translation unit is compiled for, so a scalar helper emitted by an AVX-512 file can never be
 // linked into baseline code (which would fault on CPUs without AVX-512).
@@ -226,6 +227,9 @@ inline I32x1 trunc_to_int(Vec1<float> a) {
   return int32_t(a.v);
 }
 inline Vec1<double> to_float(I64x1 a) { return double(a.v); }
+inline void store_widened(int64_t* p, I32x1 a, int n) {
+  if (n > 0) *p = a.v;
+}
 using F32x1 = Vec1<float>;
 using F64x1 = Vec1<double>;
 
@@ -359,6 +363,18 @@ inline I32x8 as_int(F32x8 a) { return _mm256_castps_si256(a.v); }
 inline F32x8 as_float(I32x8 a) { return _mm256_castsi256_ps(a.v); }
 inline F32x8 to_float(I32x8 a) { return _mm256_cvtepi32_ps(a.v); }
 inline I32x8 trunc_to_int(F32x8 a) { return _mm256_cvttps_epi32(a.v); }
+inline void store_widened(int64_t* p, I32x8 a, int n) {
+  const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(a.v));
+  const __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(a.v, 1));
+  auto* q = reinterpret_cast<long long*>(p);
+  if (n >= 8) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + 4), hi);
+  } else {
+    _mm256_maskstore_epi64(q, avx2_lanes_below64(n), lo);
+    _mm256_maskstore_epi64(q + 4, avx2_lanes_below64(n - 4), hi);
+  }
+}
 
 struct F64x4 {
   using I = I64x4;
@@ -545,6 +561,12 @@ inline I32x16 as_int(F32x16 a) { return _mm512_castps_si512(a.v); }
 inline F32x16 as_float(I32x16 a) { return _mm512_castsi512_ps(a.v); }
 inline F32x16 to_float(I32x16 a) { return _mm512_cvtepi32_ps(a.v); }
 inline I32x16 trunc_to_int(F32x16 a) { return _mm512_cvttps_epi32(a.v); }
+inline void store_widened(int64_t* p, I32x16 a, int n) {
+  const __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(a.v));
+  const __m512i hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(a.v, 1));
+  _mm512_mask_storeu_epi64(p, avx512_lanes_below8(n), lo);
+  _mm512_mask_storeu_epi64(p + 8, avx512_lanes_below8(n - 8), hi);
+}
 
 struct F64x8 {
   using I = I64x8;
