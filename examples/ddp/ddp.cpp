@@ -26,7 +26,7 @@ using ditto::Tensor;
 namespace {
 
 struct Options {
-  std::string model = "mlp", optim = "adam", save, resume;
+  std::string model = "mlp", optim = "adam", save, resume, log;
   int64_t steps = 5, leaves = 8, batch = 64, stop_at = -1;
   bool traffic = false;
   // Test hooks: at step fail_at, rank fail_rank raises, dies (SIGKILL) or hangs in its first leaf.
@@ -106,7 +106,15 @@ int run(const Options& o) {
     optimizer->step();
     if (rank == 0) {
       std::printf("step %lld loss %a\n", static_cast<long long>(step), loss.item<double>());
-      std::fflush(stdout);  // each step's line is out, whatever happens to the job later
+      std::fflush(stdout);
+      // mpirun forwards stdout and may drop a rank's last lines when it ends a failed job; the log
+      // file is written by rank 0 itself, so each step's line is there whatever happens later
+      if (!o.log.empty()) {
+        if (std::FILE* f = std::fopen(o.log.c_str(), "a")) {
+          std::fprintf(f, "step %lld loss %a\n", static_cast<long long>(step), loss.item<double>());
+          std::fclose(f);
+        }
+      }
     }
     if (o.traffic && rank == 0) {
       const auto t = ddp.last_traffic();
@@ -149,6 +157,7 @@ int main(int argc, char** argv) {
   app.add_option("--save", o.save, "checkpoint path for --stop-at");
   app.add_option("--resume", o.resume, "go on from a checkpoint");
   app.add_flag("--traffic", o.traffic, "print the bytes rank 0 sends per step");
+  app.add_option("--log", o.log, "append each step's line to this file too (rank 0)");
   app.add_option("--fail-at", o.fail_at, "test hook: fail at this step");
   app.add_option("--fail-rank", o.fail_rank, "test hook: the rank that fails");
   app.add_option("--fail-how", o.fail_how, "test hook: raise, die or hang")
