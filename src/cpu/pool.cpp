@@ -195,8 +195,10 @@ void max_pool(const TensorBase& values, const TensorBase& indices, const TensorB
             }
             if (simd && in.lo < in.hi) {
               const int64_t o = ((c * p.oD + od) * p.oH + oh) * p.oW;
-              max_pool_inside(x, rows.data(), nrows, kW, dW, sW, pW, in.lo, in.hi, nout, a.stride[1] * p.W, pv + o,
-                              pi + o, p.oW);
+              // (nout > 1 only when sH rows fit in the plane: no overflow for a huge stride)
+              const int64_t row_step = nout > 1 ? a.stride[1] * p.W : 0;
+              max_pool_inside(x, rows.data(), nrows, kW, dW, sW, pW, in.lo, in.hi, nout, row_step, pv + o, pi + o,
+                              p.oW);
             }
             oh += nout;
           }
