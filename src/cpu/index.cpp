@@ -13,9 +13,9 @@
 
 namespace ditto::cpu {
 
-void cat(const TensorBase& out, const std::vector<TensorBase>& inputs, int64_t dim) {
+void cat(const TensorBase& out, const std::vector<Tensor>& inputs, int64_t dim) {
   int64_t offset = 0;
-  for (const TensorBase& t : inputs) {
+  for (const Tensor& t : inputs) {
     if (t.dim() == 1 && t.numel() == 0 && out.dim() != 1) continue;  // legacy empty inputs are skipped
     const int64_t len = t.size(dim);
     if (t.numel() > 0)

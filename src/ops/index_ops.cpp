@@ -66,8 +66,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     inputs.push_back(x);
   }
   Tensor out = detail::new_tensor(shape, t, op);
-  if (out.numel() > 0)
-    ops::call<OpId::cat>(ref->device(), out, std::vector<TensorBase>(inputs.begin(), inputs.end()), d);
+  if (out.numel() > 0) ops::call<OpId::cat>(ref->device(), out, inputs, d);
   if (is_floating(t) && autograd::any_needs_grad_list(inputs)) {
     autograd::formulas::CatSaved s{d, {}};
     for (const Tensor& x : inputs) s.lengths.push_back(x.size(d));

@@ -10,7 +10,8 @@
 
 namespace ditto {
 
-// Kernels that make a tensor (views, nonzero) return a Tensor; declared here, defined in tensor.h.
+// Kernels that make a tensor (views, nonzero) return a Tensor, and cat takes a list of them;
+// declared here, defined in tensor.h.
 class Tensor;
 
 namespace kernel_sig {
@@ -113,7 +114,8 @@ using Addmm = void(const TensorBase& out, const TensorBase& self, const TensorBa
 // nonzero (cpu/index.cpp): the (count, in.dim()) int64 coordinates of in's nonzero elements in
 // row-major order; in contiguous, any dtype. Returns a new tensor (its size depends on the data).
 using Nonzero = Tensor(const TensorBase& in);
-using Cat = void(const TensorBase& out, const std::vector<TensorBase>& inputs, int64_t dim);
+// cat takes the inputs as the public op holds them (a list of Tensor, declared above), not a copy.
+using Cat = void(const TensorBase& out, const std::vector<Tensor>& inputs, int64_t dim);
 using IndexSelect = void(const TensorBase& out, const TensorBase& in, int64_t dim, const TensorBase& index);
 // Gather, ScatterAdd and ScatterReduce check index values themselves: an index outside
 // [0, size(dim)) is skipped (gather writes a zero) and the kernel returns false.

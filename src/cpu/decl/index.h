@@ -8,11 +8,11 @@
 #include "ditto/tensor_base.h"
 
 namespace ditto {
-class Tensor;  // nonzero makes its output (ditto/tensor.h)
+class Tensor;  // cat's inputs, nonzero's output (ditto/tensor.h)
 }
 
 namespace ditto::cpu {
-void cat(const TensorBase& out, const std::vector<TensorBase>& inputs, int64_t dim);
+void cat(const TensorBase& out, const std::vector<Tensor>& inputs, int64_t dim);
 void index_select(const TensorBase& out, const TensorBase& in, int64_t dim, const TensorBase& index);
 Tensor nonzero(const TensorBase& in);
 }  // namespace ditto::cpu
