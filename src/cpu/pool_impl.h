@@ -38,23 +38,12 @@ inline void store_columns(S<V>* p, V v, int count) {
     store_partial(p, v, count);
 }
 
-// The winners' plane indices, exact integers in float lanes, as int64 (count lanes).
-template <class V>
-inline void store_indices(int64_t* p, V best, int count) {
-  if constexpr (std::is_same_v<S<V>, float>) {
-    store_widened(p, trunc_to_int(best), count);
-  } else {
-    alignas(64) S<V> bt[V::N];
-    store(bt, best);
-    for (int j = 0; j < count; ++j) p[j] = int64_t(bt[j]);
-  }
-}
-
 // max_pool_inside's scan of output rows [i0, i0 + U) (of nout) at the vector of columns from ow:
 // row i's window rows at rows[r] + i * row_step. The U rows' scans are independent chains, side
 // by side so that one's compare and select hide the others' latency; each lane still scans its own
-// window in PyTorch's order. Index: the lanes carry the winner's plane index itself (every index
-// exact in T), from offf (the taps' offsets as T); else its tap number, looked up in off.
+// window in PyTorch's order. Index (float lanes only): the lanes carry the winner's plane index
+// itself (every index exact in float), from offf (the taps' offsets as float); else its tap
+// number, looked up in off.
 template <class V, bool Index, int U>
 inline void max_scan_rows(const S<V>* x, const int64_t* rows, int64_t nrows, int64_t kW, int64_t dW, int64_t sW,
                           int64_t pW, int64_t ow, int count, V col0, int64_t i0, int64_t row_step, const int64_t* off,
@@ -86,7 +75,7 @@ inline void max_scan_rows(const S<V>* x, const int64_t* rows, int64_t nrows, int
     const int64_t i = i0 + u;
     store_columns(vrow + i * ldo + ow, m[u], count);
     if constexpr (Index) {
-      store_indices(irow + i * ldo + ow, best[u], count);
+      store_widened(irow + i * ldo + ow, trunc_to_int(best[u]), count);
     } else {
       alignas(64) T bt[V::N];
       store(bt, best[u]);
@@ -112,13 +101,7 @@ inline void max_scan(const S<V>* x, const int64_t* rows, int64_t nrows, int64_t 
     for (; i + kRows <= nout; i += kRows)
       max_scan_rows<V, Index, kRows>(x, rows, nrows, kW, dW, sW, pW, ow, count, col, i, row_step, off, offf, vrow, irow,
                                      ldo);
-    if (nout - i == 3)
-      max_scan_rows<V, Index, 3>(x, rows, nrows, kW, dW, sW, pW, ow, count, col, i, row_step, off, offf, vrow, irow,
-                                 ldo);
-    else if (nout - i == 2)
-      max_scan_rows<V, Index, 2>(x, rows, nrows, kW, dW, sW, pW, ow, count, col, i, row_step, off, offf, vrow, irow,
-                                 ldo);
-    else if (nout - i == 1)
+    for (; i < nout; ++i)
       max_scan_rows<V, Index, 1>(x, rows, nrows, kW, dW, sW, pW, ow, count, col, i, row_step, off, offf, vrow, irow,
                                  ldo);
   }
@@ -145,13 +128,14 @@ inline void max_pool_inside(const S<V>* x, const int64_t* rows, int64_t nrows, i
   for (int64_t r = 0, t = 0; r < nrows; ++r)
     for (int64_t kw = 0; kw < kW; ++kw, ++t) off[t] = rows[r] + kw * dW;
   // float32 with every index of the rows below 2^24 carries indices; otherwise tap numbers
-  const int64_t off_max = *std::max_element(off, off + taps);
-  if (std::is_same_v<T, float> && off_max + (nout - 1) * row_step + (ow1 - 1) * sW - pW < (int64_t(1) << 24)) {
-    for (int64_t t = 0; t < taps; ++t) offf[t] = T(off[t]);
-    max_scan<V, true>(x, rows, nrows, kW, dW, sW, pW, ow0, ow1, nout, row_step, off, offf, vrow, irow, ldo);
-  } else {
-    max_scan<V, false>(x, rows, nrows, kW, dW, sW, pW, ow0, ow1, nout, row_step, off, offf, vrow, irow, ldo);
+  if constexpr (std::is_same_v<T, float>) {
+    const int64_t off_max = *std::max_element(off, off + taps);
+    if (off_max + (nout - 1) * row_step + (ow1 - 1) * sW - pW < (int64_t(1) << 24)) {
+      for (int64_t t = 0; t < taps; ++t) offf[t] = T(off[t]);
+      return max_scan<V, true>(x, rows, nrows, kW, dW, sW, pW, ow0, ow1, nout, row_step, off, offf, vrow, irow, ldo);
+    }
   }
+  max_scan<V, false>(x, rows, nrows, kW, dW, sW, pW, ow0, ow1, nout, row_step, off, offf, vrow, irow, ldo);
 }
 
 // avg_pool's output columns [ow0, ow1) of one output row whose windows are inside the row (kW
