@@ -105,13 +105,15 @@ int run(const Options& o) {
     });
     optimizer->step();
     if (rank == 0) {
-      std::printf("step %lld loss %a\n", static_cast<long long>(step), loss.item<double>());
+      char line[96];
+      std::snprintf(line, sizeof line, "step %lld loss %a\n", static_cast<long long>(step), loss.item<double>());
+      std::fputs(line, stdout);
       std::fflush(stdout);
       // mpirun forwards stdout and may drop a rank's last lines when it ends a failed job; the log
       // file is written by rank 0 itself, so each step's line is there whatever happens later
       if (!o.log.empty()) {
         if (std::FILE* f = std::fopen(o.log.c_str(), "a")) {
-          std::fprintf(f, "step %lld loss %a\n", static_cast<long long>(step), loss.item<double>());
+          std::fputs(line, f);
           std::fclose(f);
         }
       }
