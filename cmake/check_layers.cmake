@@ -13,7 +13,7 @@
 # "ditto/tensor.h" is rebuilt whenever an op is added, so only the files listed here may, each
 # because it runs ops on its arguments.
 set(kernels_using_tensor
-  cpu/index.cpp    # index_select's contiguous index, nonzero's output (factory, views)
+  cpu/index.cpp    # cat's list of Tensor, index_select's contiguous index, nonzero's output (factory, views)
   cpu/scatter.cpp  # contiguous copies of strided self, source and index
 )
 set(ranks core 0 cpu 1 autograd 2 ops 3 random 4 nn 4 optim 4 io 5 distributed 5)
