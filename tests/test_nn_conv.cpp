@@ -301,7 +301,8 @@ TEST(NNConvReference, GradientsMatchNaiveLoopsBitForBit) {
 // them: rows wider than a vector and not a multiple of it, output channels not a multiple of a
 // forward tile's 8 (and more than 16, 32, 48: weight tiles of 1 to 4 vectors), input channels in
 // several blocks, positions spanning rows (oW == W) or not, strides 1 to 3 (phases), dilation,
-// groups, a 1x1 and a 5x5, padding wider than the kernel's reach on one side.
+// groups, a 1x1 and a 5x5, padding wider than the kernel's reach on one side, rows so short that
+// one vector's outputs are several runs (stored lane range by lane range).
 TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
   const std::vector<RefCase> cases = {
       {{2, 7, 9, 37}, {21, 7, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},     // spanning rows, 21 channels
@@ -313,6 +314,7 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
       {{2, 3, 30, 30}, {16, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}, 1}, true},    // a first layer
       {{1, 2, 6, 6}, {3, 2, 2, 2}, {{1, 1}, {3, 0}, {1, 1}, 1}, true},       // padding past the kernel
       {{2, 2, 5, 2}, {3, 2, 1, 2}, {{1, 4}, {0, 1}, {1, 3}, 1}, true},       // stride past the row: a phase all padding
+      {{2, 3, 6, 4}, {10, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},  // rows of 5: a vector's outputs in 2-4 runs
   };
   for_each_level([&](const char* level) {
     int k = 0;

@@ -245,6 +245,11 @@ void for_sample_blocks(const Geom& g, int64_t S, const std::function<void(int64_
 //   (xpad the zero-padded input), so the tap (kh, kw) of output (oh, ow) is
 //   xq[c][(kw*dW) % sW][oh*sH + kh*dH][ow + (kw*dW) / sW]: for every tap, consecutive ow are
 //   consecutive in memory, at any stride, and a padded tap reads a stored 0 (im2col's zero).
+//   At sW = 1 a row's right padding is the next row's left padding: rows are Wq = W + pW apart
+//   (not W + 2 pW), and a tap past a row's end reads the next row's leading zeros (or, after the
+//   last row, the zeroed slack), so the spanning vectors below waste pW lanes a row, not 2 pW.
+//   (Where the padding reaches past the kernel, oW > W + pW, rows are oW apart: a tap then reads
+//   at most dW (kW - 1) - 1 < pW past a row's end, still into leading zeros.)
 // Forward: a tile holds R output channels x NV vectors of output positions, each lane one chain
 // over k = (c, kh, kw) ascending from 0 (Note [Convolution accumulation order]), then bias + chain.
 // A vector covers up to W consecutive ow of one output row, or, at sH = 1 where that wastes fewer
@@ -264,8 +269,6 @@ const conv_kernels::Kernels<T>& direct_kernels() {
     return by_level(&conv_kernels_f64_scalar, &conv_kernels_f64_avx2, &conv_kernels_f64_avx512)();
 }
 
-constexpr int kMaxTileElems = 8 * 4 * 16;  // R * NV * W of the widest forward tile
-
 // The phase-split padded input of one sample's group (Note [Direct convolution]).
 struct Padded {
   int64_t Hp, Wq, plane, size;  // rows, phase width, Hp * Wq, elements with the slack
@@ -273,9 +276,10 @@ struct Padded {
 Padded padded(const Geom& g) {
   Padded p;
   p.Hp = g.H + 2 * g.pH;
-  p.Wq = (g.W + 2 * g.pW + g.sW - 1) / g.sW;
+  p.Wq = g.sW == 1 ? std::max(g.W + g.pW, g.oW) : (g.W + 2 * g.pW + g.sW - 1) / g.sW;
   p.plane = p.Hp * p.Wq;
-  p.size = g.Cg * g.sW * p.plane + 64;  // a vector's lanes past the last position stay inside
+  // a vector's lanes past the last position, and the last row's right padding, stay inside
+  p.size = g.Cg * g.sW * p.plane + 64 + g.pW;
   return p;
 }
 
@@ -299,19 +303,18 @@ void fill_padded(const T* x, const Geom& g, const Padded& pd, int64_t c0, int64_
       const int64_t jlo = std::min(pd.Wq, g.pW > q ? (g.pW - q + g.sW - 1) / g.sW : 0);
       const int64_t last = g.W - 1 + g.pW - q;  // the last column's j times sW (none when negative)
       const int64_t jhi = last < 0 ? jlo : std::max(jlo, std::min(pd.Wq, last / g.sW + 1));
-      for (int64_t row = 0; row < pd.Hp; ++row) {
-        T* dst = plane + row * pd.Wq;
-        const int64_t ih = row - g.pH;
-        if (ih < 0 || ih >= g.H) {
-          std::fill(dst, dst + pd.Wq, T(0));
-          continue;
-        }
-        const T* src = x + (c * g.H + ih) * g.W + (jlo * g.sW + q - g.pW);
+      // rows [pH, pH + H) hold the input's rows, the others are zeros
+      std::fill(plane, plane + g.pH * pd.Wq, T(0));
+      std::fill(plane + (g.pH + g.H) * pd.Wq, plane + pd.plane, T(0));
+      const T* src = x + c * g.H * g.W + (jlo * g.sW + q - g.pW);
+      T* dst = plane + g.pH * pd.Wq;
+      if (g.sW == 1) {
+        direct_kernels<T>().pad_rows(src, g.W, jhi - jlo, jlo, dst, pd.Wq, g.H);
+        continue;
+      }
+      for (int64_t ih = 0; ih < g.H; ++ih, src += g.W, dst += pd.Wq) {
         std::fill(dst, dst + jlo, T(0));
-        if (g.sW == 1)
-          std::copy(src, src + (jhi - jlo), dst + jlo);
-        else
-          for (int64_t j = jlo; j < jhi; ++j) dst[j] = src[(j - jlo) * g.sW];
+        for (int64_t j = jlo; j < jhi; ++j) dst[j] = src[(j - jlo) * g.sW];
         std::fill(dst + jhi, dst + pd.Wq, T(0));
       }
     }
@@ -362,63 +365,57 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
           const int64_t o = ob * R + r;
           wpk.data()[((gi * nob + ob) * g.K + k) * R + r] = o < g.Og ? pw[(gi * g.Og + o) * g.K + k] : T(0);
         }
-  // the output's vectors: x = base offset in xq, y = position in the output plane (or, spanning,
-  // the first lane's oh * Wq + ow), lanes
-  struct Vec {
-    int64_t x;
-    int lanes;
-  };
+  // The output's vectors: each one's base offset in xq, and the runs of its lanes that are outputs
+  // (vector i's runs are [first[i], first[i + 1]); vectors past the last, up to whole groups of
+  // NV, have none). A vector covers up to W consecutive ow of one output row, or, spanning, W
+  // consecutive positions oh * Wq + ow of the phase plane, whose lanes at ow >= oW are dropped.
   const int64_t per_row = (g.oW + W - 1) / W * W * g.oH;
   const int64_t span_end = (g.oH - 1) * pd.Wq + g.oW;
   const bool spanning = g.sH == 1 && (span_end + W - 1) / W * W < per_row;
-  std::vector<Vec> vecs;
-  std::vector<int64_t> ydst;  // per-row: the first lane's output offset
+  std::vector<int64_t> vx;
+  std::vector<conv_kernels::OutRun> runs;
+  std::vector<int> first;
+  auto add_run = [&](int64_t off, int lo, int n) {  // joined to the vector's last run where contiguous
+    const std::size_t i0 = static_cast<std::size_t>(first.back());
+    if (runs.size() > i0 && runs.back().off + runs.back().n == off && runs.back().lo + runs.back().n == lo)
+      runs.back().n += n;
+    else
+      runs.push_back({off, lo, n});
+  };
   if (spanning) {
     for (int64_t p = 0; p < span_end; p += W) {
-      vecs.push_back({p, int(std::min<int64_t>(W, span_end - p))});
-      ydst.push_back(p);  // the output's own positions when its rows have no gaps (Wq == oW)
+      vx.push_back(p);
+      first.push_back(static_cast<int>(runs.size()));
+      const int lanes = static_cast<int>(std::min<int64_t>(W, span_end - p));
+      int64_t oh = p / pd.Wq, ow = p % pd.Wq;
+      for (int l = 0; l < lanes; ow = 0, ++oh) {
+        const int run = static_cast<int>(std::min<int64_t>(lanes - l, pd.Wq - ow));
+        const int out = static_cast<int>(std::clamp<int64_t>(g.oW - ow, 0, run));
+        if (out > 0) add_run(oh * g.oW + ow, l, out);
+        l += run;
+      }
     }
   } else {
     for (int64_t oh = 0; oh < g.oH; ++oh)
       for (int64_t ow = 0; ow < g.oW; ow += W) {
-        vecs.push_back({oh * g.sH * pd.Wq + ow, int(std::min<int64_t>(W, g.oW - ow))});
-        ydst.push_back(oh * g.oW + ow);
+        vx.push_back(oh * g.sH * pd.Wq + ow);
+        first.push_back(static_cast<int>(runs.size()));
+        runs.push_back({oh * g.oW + ow, 0, static_cast<int>(std::min<int64_t>(W, g.oW - ow))});
       }
   }
-  const int64_t nvec = static_cast<int64_t>(vecs.size()), ngroups = (nvec + NV - 1) / NV;
-  const bool gaps = spanning && pd.Wq != g.oW;  // lanes at ow >= oW: through a tile buffer
+  const int64_t nvec = static_cast<int64_t>(vx.size()), ngroups = (nvec + NV - 1) / NV;
+  first.resize(static_cast<std::size_t>(ngroups * NV + 1), static_cast<int>(runs.size()));
 
   // tile (ob, vector group vg) of sample n, group gi, from its padded input xq
   auto tile = [&](const T* xq, int64_t n, int64_t gi, int64_t ob, int64_t vg) {
     const int rows = static_cast<int>(std::min<int64_t>(R, g.Og - ob * R));
-    T* yplane = py + (n * g.O + gi * g.Og + ob * R) * g.P;
-    alignas(64) T buf[kMaxTileElems];
     const T* xb[4];
-    T* yd[4];
-    int lanes[4];
     for (int v = 0; v < NV; ++v) {
       const int64_t i = vg * NV + v;
-      xb[v] = i < nvec ? xq + vecs[static_cast<std::size_t>(i)].x : xq;
-      lanes[v] = i < nvec ? vecs[static_cast<std::size_t>(i)].lanes : 0;
-      yd[v] = gaps || i >= nvec ? buf + v * W : yplane + ydst[static_cast<std::size_t>(i)];
+      xb[v] = xq + (i < nvec ? vx[static_cast<std::size_t>(i)] : 0);
     }
-    kn.forward(g.K, koff.data(), xb, wpk.data() + (gi * nob + ob) * g.K * R, yd, gaps ? NV * W : g.P, lanes, rows,
-               pb ? pb + gi * g.Og + ob * R : nullptr);
-    if (!gaps) return;
-    for (int v = 0; v < NV; ++v) {  // the runs of lanes that are outputs (ow < oW) to their places
-      if (lanes[v] == 0) continue;
-      const int64_t p0 = vecs[static_cast<std::size_t>(vg * NV + v)].x;
-      int64_t oh = p0 / pd.Wq, ow = p0 % pd.Wq;
-      for (int64_t l = 0; l < lanes[v];) {
-        const int64_t run = std::min<int64_t>(lanes[v] - l, pd.Wq - ow), out = std::clamp<int64_t>(g.oW - ow, 0, run);
-        for (int r = 0; r < rows; ++r) {
-          const T* src = buf + r * NV * W + v * W + l;
-          std::copy(src, src + out, yplane + r * g.P + oh * g.oW + ow);
-        }
-        l += run;
-        ow = 0, ++oh;
-      }
-    }
+    kn.forward(g.K, koff.data(), xb, wpk.data() + (gi * nob + ob) * g.K * R, py + (n * g.O + gi * g.Og + ob * R) * g.P,
+               g.P, runs.data(), first.data() + vg * NV, rows, pb ? pb + gi * g.Og + ob * R : nullptr);
   };
   // Tiles in chunks of kChunk vector groups, each chunk through every block of output channels:
   // the chunk's input rows stay in L1/L2 while the blocks' weights stream from L2.
@@ -430,20 +427,32 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
       for (int64_t vg = ch * kChunk; vg < std::min(ngroups, (ch + 1) * kChunk); ++vg) tile(xq, n, gi, ob, vg);
     }
   };
-  const int64_t sample_fmas = g.Og * g.P * g.K;
+  const int64_t sample_fmas = g.Og * g.P * g.K, tiles = nob * nchunks;
+  const int64_t job_bytes = g.Cg * g.volume() * int64_t(sizeof(T));  // one job's input
   for_jobs<T>(
       g.N * g.G, pd.size, sample_fmas,
       [&](int64_t j, T* xq) {
         const int64_t n = j / g.G, gi = j % g.G;
         fill_padded(px + (n * g.C + gi * g.Cg) * g.volume(), g, pd, 0, g.Cg, xq);
-        all_tiles(xq, n, gi, 0, nob * nchunks);
+        // The next job's input is fetched into L2 a slice per tile block while this job computes
+        // (its copy otherwise waits on memory: 5 % of a small convolution's time, measured).
+        const char* next =
+            j + 1 < g.N * g.G
+                ? reinterpret_cast<const char*>(px + ((j + 1) / g.G * g.C + (j + 1) % g.G * g.Cg) * g.volume())
+                : nullptr;
+        for (int64_t t = 0; t < tiles; ++t) {
+          if (next)
+            for (int64_t b = t * job_bytes / tiles / 64 * 64; b < (t + 1) * job_bytes / tiles; b += 64)
+              __builtin_prefetch(next + b, 0, 2);
+          all_tiles(xq, n, gi, t, t + 1);
+        }
       },
       [&](int64_t j, T* xq) {
         const int64_t n = j / g.G, gi = j % g.G;
         const T* x = px + (n * g.C + gi * g.Cg) * g.volume();
         detail::parallel_for(g.Cg, g.sW * pd.plane, [&](int64_t c0, int64_t c1) { fill_padded(x, g, pd, c0, c1, xq); });
         if (g.Cg == 0) fill_padded(x, g, pd, 0, 0, xq);
-        detail::parallel_for(nob * nchunks, sample_fmas / (nob * nchunks) + 1,
+        detail::parallel_for(tiles, sample_fmas / tiles + 1,
                              [&](int64_t t0, int64_t t1) { all_tiles(xq, n, gi, t0, t1); });
       });
   return true;

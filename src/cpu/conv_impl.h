@@ -21,13 +21,35 @@ V canonical(V x) {
   return select(x != x, V(std::numeric_limits<typename V::Scalar>::quiet_NaN()), x);
 }
 
+// The padded copy's rows: row i of dst (ldd elements) is `lead` zeros, src's row i (n elements,
+// rows lds apart), then zeros to ldd. Moves only.
+template <class V>
+void pad_rows(const typename V::Scalar* src, int64_t lds, int64_t n, int64_t lead, typename V::Scalar* dst, int64_t ldd,
+              int64_t rows) {
+  using T = typename V::Scalar;
+  constexpr int W = V::N;
+  const V zero(T(0));
+  auto zeros = [&](T* p, int64_t count) {
+    for (; count >= W; count -= W, p += W) store(p, zero);
+    if (count > 0) store_partial(p, zero, int(count));
+  };
+  for (int64_t i = 0; i < rows; ++i, src += lds, dst += ldd) {
+    zeros(dst, lead);
+    T* d = dst + lead;
+    int64_t j = 0;
+    for (; j + W <= n; j += W) store(d + j, V::load(src + j));
+    if (j < n) store_partial(d + j, V::load_partial(src + j, int(n - j)), int(n - j));
+    zeros(d + n, ldd - lead - n);
+  }
+}
+
 // Forward: R output channels x NV vectors of output positions. Vector v's lane l reads tap k at
 // xb[v] + koff[k] + l; wp[k * R + r] is row r's weight of tap k (rows past `rows` are zero and not
-// stored). Row r of vector v goes to y[v] + r * ldy, `lanes[v]` lanes of it (0: vector unused),
-// as bias[r] + chain (bias null: the chain), NaN canonical.
+// stored). Row r of vector v goes out as bias[r] + chain (bias null: the chain), NaN canonical, by
+// the runs [first[v], first[v + 1]) of `runs`, to y + r * ldy (no runs: the vector is unused).
 template <class V, int R, int NV>
 void forward_tile(int64_t K, const int64_t* koff, const typename V::Scalar* const* xb, const typename V::Scalar* wp,
-                  typename V::Scalar* const* y, int64_t ldy, const int* lanes, int rows,
+                  typename V::Scalar* y, int64_t ldy, const conv_kernels::OutRun* runs, const int* first, int rows,
                   const typename V::Scalar* bias) {
   using T = typename V::Scalar;
   constexpr int W = V::N;
@@ -55,14 +77,19 @@ void forward_tile(int64_t K, const int64_t* koff, const typename V::Scalar* cons
   for (int r = 0; r < R && r < rows; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      if (lanes[v] <= 0) continue;
+      if (first[v] == first[v + 1]) continue;
       V s = acc[r][v];
       if (bias) s = V(bias[r]) + s;
       s = canonical(s);
-      if (lanes[v] == W)
-        store(y[v] + r * ldy, s);
-      else
-        store_partial(y[v] + r * ldy, s, lanes[v]);
+      for (int u = first[v]; u < first[v + 1]; ++u) {
+        T* dst = y + r * ldy + runs[u].off;
+        if (runs[u].lo == 0 && runs[u].n == W)
+          store(dst, s);
+        else if (runs[u].lo == 0)
+          store_partial(dst, s, runs[u].n);
+        else
+          store_lanes(dst, s, runs[u].lo, runs[u].n);
+      }
     }
 }
 
@@ -189,7 +216,8 @@ void input_tile(int64_t Og, int ntaps, const conv_kernels::InputTap* taps, const
          &conv_impl::weight_tile<simd::V, Tl::weight_rows(3), 3>,                         \
          &conv_impl::weight_tile<simd::V, Tl::weight_rows(4), 4>},                        \
         Tl::kInputRows,                                                                   \
-        &conv_impl::input_tile<simd::V, Tl::kInputRows, conv_kernels::kInputVectors>};    \
+        &conv_impl::input_tile<simd::V, Tl::kInputRows, conv_kernels::kInputVectors>,     \
+        &conv_impl::pad_rows<simd::V>};                                                   \
     return k;                                                                             \
   }
 #define DITTO_CONV_LEVEL(level, VF, VD)      \

@@ -12,6 +12,13 @@ struct InputTap {
   int64_t j, goff, dh, dw;
 };
 
+// Where a forward vector's outputs go: lanes [lo, lo + n) to the output plane's elements
+// [off, off + n) (a vector of a padded row plane holds up to W outputs in one or more runs).
+struct OutRun {
+  int64_t off;
+  int lo, n;
+};
+
 // Vectors side by side in an input-gradient tile, at every level: R x NV chains and R x NV sums
 // in registers; two vectors and more channels measured faster than three (each output-gradient
 // vector loaded feeds more chains).
@@ -19,13 +26,14 @@ inline constexpr int kInputVectors = 2;
 
 template <class T>
 struct Kernels {
-  using Forward = void (*)(int64_t K, const int64_t* koff, const T* const* xb, const T* wp, T* const* y, int64_t ldy,
-                           const int* lanes, int rows, const T* bias);
+  using Forward = void (*)(int64_t K, const int64_t* koff, const T* const* xb, const T* wp, T* y, int64_t ldy,
+                           const OutRun* runs, const int* first, int rows, const T* bias);
   using Weight = void (*)(int64_t npos, const int64_t* pos, const T* x, const int64_t* toff, const T* gy, int64_t ldg,
                           T* acc, int64_t lda, bool load);
   using Input = void (*)(int64_t Og, int ntaps, const InputTap* taps, const T* wk, const T* gy, int64_t ldo, int64_t oH,
                          int64_t oW, const T* ih, const T* iw, int64_t groups, T* gx, int64_t ldx, int64_t count,
                          int rows, const T* bias);
+  using Pad = void (*)(const T* src, int64_t lds, int64_t n, int64_t lead, T* dst, int64_t ldd, int64_t rows);
   int lanes;            // of a vector
   int forward_rows;     // output channels of a forward tile
   int forward_vectors;  // vectors of output positions
@@ -34,6 +42,7 @@ struct Kernels {
   Weight weight[4];
   int input_rows;  // input channels of an input-gradient tile of kInputVectors vectors
   Input input;
+  Pad pad_rows;  // the padded copy's rows (cpu/conv.cpp's fill_padded at stride 1)
 };
 
 // Tile shapes by register file: AVX-512 (32 vector registers of 64 bytes), AVX2 (16 of 32 bytes),

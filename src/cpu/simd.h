@@ -18,6 +18,7 @@
 //   trunc_to_int   float lanes to int32 toward zero; x86's INT32_MIN for NaN and out of range;
 //   convert        float -> double exact, double -> float rounded to nearest;
 //   store_widened  int32 lanes stored as int64 (the first n).
+//   store_lanes    lanes [lo, lo + n) of a vector stored to p[0 .. n) (lo + n <= N); moves only.
 // Integer lanes wrap on overflow. Every name lives in an inline namespace named after the ISA the
 // translation unit is compiled for, so a scalar helper emitted by an AVX-512 file can never be
 // linked into baseline code (which would fault on CPUs without AVX-512).
@@ -144,6 +145,10 @@ inline void store(T* p, Vec1<T> a) {
 }
 template <class T>
 inline void store_partial(T* p, Vec1<T> a, int n) {
+  if (n > 0) *p = a.v;
+}
+template <class T>
+inline void store_lanes(T* p, Vec1<T> a, int, int n) {
   if (n > 0) *p = a.v;
 }
 inline void store_f32(float* p, Vec1<double> a) { *p = float(a.v); }
@@ -344,6 +349,10 @@ struct F32x8 {
 };
 inline void store(float* p, F32x8 a) { _mm256_storeu_ps(p, a.v); }
 inline void store_partial(float* p, F32x8 a, int n) { _mm256_maskstore_ps(p, avx2_lanes_below32(n), a.v); }
+inline void store_lanes(float* p, F32x8 a, int lo, int n) {
+  const __m256i from = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(lo));
+  _mm256_maskstore_ps(p, avx2_lanes_below32(n), _mm256_permutevar8x32_ps(a.v, from));
+}
 inline F32x8 operator+(F32x8 a, F32x8 b) { return _mm256_add_ps(a.v, b.v); }
 inline F32x8 operator-(F32x8 a, F32x8 b) { return _mm256_sub_ps(a.v, b.v); }
 inline F32x8 operator*(F32x8 a, F32x8 b) { return _mm256_mul_ps(a.v, b.v); }
@@ -404,6 +413,11 @@ struct F64x4 {
 };
 inline void store(double* p, F64x4 a) { _mm256_storeu_pd(p, a.v); }
 inline void store_partial(double* p, F64x4 a, int n) { _mm256_maskstore_pd(p, avx2_lanes_below64(n), a.v); }
+inline void store_lanes(double* p, F64x4 a, int lo, int n) {  // a double lane is two float lanes
+  const __m256i from = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(2 * lo));
+  const __m256 moved = _mm256_permutevar8x32_ps(_mm256_castpd_ps(a.v), from);
+  _mm256_maskstore_pd(p, avx2_lanes_below64(n), _mm256_castps_pd(moved));
+}
 inline void store_f32(float* p, F64x4 a) { _mm_storeu_ps(p, _mm256_cvtpd_ps(a.v)); }
 inline void store_f32_partial(float* p, F64x4 a, int n) {
   _mm_maskstore_ps(p, _mm256_castsi256_si128(avx2_lanes_below32(n)), _mm256_cvtpd_ps(a.v));
@@ -542,6 +556,11 @@ struct F32x16 {
 };
 inline void store(float* p, F32x16 a) { _mm512_storeu_ps(p, a.v); }
 inline void store_partial(float* p, F32x16 a, int n) { _mm512_mask_storeu_ps(p, avx512_lanes_below16(n), a.v); }
+inline void store_lanes(float* p, F32x16 a, int lo, int n) {
+  const __m512i from =
+      _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(lo));
+  _mm512_mask_storeu_ps(p, avx512_lanes_below16(n), _mm512_permutexvar_ps(from, a.v));
+}
 inline F32x16 operator+(F32x16 a, F32x16 b) { return _mm512_add_ps(a.v, b.v); }
 inline F32x16 operator-(F32x16 a, F32x16 b) { return _mm512_sub_ps(a.v, b.v); }
 inline F32x16 operator*(F32x16 a, F32x16 b) { return _mm512_mul_ps(a.v, b.v); }
@@ -598,6 +617,10 @@ struct F64x8 {
 };
 inline void store(double* p, F64x8 a) { _mm512_storeu_pd(p, a.v); }
 inline void store_partial(double* p, F64x8 a, int n) { _mm512_mask_storeu_pd(p, avx512_lanes_below8(n), a.v); }
+inline void store_lanes(double* p, F64x8 a, int lo, int n) {
+  const __m512i from = _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(lo));
+  _mm512_mask_storeu_pd(p, avx512_lanes_below8(n), _mm512_permutexvar_pd(from, a.v));
+}
 inline void store_f32(float* p, F64x8 a) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(a.v)); }
 inline void store_f32_partial(float* p, F64x8 a, int n) {
   _mm256_mask_storeu_ps(p, avx512_lanes_below8(n), _mm512_cvtpd_ps(a.v));
