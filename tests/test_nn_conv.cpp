@@ -13,6 +13,7 @@
 
 #include "core/parallel.h"
 #include "cpu/capability.h"
+#include "cpu/conv_kernels.h"
 #include "ditto/audit.h"
 #include "ditto/ditto.h"
 #include "expect_error.h"
@@ -337,6 +338,44 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
           auto [gx, gw] = naive_conv2d_grads<double>(x.detach(), w.detach(), gy, rc.a);
           cg::expect_bits(x.grad(), gx, "grad_input vs naive");
           cg::expect_bits(w.grad(), gw, "grad_weight vs naive");
+        }
+      }
+    }
+  });
+}
+
+// Both input-gradient tile shapes (cpu/conv_kernels.h's kInputVectors: each convolution takes
+// the one that computes less), forced in turn at every level, against the naive loops: spanning
+// rows and per-row vectors, channel counts that leave empty rows in one shape or the other,
+// groups, dilation, rows so short that a vector spans several.
+TEST(NNConvReference, BothInputTileShapesMatchNaiveLoopsBitForBit) {
+  struct Chosen {
+    ~Chosen() { cpu::conv_kernels::force_input_tile_for_testing(-1); }
+  } chosen;
+  const std::vector<RefCase> cases = {
+      {{2, 7, 9, 37}, {21, 7, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, false},     // spanning rows
+      {{2, 13, 11, 19}, {35, 13, 3, 3}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},  // valid: per-row vectors
+      {{1, 10, 12, 40}, {8, 5, 5, 5}, {{1, 1}, {2, 2}, {1, 1}, 2}, false},    // groups, 5x5
+      {{1, 16, 17, 33}, {17, 16, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, 1}, false},  // 16 channels, dilation 2
+      {{2, 3, 6, 4}, {10, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, false},      // rows of 4
+  };
+  for_each_level([&](const char* level) {
+    for (int shape : {0, 1}) {
+      cpu::conv_kernels::force_input_tile_for_testing(shape);
+      int k = 0;
+      for (const RefCase& rc : cases) {
+        SCOPED_TRACE(std::string(level) + " tile shape " + std::to_string(shape) + " case " + std::to_string(k++));
+        for (ScalarType dt : {kFloat32, kFloat64}) {
+          manual_seed(500 + k);
+          const Tensor x = spread(rc.x, dt), w = spread(rc.w, dt);
+          const Tensor gy =
+              spread(F::conv2d(x, w, Tensor(), rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups).sizes(), dt);
+          const Tensor gx =
+              F::conv2d_backward_input(gy, w, rc.x, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+          if (dt == kFloat32)
+            cg::expect_bits(gx, naive_conv2d_grads<float>(x, w, gy, rc.a).first, "grad_input vs naive");
+          else
+            cg::expect_bits(gx, naive_conv2d_grads<double>(x, w, gy, rc.a).first, "grad_input vs naive");
         }
       }
     }

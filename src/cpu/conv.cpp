@@ -28,6 +28,7 @@
 #include "cpu/decl/conv.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <type_traits>
@@ -46,6 +47,8 @@ DITTO_CONV_LEVEL(scalar, F32x1, F64x1)
 
 namespace ditto::cpu {
 namespace {
+
+std::atomic<int> forced_input_tile{-1};  // conv_kernels::force_input_tile_for_testing
 
 struct Geom {
   int64_t N, C, D, H, W, O, G, Cg, Og, kD, kH, kW, oD, oH, oW, K, P;
@@ -559,21 +562,43 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
   const int W = kn.lanes;
   // Vectors: W consecutive input columns of one row, or, when output rows are as wide as input
   // rows (oW == W: a "same" convolution) and that computes fewer lanes, W consecutive positions
-  // ih * W + iw of the whole plane, across rows; NV of them side by side in a tile.
-  constexpr int NV = conv_kernels::kInputVectors;
-  const int R = kn.input_rows;
-  const auto input_tile = kn.input;
+  // ih * W + iw of the whole plane, across rows; NV of them side by side in a tile. Runs of
+  // groups, one kernel call each: a row's groups, or (spanning) 8 groups of the plane.
+  struct Layout {
+    int variant, NV, R;
+    bool spanning;
+    int64_t nvec, run_groups, runs, run_len;
+    double work;  // channel rows x lanes computed, per sample and group
+  };
   const int64_t nch = (g.W + W - 1) / W;
-  const bool spanning = g.oW == g.W && (g.H * g.W + NV * W - 1) / (NV * W) < g.H * ((nch + NV - 1) / NV);
-  const int64_t nvec = spanning ? (g.H * g.W + W - 1) / W : g.H * nch;
+  auto layout = [&](int variant) {
+    Layout l;
+    l.variant = variant, l.NV = conv_kernels::kInputVectors[variant], l.R = kn.input_rows[variant];
+    const int64_t gw = l.NV * W, row_groups = (nch + l.NV - 1) / l.NV;
+    l.spanning = g.oW == g.W && (g.H * g.W + gw - 1) / gw < g.H * row_groups;
+    l.nvec = l.spanning ? (g.H * g.W + W - 1) / W : g.H * nch;
+    constexpr int64_t kRunGroups = 8;
+    const int64_t span_groups = (l.nvec + l.NV - 1) / l.NV;
+    l.run_groups = l.spanning ? std::min(kRunGroups, span_groups) : row_groups;
+    l.runs = l.spanning ? (span_groups + l.run_groups - 1) / l.run_groups : g.H;
+    l.run_len = l.run_groups * gw;                              // positions a run's vectors cover
+    const int64_t last = g.H * g.W - (l.runs - 1) * l.run_len;  // spanning: the last run's positions
+    const double lanes = l.spanning ? double(l.runs - 1) * double(l.run_len) + double((last + gw - 1) / gw * gw)
+                                    : double(g.H) * double(l.run_len);
+    l.work = double((g.Cg + l.R - 1) / l.R * l.R) * lanes;
+    return l;
+  };
+  const Layout lay = [&] {  // the shape with less work; the first on a tie
+    const int forced = forced_input_tile.load(std::memory_order_relaxed);
+    if (forced >= 0) return layout(forced);
+    const Layout a = layout(0), b = layout(1);
+    return b.work < a.work ? b : a;
+  }();
+  const int NV = lay.NV, R = lay.R;
+  const auto input_tile = kn.input[lay.variant];
+  const bool spanning = lay.spanning;
   const int64_t kHW = g.kH * g.kW, ncb = (g.Cg + R - 1) / R;
-  const int64_t row_groups = (nch + NV - 1) / NV;
-  // Runs of groups, one kernel call each: a row's groups, or (spanning) 8 groups of the plane.
-  constexpr int64_t kRunGroups = 8;
-  const int64_t span_groups = (nvec + NV - 1) / NV;
-  const int64_t run_groups = spanning ? std::min(kRunGroups, span_groups) : row_groups;
-  const int64_t runs = spanning ? (span_groups + run_groups - 1) / run_groups : g.H;
-  const int64_t run_len = run_groups * NV * W;  // positions a run's vectors cover
+  const int64_t runs = lay.runs, run_len = lay.run_len;
   // weights packed per block of R input channels: wk[(j * Og + o) * R + r], rows past Cg zero
   detail::Scratch<T> wk(static_cast<std::size_t>(g.G * ncb * kHW * g.Og * R));
   for (int64_t gi = 0; gi < g.G; ++gi)
@@ -785,6 +810,11 @@ void conv_backward_weight(const TensorBase& grad_weight, const TensorBase& grad_
           for (int64_t k = 0; k < g.K; ++k) gw[o * g.K + k] = gwt.data()[k * g.Og + o];
     }
   });
+}
+
+void conv_kernels::force_input_tile_for_testing(int shape) {
+  DITTO_CHECK(shape >= -1 && shape <= 1, "conv", "force_input_tile_for_testing: shape must be -1, 0 or 1, got ", shape);
+  forced_input_tile.store(shape, std::memory_order_relaxed);
 }
 
 }  // namespace ditto::cpu

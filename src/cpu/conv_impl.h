@@ -215,8 +215,9 @@ void input_tile(int64_t Og, int ntaps, const conv_kernels::InputTap* taps, const
          &conv_impl::weight_tile<simd::V, Tl::weight_rows(2), 2>,                         \
          &conv_impl::weight_tile<simd::V, Tl::weight_rows(3), 3>,                         \
          &conv_impl::weight_tile<simd::V, Tl::weight_rows(4), 4>},                        \
-        Tl::kInputRows,                                                                   \
-        &conv_impl::input_tile<simd::V, Tl::kInputRows, conv_kernels::kInputVectors>,     \
+        {Tl::kInputRows0, Tl::kInputRows1},                                               \
+        {&conv_impl::input_tile<simd::V, Tl::kInputRows0, conv_kernels::kInputVectors0>,  \
+         &conv_impl::input_tile<simd::V, Tl::kInputRows1, conv_kernels::kInputVectors1>}, \
         &conv_impl::pad_rows<simd::V>};                                                   \
     return k;                                                                             \
   }

@@ -19,10 +19,16 @@ struct OutRun {
   int lo, n;
 };
 
-// Vectors side by side in an input-gradient tile, at every level: R x NV chains and R x NV sums
-// in registers; two vectors and more channels measured faster than three (each output-gradient
-// vector loaded feeds more chains).
-inline constexpr int kInputVectors = 2;
+// Vectors side by side in an input-gradient tile: its two shapes (channels x vectors) have
+// 2 and 3; cpu/conv.cpp takes, per convolution, the one that computes fewer padded rows and lanes
+// (6 x 2 and 4 x 3 at AVX-512: 16 input channels fill four 4-channel blocks but three 6-channel
+// ones hold two empty rows).
+inline constexpr int kInputVectors0 = 2, kInputVectors1 = 3;
+inline constexpr int kInputVectors[2] = {kInputVectors0, kInputVectors1};
+
+// Tests: make every input-gradient tile the given shape (0 or 1, by kInputVectors); -1, the
+// default, chooses per convolution. The bits are the same either way.
+void force_input_tile_for_testing(int shape);
 
 template <class T>
 struct Kernels {
@@ -40,8 +46,8 @@ struct Kernels {
   Forward forward;
   int weight_rows[4];  // taps of a weight tile of 1..4 vectors of output channels
   Weight weight[4];
-  int input_rows;  // input channels of an input-gradient tile of kInputVectors vectors
-  Input input;
+  int input_rows[2];  // input channels of an input-gradient tile of kInputVectors[i] vectors
+  Input input[2];
   Pad pad_rows;  // the padded copy's rows (cpu/conv.cpp's fill_padded at stride 1)
 };
 
@@ -54,7 +60,7 @@ struct Tiles {
   static constexpr int kForwardRows = kWide ? 8 : 4;
   static constexpr int kForwardVectors = kWide || kAvx2 ? 3 : 2;
   static constexpr int weight_rows(int vectors) { return (kWide ? 24 : kAvx2 ? 12 : 8) / vectors; }
-  static constexpr int kInputRows = (kWide ? 12 : 6) / kInputVectors;
+  static constexpr int kInputRows0 = (kWide ? 12 : 6) / kInputVectors0, kInputRows1 = (kWide ? 12 : 6) / kInputVectors1;
 };
 
 #define DITTO_CONV_DECLARE(level)                   \
