@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Fails when code in src/ops/ writes an op's name as a string literal instead of taking it from
-the op's row (ops::op_name(OpId::x)): the row is the one place an op's name is spelt, so errors,
-the determinism messages and ditto-ops cannot drift apart.
+"""Fails when code in src/ops/ or src/core/ writes an op's name as a string literal instead of
+taking it from the op's row (ops::op_name(OpId::x) in ops/; in core/, below the table, the
+generated src/core/op_names.h): the row is the one place an op's name is spelt, so errors, the
+determinism messages and ditto-ops cannot drift apart.
 
     tools/check_op_names.py [--src DIR]
 
 DIR (default: the repository's src/) holds ops/op_table.def, whose DITTO_OP rows give the names,
-and the ops/*.cpp files checked. A literal that equals a row's name and is not the op's own name
+and the ops/*.cpp and core/*.cpp files checked. A literal that equals a row's name and is not the op's own name
 (a user's reduction mode "sum", say) is listed in ALLOWED below with its reason. Comments are not
 checked."""
 import argparse
@@ -71,21 +72,21 @@ def main():
     if not names:
         sys.exit(f"{src / 'ops' / 'op_table.def'}: no DITTO_OP rows found")
     bad, used = [], set()
-    for f in sorted((src / "ops").glob("*.cpp")):
+    for f in sorted((src / "ops").glob("*.cpp")) + sorted((src / "core").glob("*.cpp")):
         for line, lit in literals(f.read_text()):
             if lit not in names:
                 continue
             if (f.name, lit) in ALLOWED:
                 used.add((f.name, lit))
                 continue
-            bad.append(f'{f.relative_to(src.parent)}:{line}: "{lit}" is an op\'s name: take it from its row '
-                       f"(ops::op_name(OpId::...))")
+            how = "ops::op_name(OpId::...)" if f.parent.name == "ops" else "core/op_names.h"
+            bad.append(f'{f.relative_to(src.parent)}:{line}: "{lit}" is an op\'s name: take it from its row ({how})')
     stale = [f'ALLOWED lists ({k[0]}, "{k[1]}"), which no longer occurs' for k in ALLOWED if k not in used]
     for msg in bad + stale:
         print(msg)
     if bad or stale:
         sys.exit(1)
-    print(f"{len(names)} op names, none written as a literal in {src / 'ops'}")
+    print(f"{len(names)} op names, none written as a literal in {src / 'ops'} or {src / 'core'}")
 
 
 if __name__ == "__main__":

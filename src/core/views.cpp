@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/op_names.h"
 #include "core/tensor_impl.h"
 
 namespace ditto::views {
@@ -74,10 +75,10 @@ static Shape infer_shape(const Shape& shape, int64_t numel, const char* op) {
 }
 
 Tensor view(const TensorBase& self, const Shape& shape) {
-  Shape s = infer_shape(shape, self.numel(), "view");
+  Shape s = infer_shape(shape, self.numel(), op_names::view);
   auto st = view_strides(self.sizes(), self.strides(), s);
   if (!st)
-    fail("view",
+    fail(op_names::view,
          "size is not compatible with input tensor's size and stride (at least one dimension spans across "
          "two contiguous subspaces). Use .reshape(...) instead.");
   return detail::make_view(self, s, *st, self.storage_offset());
@@ -85,8 +86,8 @@ Tensor view(const TensorBase& self, const Shape& shape) {
 
 Tensor transpose(const TensorBase& self, int64_t d0, int64_t d1) {
   const int64_t n = self.dim();
-  d0 = wrap_dim(d0, n, "transpose");
-  d1 = wrap_dim(d1, n, "transpose");
+  d0 = wrap_dim(d0, n, op_names::transpose);
+  d1 = wrap_dim(d1, n, op_names::transpose);
   if (n == 0) return detail::make_view(self, self.sizes(), self.strides(), self.storage_offset());
   Shape sz = self.sizes(), st = self.strides();
   std::swap(sz[d0], sz[d1]);
@@ -97,12 +98,13 @@ Tensor transpose(const TensorBase& self, int64_t d0, int64_t d1) {
 Tensor permute(const TensorBase& self, const Shape& dims) {
   const int64_t n = self.dim();
   if (static_cast<int64_t>(dims.size()) != n)
-    fail("permute", "number of dims don't match in permute: got ", dims.size(), " dims for a tensor of ", n, " dims");
+    fail(op_names::permute, "number of dims don't match in permute: got ", dims.size(), " dims for a tensor of ", n,
+         " dims");
   Shape sz(n), st(n);
   std::vector<bool> seen(n, false);
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t d = wrap_dim(dims[i], n, "permute");
-    if (seen[d]) fail("permute", "repeated dim ", d, " in permutation ", shape_str(dims));
+    const int64_t d = wrap_dim(dims[i], n, op_names::permute);
+    if (seen[d]) fail(op_names::permute, "repeated dim ", d, " in permutation ", shape_str(dims));
     seen[d] = true;
     sz[i] = self.sizes()[d];
     st[i] = self.strides()[d];
@@ -111,11 +113,11 @@ Tensor permute(const TensorBase& self, const Shape& dims) {
 }
 
 Tensor select(const TensorBase& self, int64_t dim, int64_t index) {
-  if (self.dim() == 0) fail("select", "cannot be applied to a 0-dim tensor");
-  dim = wrap_dim(dim, self.dim(), "select");
+  if (self.dim() == 0) fail(op_names::select, "cannot be applied to a 0-dim tensor");
+  dim = wrap_dim(dim, self.dim(), op_names::select);
   const int64_t size = self.sizes()[dim];
   if (index < -size || index >= size)
-    detail::fail_index("select", "index ", index, " is out of bounds for dimension ", dim, " with size ", size);
+    detail::fail_index(op_names::select, "index ", index, " is out of bounds for dimension ", dim, " with size ", size);
   if (index < 0) index += size;
   Shape sz = self.sizes(), st = self.strides();
   const int64_t off = self.storage_offset() + index * st[dim];
@@ -125,9 +127,9 @@ Tensor select(const TensorBase& self, int64_t dim, int64_t index) {
 }
 
 Tensor slice(const TensorBase& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  if (self.dim() == 0) fail("slice", "cannot be applied to a 0-dim tensor");
-  dim = wrap_dim(dim, self.dim(), "slice");
-  if (step <= 0) fail("slice", "step must be positive, got ", step);
+  if (self.dim() == 0) fail(op_names::slice, "cannot be applied to a 0-dim tensor");
+  dim = wrap_dim(dim, self.dim(), op_names::slice);
+  if (step <= 0) fail(op_names::slice, "step must be positive, got ", step);
   const int64_t size = self.sizes()[dim];
   if (start < 0) start += size;
   if (end < 0) end += size;
@@ -138,7 +140,7 @@ Tensor slice(const TensorBase& self, int64_t dim, int64_t start, int64_t end, in
   sz[dim] = end == start ? 0 : 1 + (end - start - 1) / step;  // no overflow for any step
   // a huge step leaves at most one element, whose stride does not matter
   if (__builtin_mul_overflow(st[dim], step, &st[dim])) {
-    if (sz[dim] > 1) fail("slice", "the stride of the result overflows (step ", step, ")");
+    if (sz[dim] > 1) fail(op_names::slice, "the stride of the result overflows (step ", step, ")");
     st[dim] = self.strides()[dim];
   }
   return detail::make_view(self, sz, st, off);
@@ -147,7 +149,7 @@ Tensor slice(const TensorBase& self, int64_t dim, int64_t start, int64_t end, in
 Tensor expand(const TensorBase& self, const Shape& shape) {
   const int64_t n = static_cast<int64_t>(shape.size()), m = self.dim();
   if (n < m)
-    fail("expand", "the number of sizes provided (", n,
+    fail(op_names::expand, "the number of sizes provided (", n,
          ") must be greater or equal to the number of dimensions in the tensor (", m, ")");
   Shape sz(n), st(n);
   for (int64_t i = n - 1; i >= 0; --i) {
@@ -155,7 +157,7 @@ Tensor expand(const TensorBase& self, const Shape& shape) {
     int64_t target = shape[i];
     if (j < 0) {
       if (target < 0)
-        fail("expand", "the expanded size of the tensor (", target,
+        fail(op_names::expand, "the expanded size of the tensor (", target,
              ") isn't allowed in a leading, non-existing dimension ", i);
       sz[i] = target;
       st[i] = 0;
@@ -167,22 +169,22 @@ Tensor expand(const TensorBase& self, const Shape& shape) {
       sz[i] = cur;
       st[i] = self.strides()[j];
     } else if (cur == 1) {
-      if (target < 0) fail("expand", "invalid size ", target);
+      if (target < 0) fail(op_names::expand, "invalid size ", target);
       sz[i] = target;
       st[i] = 0;
     } else {
-      fail("expand", "the expanded size of the tensor (", target, ") must match the existing size (", cur,
+      fail(op_names::expand, "the expanded size of the tensor (", target, ") must match the existing size (", cur,
            ") at non-singleton dimension ", i, ".  Target sizes: ", shape_str(shape),
            ".  Tensor sizes: ", shape_str(self.sizes()));
     }
   }
-  detail::checked_numel(sz, "expand");  // a broadcast view can claim more elements than int64 counts
+  detail::checked_numel(sz, op_names::expand);  // a broadcast view can claim more elements than int64 counts
   return detail::make_view(self, sz, st, self.storage_offset());
 }
 
 Tensor squeeze(const TensorBase& self, std::optional<int64_t> dim) {
   Shape sz, st;
-  const int64_t d = dim ? wrap_dim(*dim, self.dim(), "squeeze") : -1;
+  const int64_t d = dim ? wrap_dim(*dim, self.dim(), op_names::squeeze) : -1;
   for (int64_t i = 0; i < self.dim(); ++i) {
     const bool drop = self.sizes()[i] == 1 && (d < 0 || d == i);
     if (!drop) {
@@ -194,7 +196,7 @@ Tensor squeeze(const TensorBase& self, std::optional<int64_t> dim) {
 }
 
 Tensor unsqueeze(const TensorBase& self, int64_t dim) {
-  dim = wrap_dim(dim, self.dim() + 1, "unsqueeze");
+  dim = wrap_dim(dim, self.dim() + 1, op_names::unsqueeze);
   Shape sz = self.sizes(), st = self.strides();
   const int64_t s = dim < self.dim() ? sz[dim] * st[dim] : 1;
   sz.insert(sz.begin() + dim, 1);
