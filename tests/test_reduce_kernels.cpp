@@ -138,6 +138,7 @@ TEST(ReduceKernels, SumOverAnyLayoutGivesTheSameBits) {
 // segments, gathered per row (ops/reduce_ops.cpp) instead of a copy of the permuted input: the
 // bits of the copied rows, across several chunks, at 1 to 3 threads, float and double, and where
 // the layout does not allow segments (a transposed input) or a row is too long for the buffer.
+// Segments of a multiple of 32 elements are summed in place (cpu/reduce.cpp): see the next test.
 TEST(ReduceKernels, SumOverSplitDimsGivesTheBitsOfTheCopiedRows) {
   ditto::manual_seed(5);
   struct Case {
@@ -168,6 +169,34 @@ TEST(ReduceKernels, SumOverSplitDimsGivesTheBitsOfTheCopiedRows) {
         EXPECT_EQ(ditto::fingerprint(xt.sum(c.dims).reshape({M})), ditto::fingerprint(rows.sum({1}))) << what;
       }
   }
+}
+
+// Rows of segments whose length is a multiple of the 32 reduction lanes are summed in place, each
+// chunk's lanes running across the segments (sum_segments_chunk): the bits of the copied rows at
+// every level, float and double, for one chunk of many segments (a 32x32 plane's bias gradient),
+// chunks that start inside a segment, a last chunk shorter than a vector group, and 1 to 3 threads.
+TEST(ReduceKernels, SumOverLaneAlignedSegmentsInPlaceGivesTheBitsOfTheCopiedRows) {
+  ditto::manual_seed(6);
+  const ditto::Shape shapes[] = {
+      {32, 4, 32, 32},  // rows of 32 segments of 1024: exactly one chunk
+      {5, 3, 96, 96},   // 5 segments of 9216: the second chunk starts 5120 into the fourth segment
+      {9, 2, 61, 64},   // 9 segments of 3904: 35136 elements, a last chunk of 2368
+      {3, 2, 1, 32},    // segments of one lane group
+  };
+  for (CpuCapability level : ditto::testing::supported_levels())
+    for (int threads : {1, 2, 3}) {
+      ConfigGuard guard(level);
+      ditto::set_num_threads(threads);
+      for (const ditto::Shape& shape : shapes)
+        for (ditto::ScalarType dt : {ditto::kFloat32, ditto::kFloat64}) {
+          const ditto::Tensor x = ditto::randn(shape, dt) * 100.0;
+          const ditto::Tensor rows = x.permute({1, 0, 2, 3}).contiguous().reshape({shape[1], -1});
+          const std::string what = std::string(ditto::capability_name(level)) + " threads " + std::to_string(threads) +
+                                   " shape " + std::to_string(shape[2] * shape[3]);
+          EXPECT_EQ(ditto::fingerprint(x.sum({0, 2, 3})), ditto::fingerprint(rows.sum({1}))) << what;
+          EXPECT_EQ(ditto::fingerprint(x.mean({0, 2, 3})), ditto::fingerprint(rows.mean({1}))) << what;
+        }
+    }
 }
 
 // The literal softmax: max by the lanes, exp(x - max), the canonical sum, then divide (or

@@ -78,14 +78,33 @@ void rows(const TensorBase& out, const TensorBase& in, Fn fn) {
 // in: (M, S, L), row m the S segments of L contiguous elements at m * stride(0) + s * stride(1)
 // (ops/reduce_ops.cpp makes it where an (M, R) view would need a copy). Each row is gathered
 // into a buffer and reduced as a contiguous (1, S * L) row by fn, storing at m: the same inputs
-// in the same order as the copied rows, so the same bits.
-template <class Fn>
-void segmented_rows(const TensorBase& out, const TensorBase& in, Fn fn) {
+// in the same order as the copied rows, so the same bits. A sum (given total(sum, R), which
+// stores o[m]: sum and mean) of floating rows whose segments are whole numbers of reduction lanes
+// (L a multiple of kReduceLanes, as a 32x32 or 56x56 plane is) needs no buffer: each chunk's
+// lanes run across the segments in place (sum_segments_chunk), the copied row's bits again.
+template <class Fn, class Total = std::nullptr_t>
+void segmented_rows(const TensorBase& out, const TensorBase& in, Fn fn, Total total = nullptr) {
   dispatch_dtype(in.dtype(), [&]<class T>() {
     dispatch_dtype(out.dtype(), [&]<class A>() {
       A* o = out.data_ptr<A>();
       const T* x = in.data_ptr<T>();
       const int64_t M = in.size(0), S = in.size(1), L = in.size(2), sm = in.stride(0), ss = in.stride(1), R = S * L;
+      if constexpr (!std::is_same_v<Total, std::nullptr_t> && std::is_same_v<T, A> && std::is_floating_point_v<A>) {
+        if (L > 0 && L % detail::kReduceLanes == 0) {
+          const int64_t C = num_chunks(R);
+          detail::parallel_for(M, R, [&](int64_t m0, int64_t m1) {
+            std::vector<A> part(static_cast<std::size_t>(C));
+            for (int64_t m = m0; m < m1; ++m) {
+              for (int64_t c = 0; c < C; ++c) {
+                const int64_t start = c * detail::kReduceChunk;
+                part[c] = sum_segments_chunk(x + m * sm, start, std::min(detail::kReduceChunk, R - start), L, ss);
+              }
+              total(o + m, fold_pairwise(part.data(), C, [](A a, A b) { return a + b; }), R);
+            }
+          });
+          return;
+        }
+      }
       detail::parallel_for(M, R, [&](int64_t m0, int64_t m1) {
         detail::Scratch<T> buf(static_cast<std::size_t>(R));
         for (int64_t m = m0; m < m1; ++m) {
@@ -134,7 +153,8 @@ void sum(const TensorBase& out, const TensorBase& in) {
     sum_rows<A>(
         x, M, R, sm, sr, [](T v) { return convert<A>(v); }, [o](int64_t m, A v) { o[m] = v; });
   };
-  in.dim() == 3 ? segmented_rows(out, in, fn) : rows(out, in, fn);
+  if (in.dim() != 3) return rows(out, in, fn);
+  segmented_rows(out, in, fn, []<class A>(A* o, A sum, int64_t) { *o = sum; });
 }
 
 void mean(const TensorBase& out, const TensorBase& in) {
@@ -145,7 +165,8 @@ void mean(const TensorBase& out, const TensorBase& in) {
           x, M, R, sm, sr, [](T v) { return static_cast<A>(v); }, [o, n](int64_t m, A v) { o[m] = v / n; });
     }
   };
-  in.dim() == 3 ? segmented_rows(out, in, fn) : rows(out, in, fn);
+  if (in.dim() != 3) return rows(out, in, fn);
+  segmented_rows(out, in, fn, []<class A>(A* o, A sum, int64_t n) { *o = sum / static_cast<A>(n); });
 }
 
 void prod(const TensorBase& out, const TensorBase& in) {

@@ -115,6 +115,22 @@ template <class V>
 inline S<V> sum_chunk(const S<V>* x, int64_t n) {
   return fold_chunk<V>(n, S<V>(0), Add{}, [x](int64_t i, int c) { return load_n<V>(x + i, c); });
 }
+// One chunk of a row made of segments of L contiguous elements, ss apart (L a multiple of
+// kReduceLanes): its elements [start, start + n) in the row's order (start a multiple of
+// kReduceLanes), folded as sum_chunk folds them laid out contiguously. A vector never straddles
+// two segments, and fold_chunk asks for them in increasing order, so the segment only moves on.
+template <class V>
+inline S<V> sum_segments_chunk(const S<V>* x, int64_t start, int64_t n, int64_t L, int64_t ss) {
+  int64_t seg_end = (start / L + 1) * L, shift = start / L * (ss - L);  // element i at x[i + shift]
+  return fold_chunk<V>(n, S<V>(0), Add{}, [&](int64_t i, int c) {
+    const int64_t at = start + i;
+    if (at >= seg_end) {
+      shift = at / L * (ss - L);
+      seg_end = (at / L + 1) * L;
+    }
+    return load_n<V>(x + (at + shift), c);
+  });
+}
 template <class V>
 inline S<V> max_chunk(const S<V>* x, int64_t n) {
   return fold_chunk<V>(n, std::numeric_limits<S<V>>::lowest(), NanMax{},
@@ -312,6 +328,12 @@ inline void softmax_backward_cols(const S<V>* g, const S<V>* y, S<V>* gi, int64_
   namespace ditto::cpu::reduce_kernels {                                                                          \
   float sum_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::sum_chunk<simd::VF>(x, n); }       \
   double sum_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::sum_chunk<simd::VD>(x, n); }     \
+  float sum_segments_chunk_f32_##level(const float* x, int64_t start, int64_t n, int64_t L, int64_t ss) {         \
+    return reduce_impl::sum_segments_chunk<simd::VF>(x, start, n, L, ss);                                         \
+  }                                                                                                               \
+  double sum_segments_chunk_f64_##level(const double* x, int64_t start, int64_t n, int64_t L, int64_t ss) {       \
+    return reduce_impl::sum_segments_chunk<simd::VD>(x, start, n, L, ss);                                         \
+  }                                                                                                               \
   float max_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::max_chunk<simd::VF>(x, n); }       \
   double max_chunk_f64_##level(const double* x, int64_t n) { return reduce_impl::max_chunk<simd::VD>(x, n); }     \
   float min_chunk_f32_##level(const float* x, int64_t n) { return reduce_impl::min_chunk<simd::VF>(x, n); }       \

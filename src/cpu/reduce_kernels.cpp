@@ -15,6 +15,10 @@ namespace ditto::cpu {
   }
 DITTO_REDUCE_DISPATCH(float, sum_chunk, f32, (const float* x, int64_t n), (x, n))
 DITTO_REDUCE_DISPATCH(double, sum_chunk, f64, (const double* x, int64_t n), (x, n))
+DITTO_REDUCE_DISPATCH(float, sum_segments_chunk, f32, (const float* x, int64_t start, int64_t n, int64_t L, int64_t ss),
+                      (x, start, n, L, ss))
+DITTO_REDUCE_DISPATCH(double, sum_segments_chunk, f64,
+                      (const double* x, int64_t start, int64_t n, int64_t L, int64_t ss), (x, start, n, L, ss))
 DITTO_REDUCE_DISPATCH(float, max_chunk, f32, (const float* x, int64_t n), (x, n))
 DITTO_REDUCE_DISPATCH(double, max_chunk, f64, (const double* x, int64_t n), (x, n))
 DITTO_REDUCE_DISPATCH(float, min_chunk, f32, (const float* x, int64_t n), (x, n))

@@ -8,6 +8,8 @@ namespace ditto::cpu::reduce_kernels {
 #define DITTO_REDUCE_DECLARE(level)                                                                               \
   float sum_chunk_f32_##level(const float* x, int64_t n);                                                         \
   double sum_chunk_f64_##level(const double* x, int64_t n);                                                       \
+  float sum_segments_chunk_f32_##level(const float* x, int64_t start, int64_t n, int64_t L, int64_t ss);          \
+  double sum_segments_chunk_f64_##level(const double* x, int64_t start, int64_t n, int64_t L, int64_t ss);        \
   float max_chunk_f32_##level(const float* x, int64_t n);                                                         \
   double max_chunk_f64_##level(const double* x, int64_t n);                                                       \
   float min_chunk_f32_##level(const float* x, int64_t n);                                                         \
@@ -38,6 +40,10 @@ namespace ditto::cpu {
 // Note [Canonical reduction order]: the sum, and max/min where NaN wins.
 float sum_chunk(const float* x, int64_t n);
 double sum_chunk(const double* x, int64_t n);
+// The chunk [start, start + n) of a row of segments of L contiguous elements, ss apart, folded as
+// sum_chunk folds it copied out (L and start multiples of kReduceLanes).
+float sum_segments_chunk(const float* x, int64_t start, int64_t n, int64_t L, int64_t ss);
+double sum_segments_chunk(const double* x, int64_t start, int64_t n, int64_t L, int64_t ss);
 float max_chunk(const float* x, int64_t n);
 double max_chunk(const double* x, int64_t n);
 float min_chunk(const float* x, int64_t n);
