@@ -58,7 +58,8 @@ std::optional<std::pair<int64_t, int64_t>> merged(const Tensor& v, int64_t b, in
 // A reduction over dims that are not one block (a bias gradient's sum over dims 0, 2, 3) would
 // copy the input to make its (M, R) rows. Where each row is S segments of L contiguous elements
 // instead, the rows are handed to the kernel as an (M, S, L) view (ops/signatures.h), which
-// gathers one row at a time into a buffer: the same inputs in the same order, without the copy.
+// gathers one row at a time into a buffer (or, summing segments that are whole numbers of
+// reduction lanes, reads them in place): the same inputs in the same order, without the copy.
 // Only for rows of at most 2^20 elements (the kernel's per-thread buffer) and a non-empty input.
 std::optional<Tensor> segmented_rows(const Tensor& permuted, int64_t kept, int64_t M) {
   const int64_t nd = permuted.dim();
