@@ -2,7 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
 
+#include "core/transpose.h"
+#include "cpu/capability.h"
 #include "ditto/ditto.h"
 
 using namespace ditto;
@@ -194,4 +200,28 @@ TEST(Tensor, IndexErrorsAreIndexErrors) {
   EXPECT_TRUE(is_index_error([&] { embedding(ones({3, 2}), tensor({3})); }));
   EXPECT_FALSE(is_index_error([&] { x.gather(1, tensor({{3}, {0}})); }));
   EXPECT_FALSE(is_index_error([&] { x.view({4}); }));
+}
+
+// detail::transpose4_avx2 (core/transpose.h; conv's weight gradient, attention, audit hashes)
+// moves every 4-byte element to its transposed place and writes nothing else: blocks of 16 and of
+// 8 rows, the leftover rows and columns, and a source stride of a multiple of 4 KiB, against an
+// element-by-element transpose. The element values are distinct bit patterns, NaNs among them.
+TEST(Transpose, FourByteTransposeMovesEveryElementAndNothingElse) {
+  if (!cpu_supports(CpuCapability::AVX2)) GTEST_SKIP() << "needs AVX2";
+  for (int64_t rows : {1, 7, 8, 15, 16, 24, 33, 512})
+    for (int64_t cols : {1, 8, 13, 32}) {
+      const int64_t ld = rows >= 512 ? 1024 : rows + 3;  // elements between columns of the source
+      std::vector<uint32_t> src(static_cast<std::size_t>(cols * ld));
+      for (std::size_t i = 0; i < src.size(); ++i) src[i] = 0x7fc00000u ^ static_cast<uint32_t>(i * 2654435761u);
+      const int64_t out_ld = cols + 2;  // elements between rows of the result; the rest must stay
+      std::vector<uint32_t> out(static_cast<std::size_t>(rows * out_ld), 0xdeadbeefu);
+      detail::transpose4_avx2(reinterpret_cast<const char*>(src.data()), ld * 4, reinterpret_cast<char*>(out.data()),
+                              out_ld * 4, rows, cols);
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < out_ld; ++j) {
+          const uint32_t want = j < cols ? src[static_cast<std::size_t>(j * ld + i)] : 0xdeadbeefu;
+          ASSERT_EQ(out[static_cast<std::size_t>(i * out_ld + j)], want)
+              << "rows " << rows << " cols " << cols << " at " << i << ", " << j;
+        }
+    }
 }
