@@ -431,18 +431,16 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
     }
   };
   const int64_t sample_fmas = g.Og * g.P * g.K, tiles = nob * nchunks;
-  const int64_t job_bytes = g.Cg * g.volume() * int64_t(sizeof(T));  // one job's input
+  const int64_t job_bytes = g.Cg * g.volume() * int64_t(sizeof(T));
+  auto job_input = [&](int64_t j) { return px + (j / g.G * g.C + j % g.G * g.Cg) * g.volume(); };  // j = (n, gi)
   for_jobs<T>(
       g.N * g.G, pd.size, sample_fmas,
       [&](int64_t j, T* xq) {
         const int64_t n = j / g.G, gi = j % g.G;
-        fill_padded(px + (n * g.C + gi * g.Cg) * g.volume(), g, pd, 0, g.Cg, xq);
+        fill_padded(job_input(j), g, pd, 0, g.Cg, xq);
         // The next job's input is fetched into L2 a slice per tile block while this job computes
         // (its copy otherwise waits on memory: 5 % of a small convolution's time, measured).
-        const char* next =
-            j + 1 < g.N * g.G
-                ? reinterpret_cast<const char*>(px + ((j + 1) / g.G * g.C + (j + 1) % g.G * g.Cg) * g.volume())
-                : nullptr;
+        const char* next = j + 1 < g.N * g.G ? reinterpret_cast<const char*>(job_input(j + 1)) : nullptr;
         for (int64_t t = 0; t < tiles; ++t) {
           if (next)
             for (int64_t b = t * job_bytes / tiles / 64 * 64; b < (t + 1) * job_bytes / tiles; b += 64)
@@ -452,7 +450,7 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
       },
       [&](int64_t j, T* xq) {
         const int64_t n = j / g.G, gi = j % g.G;
-        const T* x = px + (n * g.C + gi * g.Cg) * g.volume();
+        const T* x = job_input(j);
         detail::parallel_for(g.Cg, g.sW * pd.plane, [&](int64_t c0, int64_t c1) { fill_padded(x, g, pd, c0, c1, xq); });
         if (g.Cg == 0) fill_padded(x, g, pd, 0, 0, xq);
         detail::parallel_for(tiles, sample_fmas / tiles + 1,
@@ -567,7 +565,7 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
   struct Layout {
     int variant, NV, R;
     bool spanning;
-    int64_t nvec, run_groups, runs, run_len;
+    int64_t runs, run_len;
     double work;  // channel rows x lanes computed, per sample and group
   };
   const int64_t nch = (g.W + W - 1) / W;
@@ -576,12 +574,12 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
     l.variant = variant, l.NV = conv_kernels::kInputVectors[variant], l.R = kn.input_rows[variant];
     const int64_t gw = l.NV * W, row_groups = (nch + l.NV - 1) / l.NV;
     l.spanning = g.oW == g.W && (g.H * g.W + gw - 1) / gw < g.H * row_groups;
-    l.nvec = l.spanning ? (g.H * g.W + W - 1) / W : g.H * nch;
+    const int64_t nvec = l.spanning ? (g.H * g.W + W - 1) / W : g.H * nch;
     constexpr int64_t kRunGroups = 8;
-    const int64_t span_groups = (l.nvec + l.NV - 1) / l.NV;
-    l.run_groups = l.spanning ? std::min(kRunGroups, span_groups) : row_groups;
-    l.runs = l.spanning ? (span_groups + l.run_groups - 1) / l.run_groups : g.H;
-    l.run_len = l.run_groups * gw;                              // positions a run's vectors cover
+    const int64_t span_groups = (nvec + l.NV - 1) / l.NV;
+    const int64_t run_groups = l.spanning ? std::min(kRunGroups, span_groups) : row_groups;
+    l.runs = l.spanning ? (span_groups + run_groups - 1) / run_groups : g.H;
+    l.run_len = run_groups * gw;                                // positions a run's vectors cover
     const int64_t last = g.H * g.W - (l.runs - 1) * l.run_len;  // spanning: the last run's positions
     const double lanes = l.spanning ? double(l.runs - 1) * double(l.run_len) + double((last + gw - 1) / gw * gw)
                                     : double(g.H) * double(l.run_len);
