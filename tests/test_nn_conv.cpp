@@ -3,6 +3,7 @@
 // batch and thread invariance, default init, bad input, and gradient-check samples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <functional>
@@ -380,6 +381,74 @@ TEST(NNConvReference, BothInputTileShapesMatchNaiveLoopsBitForBit) {
       }
     }
   });
+}
+
+// Where output rows are input rows (stride 1, oW = W) the forward reads the input itself, its
+// padded taps masked to +0 (cpu/conv.cpp's lane masks), and the first and last sample from a
+// guarded copy; forced to read the padded copy instead, it must give the same bits, both equal to
+// the naive loops'. The last column of every row holds an infinity: a padded tap that read its
+// neighbour across the row instead of a zero would make the output infinite or NaN, not finite.
+// Batches of 1 (one job: the guarded copy, split over 3 threads by channels) and 3 (a middle
+// sample read in place, its masked taps in the neighbouring samples); planes so small that a
+// masked tap reaches two samples away (ASan's run checks that no read leaves the input). The
+// input gradient's runs read the output gradient in place the same way.
+TEST(NNConvReference, ReadingInPlaceGivesThePaddedCopysBits) {
+  struct Padded {
+    ~Padded() { cpu::conv_kernels::force_padded_forward_for_testing(false); }
+  } padded;
+  const std::vector<RefCase> cases = {
+      {{3, 7, 9, 37}, {21, 7, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},    // 3x3 "same"
+      {{1, 6, 12, 40}, {50, 3, 5, 5}, {{1, 1}, {2, 2}, {1, 1}, 2}, false},  // groups, 5x5
+      {{3, 4, 17, 33}, {17, 4, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, 1}, true},   // dilation 2
+      {{1, 5, 11, 19}, {9, 5, 3, 3}, {{1, 1}, {0, 1}, {1, 1}, 1}, true},    // no row padding: oH = H - 2
+      {{3, 40, 7, 9}, {20, 40, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},  // 1x1
+      {{3, 3, 6, 3}, {10, 3, 7, 3}, {{1, 1}, {3, 1}, {1, 1}, 1}, true},     // rows of 3: a vector spans rows
+      {{5, 1, 2, 2}, {3, 1, 5, 5}, {{1, 1}, {2, 2}, {1, 1}, 1}, true},      // planes of 4: a masked tap 2 samples away
+  };
+  ditto::testing::ConfigGuard reset;
+  for (int threads : {1, 3}) {
+    set_num_threads(threads);
+    for_each_level([&](const char* level) {
+      int k = 0;
+      for (const RefCase& rc : cases) {
+        SCOPED_TRACE(std::string(level) + " threads " + std::to_string(threads) + " case " + std::to_string(k++));
+        for (ScalarType dt : {kFloat32, kFloat64}) {
+          manual_seed(700 + k);
+          Tensor x = spread(rc.x, dt);
+          const int64_t W = rc.x[3];
+          for (int64_t r = 0; r < x.numel() / W; ++r)
+            x.view({-1}).narrow(0, r * W + W - 1, 1).fill_(r % 2 ? INFINITY : -INFINITY);
+          const Tensor w = spread(rc.w, dt), b = rc.bias ? spread({rc.w[0]}, dt) : Tensor();
+          Tensor out[2];
+          for (bool force : {false, true}) {
+            cpu::conv_kernels::force_padded_forward_for_testing(force);
+            out[force] = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+          }
+          Tensor want = dt == kFloat32 ? naive_conv2d<float>(x, w, b, rc.a) : naive_conv2d<double>(x, w, b, rc.a);
+          want = want.masked_fill(want.ne(want), std::numeric_limits<double>::quiet_NaN());  // NaN canonical
+          cg::expect_bits(out[0], want, "in place vs naive");
+          cg::expect_bits(out[1], want, "padded copy vs naive");
+          // the infinities reach some outputs, and the rows' first columns stay finite
+          const std::vector<double> all = cg::values(want), col0 = cg::values(want.narrow(3, 0, 1));
+          EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](double v) { return !std::isfinite(v); }));
+          if (rc.a.padding[1] < W - 1) {  // else the first column's taps reach the last
+            EXPECT_TRUE(std::all_of(col0.begin(), col0.end(), [](double v) { return std::isfinite(v); }));
+          }
+          // The input gradient reads the output gradient in place too (its spanning runs), lanes
+          // without an output position dropped whatever they read: infinities at the rows' ends.
+          Tensor gy = spread(want.sizes(), dt);
+          for (int64_t r = 0; r < gy.numel() / W; ++r)
+            gy.view({-1}).narrow(0, r * W + W - 1, 1).fill_(r % 2 ? INFINITY : -INFINITY);
+          const Tensor gx =
+              F::conv2d_backward_input(gy, w, rc.x, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
+          Tensor want_gx = dt == kFloat32 ? naive_conv2d_grads<float>(x, w, gy, rc.a).first
+                                          : naive_conv2d_grads<double>(x, w, gy, rc.a).first;
+          want_gx = want_gx.masked_fill(want_gx.ne(want_gx), std::numeric_limits<double>::quiet_NaN());
+          cg::expect_bits(gx, want_gx, "grad_input vs naive");
+        }
+      }
+    });
+  }
 }
 
 // The weight gradient walks the positions in chunks of about 64 KiB of gradients, each thread

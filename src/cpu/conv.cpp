@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <type_traits>
@@ -48,7 +49,8 @@ DITTO_CONV_LEVEL(scalar, F32x1, F64x1)
 namespace ditto::cpu {
 namespace {
 
-std::atomic<int> forced_input_tile{-1};  // conv_kernels::force_input_tile_for_testing
+std::atomic<int> forced_input_tile{-1};          // conv_kernels::force_input_tile_for_testing
+std::atomic<bool> forced_padded_forward{false};  // conv_kernels::force_padded_forward_for_testing
 
 struct Geom {
   int64_t N, C, D, H, W, O, G, Cg, Og, kD, kH, kW, oD, oH, oW, K, P;
@@ -242,8 +244,9 @@ void for_sample_blocks(const Geom& g, int64_t S, const std::function<void(int64_
 // Note [Direct convolution]
 // -------------------------
 // 2-D convolutions (any stride, padding, dilation and groups; grad input at stride 1) skip
-// im2col and the GEMM's packing: register tiles (cpu/conv_impl.h) read the input where it lies,
-// in a copy of one sample's group made once:
+// im2col and the GEMM's packing: register tiles (cpu/conv_impl.h) read the input where it lies:
+// the forward, where output rows are input rows (stride 1, oW = W), in the input itself, a padded
+// tap's lanes masked to +0 (lane_masks below); otherwise in a copy of one sample's group made once:
 //   the padded input, split into sW column phases: xq[c][q][row][j] = xpad[c][row][j * sW + q]
 //   (xpad the zero-padded input), so the tap (kh, kw) of output (oh, ow) is
 //   xq[c][(kw*dW) % sW][oh*sH + kh*dH][ow + (kw*dW) / sW]: for every tap, consecutive ow are
@@ -351,13 +354,75 @@ void for_jobs(int64_t jobs, int64_t elems, int64_t cost, Whole whole, Split spli
   }
 }
 
+// Elements [b, e) of src's n, copied to dst + lo + b, with lo zeros before them (when b = 0) and
+// hi after them (when e = n): the copy of an input whose reads run up to lo before it and hi after.
+template <class T>
+void copy_guarded(const T* src, int64_t n, int64_t lo, int64_t hi, int64_t b, int64_t e, T* dst) {
+  if (b == 0) std::fill(dst, dst + lo, T(0));
+  std::copy(src + b, src + e, dst + lo + b);
+  if (e == n) std::fill(dst + lo + n, dst + lo + n + hi, T(0));
+}
+
+// The forward reads the input itself, not a padded copy, where output rows are input rows (stride
+// 1, oW = W: "same" padding, and 1x1): output position p = oh * W + ow reads tap (kh, kw) at input
+// position p + (kh dH - pH) W + (kw dW - pW), a constant offset per tap, so a vector of W
+// consecutive positions reads W consecutive elements. Its lanes whose tap falls in the padding (or
+// whose position is past the plane) are masked: they read +0, the padded copy's stored zero, so
+// the chains are the same. One lane mask per (vector, spatial tap); vectors whose rows need no
+// top or bottom padding share them by the column their first lane starts at.
+struct LaneMasks {
+  std::vector<int32_t> set;    // per vector: its masks are sets[set * KK .. + KK)
+  std::vector<uint32_t> bits;  // per (set, spatial tap j = kh * kW + kw): lane l's bit
+};
+LaneMasks lane_masks(const Geom& g, int W, int64_t nvec) {
+  const int64_t KK = g.kH * g.kW;
+  LaneMasks m;
+  m.set.resize(static_cast<std::size_t>(nvec));
+  auto add_set = [&](int64_t p0) {
+    for (int64_t kh = 0; kh < g.kH; ++kh)
+      for (int64_t kw = 0; kw < g.kW; ++kw) {
+        uint32_t b = 0;
+        for (int l = 0; l < W && p0 + l < g.P; ++l) {
+          const int64_t ih = (p0 + l) / g.oW + kh * g.dH - g.pH, iw = (p0 + l) % g.oW + kw * g.dW - g.pW;
+          if (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W) b |= uint32_t(1) << l;
+        }
+        m.bits.push_back(b);
+      }
+    return static_cast<int32_t>(m.bits.size() / static_cast<std::size_t>(KK) - 1);
+  };
+  // rows whose every tap row lies inside the input
+  const int64_t row_lo = g.pH, row_hi = g.H + g.pH - (g.kH - 1) * g.dH;
+  std::vector<int32_t> by_column(static_cast<std::size_t>(g.oW), -1);
+  for (int64_t i = 0; i < nvec; ++i) {
+    const int64_t p0 = i * W, p1 = p0 + W;  // [p0, p1)
+    int32_t& s = m.set[static_cast<std::size_t>(i)];
+    if (p1 <= g.P && p0 / g.oW >= row_lo && (p1 - 1) / g.oW < row_hi) {
+      int32_t& c = by_column[static_cast<std::size_t>(p0 % g.oW)];
+      s = c = c >= 0 ? c : add_set(p0);
+    } else {
+      s = add_set(p0);
+    }
+  }
+  return m;
+}
+
 template <class T>
 bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py) {
   if (!direct_fits(g)) return false;
   const conv_kernels::Kernels<T>& kn = direct_kernels<T>();
   const int W = kn.lanes, R = kn.forward_rows, NV = kn.forward_vectors;
+  const bool masked = g.sH == 1 && g.sW == 1 && g.oW == g.W && !forced_padded_forward.load(std::memory_order_relaxed);
   const Padded pd = padded(g);
-  const std::vector<int64_t> koff = tap_offsets(g, pd);
+  std::vector<int64_t> koff = tap_offsets(g, pd);
+  std::vector<int32_t> kj;
+  if (masked)
+    for (int64_t c = 0; c < g.Cg; ++c)
+      for (int64_t kh = 0; kh < g.kH; ++kh)
+        for (int64_t kw = 0; kw < g.kW; ++kw) {
+          koff[static_cast<std::size_t>((c * g.kH + kh) * g.kW + kw)] =
+              c * g.plane() + (kh * g.dH - g.pH) * g.W + (kw * g.dW - g.pW);
+          kj.push_back(static_cast<int32_t>(kh * g.kW + kw));
+        }
   const int64_t nob = (g.Og + R - 1) / R;
   // weights packed per block of R output channels: wpk[k * R + r], rows past Og zero
   detail::Scratch<T> wpk(static_cast<std::size_t>(g.G * nob * g.K * R));
@@ -368,9 +433,10 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
           const int64_t o = ob * R + r;
           wpk.data()[((gi * nob + ob) * g.K + k) * R + r] = o < g.Og ? pw[(gi * g.Og + o) * g.K + k] : T(0);
         }
-  // The output's vectors: each one's base offset in xq, and the runs of its lanes that are outputs
-  // (vector i's runs are [first[i], first[i + 1]); vectors past the last, up to whole groups of
-  // NV, have none). A vector covers up to W consecutive ow of one output row, or, spanning, W
+  // The output's vectors: each one's base offset in the input (masked) or xq, and the runs of its
+  // lanes that are outputs (vector i's runs are [first[i], first[i + 1]); vectors past the last,
+  // up to whole groups of NV, have none). Masked, a vector covers W consecutive positions of the
+  // output plane. Else it covers up to W consecutive ow of one output row, or, spanning, W
   // consecutive positions oh * Wq + ow of the phase plane, whose lanes at ow >= oW are dropped.
   const int64_t per_row = (g.oW + W - 1) / W * W * g.oH;
   const int64_t span_end = (g.oH - 1) * pd.Wq + g.oW;
@@ -385,7 +451,13 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
     else
       runs.push_back({off, lo, n});
   };
-  if (spanning) {
+  if (masked) {
+    for (int64_t p = 0; p < g.P; p += W) {
+      vx.push_back(p);
+      first.push_back(static_cast<int>(runs.size()));
+      runs.push_back({p, 0, static_cast<int>(std::min<int64_t>(W, g.P - p))});
+    }
+  } else if (spanning) {
     for (int64_t p = 0; p < span_end; p += W) {
       vx.push_back(p);
       first.push_back(static_cast<int>(runs.size()));
@@ -408,21 +480,62 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   }
   const int64_t nvec = static_cast<int64_t>(vx.size()), ngroups = (nvec + NV - 1) / NV;
   first.resize(static_cast<std::size_t>(ngroups * NV + 1), static_cast<int>(runs.size()));
+  // Masked: the lane masks (W lanes of all bits set or none, per set and spatial tap), and the
+  // guard around a job's input: a masked-off lane still reads its element, up to guard_lo before
+  // the job's input and guard_hi after it; a job whose reads could fall outside the whole input
+  // (the first and the last, or more on tiny planes) reads a copy with zeros around it.
+  const int64_t KK = g.kH * g.kW;
+  LaneMasks lm;
+  if (masked) lm = lane_masks(g, W, nvec);
+  detail::Scratch<T> masks(masked ? lm.bits.size() * static_cast<std::size_t>(W) : 0);
+  for (std::size_t i = 0; i < (masked ? lm.bits.size() : 0); ++i)
+    for (int l = 0; l < W; ++l) {
+      using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+      const U bits = (lm.bits[i] >> l & 1u) ? ~U(0) : U(0);
+      std::memcpy(masks.data() + i * static_cast<std::size_t>(W) + static_cast<std::size_t>(l), &bits, sizeof(T));
+    }
+  int64_t guard_lo = 0, guard_hi = 0;  // elements read before the job's input, and after it
+  if (masked)
+    for (const int64_t o : koff) {
+      guard_lo = std::max(guard_lo, -o);
+      guard_hi = std::max(guard_hi, o + nvec * W - g.Cg * g.volume());
+    }
+  guard_lo = (guard_lo + 15) / 16 * 16;  // the copy keeps a 64-byte-aligned input aligned
+  const int64_t guarded = guard_lo + g.Cg * g.volume() + guard_hi;
+  // The job's input as its tiles read it: x itself or a guarded copy in buf (masked); the padded
+  // copy in buf otherwise.
+  auto job_source = [&](int64_t j, const T* x, T* buf, int64_t c0, int64_t c1) -> const T* {
+    if (!masked) {
+      fill_padded(x, g, pd, c0, c1, buf);
+      return buf;
+    }
+    const int64_t job = g.Cg * g.volume();  // jobs lie job elements apart in the input
+    if (j * job >= guard_lo && (g.N * g.G - 1 - j) * job >= guard_hi) return x;
+    copy_guarded(x, job, guard_lo, guard_hi, c0 * g.volume(), c1 * g.volume(), buf);
+    return buf + guard_lo;
+  };
 
-  // tile (ob, vector group vg) of sample n, group gi, from its padded input xq
+  // tile (ob, vector group vg) of sample n, group gi, from its input xg (masked) or padded copy xq
   auto tile = [&](const T* xq, int64_t n, int64_t gi, int64_t ob, int64_t vg) {
     const int rows = static_cast<int>(std::min<int64_t>(R, g.Og - ob * R));
     const T* xb[4];
+    const T* mk[4] = {};
     for (int v = 0; v < NV; ++v) {
-      const int64_t i = vg * NV + v;
-      xb[v] = xq + (i < nvec ? vx[static_cast<std::size_t>(i)] : 0);
+      const int64_t i = vg * NV + v < nvec ? vg * NV + v : 0;  // an unused vector repeats the first
+      xb[v] = xq + vx[static_cast<std::size_t>(i)];
+      if (masked) mk[v] = masks.data() + static_cast<int64_t>(lm.set[static_cast<std::size_t>(i)]) * KK * W;
     }
-    kn.forward(g.K, koff.data(), xb, wpk.data() + (gi * nob + ob) * g.K * R, py + (n * g.O + gi * g.Og + ob * R) * g.P,
-               g.P, runs.data(), first.data() + vg * NV, rows, pb ? pb + gi * g.Og + ob * R : nullptr);
+    kn.forward[masked](g.K, koff.data(), xb, mk, kj.data(), wpk.data() + (gi * nob + ob) * g.K * R,
+                       py + (n * g.O + gi * g.Og + ob * R) * g.P, g.P, runs.data(), first.data() + vg * NV, rows,
+                       pb ? pb + gi * g.Og + ob * R : nullptr);
   };
   // Tiles in chunks of kChunk vector groups, each chunk through every block of output channels:
-  // the chunk's input rows stay in L1/L2 while the blocks' weights stream from L2.
-  constexpr int64_t kChunk = 4;
+  // the chunk's input (about NV W sH sW Cg elements a group) stays in L2 while the blocks' weights
+  // stream from L2, and each output plane is written in runs of kChunk NV W elements. Up to 16
+  // groups whose input fits 256 KiB: 4 groups measured 5 % slower on the 7x7 stride-2 first layer
+  // (3 channels), 16 groups 3 % slower on the 1x1 256-channel convolution (768 KiB of input).
+  const int64_t group_bytes = int64_t(NV) * W * g.sH * g.sW * g.Cg * int64_t(sizeof(T));
+  const int64_t kChunk = std::clamp<int64_t>((int64_t(256) << 10) / std::max<int64_t>(group_bytes, 1), 1, 16);
   const int64_t nchunks = (ngroups + kChunk - 1) / kChunk;
   auto all_tiles = [&](const T* xq, int64_t n, int64_t gi, int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
@@ -434,12 +547,12 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   const int64_t job_bytes = g.Cg * g.volume() * int64_t(sizeof(T));
   auto job_input = [&](int64_t j) { return px + (j / g.G * g.C + j % g.G * g.Cg) * g.volume(); };  // j = (n, gi)
   for_jobs<T>(
-      g.N * g.G, pd.size, sample_fmas,
-      [&](int64_t j, T* xq) {
+      g.N * g.G, masked ? guarded : pd.size, sample_fmas,
+      [&](int64_t j, T* buf) {
         const int64_t n = j / g.G, gi = j % g.G;
-        fill_padded(job_input(j), g, pd, 0, g.Cg, xq);
+        const T* xq = job_source(j, job_input(j), buf, 0, g.Cg);
         // The next job's input is fetched into L2 a slice per tile block while this job computes
-        // (its copy otherwise waits on memory: 5 % of a small convolution's time, measured).
+        // (its first reads otherwise wait on memory: 5 % of a small convolution's time, measured).
         const char* next = j + 1 < g.N * g.G ? reinterpret_cast<const char*>(job_input(j + 1)) : nullptr;
         for (int64_t t = 0; t < tiles; ++t) {
           if (next)
@@ -448,11 +561,15 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
           all_tiles(xq, n, gi, t, t + 1);
         }
       },
-      [&](int64_t j, T* xq) {
+      [&](int64_t j, T* buf) {
         const int64_t n = j / g.G, gi = j % g.G;
         const T* x = job_input(j);
-        detail::parallel_for(g.Cg, g.sW * pd.plane, [&](int64_t c0, int64_t c1) { fill_padded(x, g, pd, c0, c1, xq); });
-        if (g.Cg == 0) fill_padded(x, g, pd, 0, 0, xq);
+        const T* xq = nullptr;
+        detail::parallel_for(g.Cg, g.sW * pd.plane, [&](int64_t c0, int64_t c1) {
+          const T* src = job_source(j, x, buf, c0, c1);
+          if (c0 == 0) xq = src;
+        });
+        if (g.Cg == 0) xq = job_source(j, x, buf, 0, 0);
         detail::parallel_for(tiles, sample_fmas / tiles + 1,
                              [&](int64_t t0, int64_t t1) { all_tiles(xq, n, gi, t0, t1); });
       });
@@ -573,7 +690,8 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
     Layout l;
     l.variant = variant, l.NV = conv_kernels::kInputVectors[variant], l.R = kn.input_rows[variant];
     const int64_t gw = l.NV * W, row_groups = (nch + l.NV - 1) / l.NV;
-    l.spanning = g.oW == g.W && (g.H * g.W + gw - 1) / gw < g.H * row_groups;
+    // spanning on a tie too: it reads the output gradient in place (below)
+    l.spanning = g.oW == g.W && (g.H * g.W + gw - 1) / gw <= g.H * row_groups;
     const int64_t nvec = l.spanning ? (g.H * g.W + W - 1) / W : g.H * nch;
     constexpr int64_t kRunGroups = 8;
     const int64_t span_groups = (nvec + l.NV - 1) / l.NV;
@@ -608,17 +726,37 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
             wk.data()[(((gi * ncb + cb) * kHW + j) * g.Og + o) * R + r] =
                 c < g.Cg ? pw[((gi * g.Og + o) * g.Cg + c) * kHW + j] : T(0);
           }
-  // The output gradient's planes, with room around them so that every lane reads inside (lanes
-  // whose output position does not exist are computed and dropped). Per-row runs: rows of wg,
-  // column ow at lpad + ow. Spanning: rows of oW, front elements before row 0.
+  // Where the tiles read the output gradient: lanes whose output position does not exist are
+  // computed and dropped, so a lane may read any element, as long as it exists. Spanning, a
+  // vector's lanes are positions of the gradient's own plane (oW = W), so the tiles read gy in
+  // place: up to guard_lo elements before a channel's plane and guard_hi after it, which is
+  // inside the gradient except near its ends; a sample whose reads could leave it is read from a
+  // copy with zeros around it (the first and the last sample, or more on tiny planes). Per-row
+  // runs read padded copies of S samples at a time, rows of wg, column ow at lpad + ow.
   const int64_t lpad = std::max<int64_t>(0, (g.kW - 1) * g.dW - g.pW);
-  const int64_t wg = spanning ? g.oW : lpad + std::max<int64_t>(g.oW, run_len + g.pW);
-  const int64_t front = spanning ? std::max<int64_t>(0, (g.kH - 1) * g.dH - g.pH) * g.oW + lpad : 0;
+  const int64_t guard_lo = spanning ? std::max<int64_t>(0, (g.kH - 1) * g.dH - g.pH) * g.oW + lpad : 0;
+  const int64_t guard_hi = spanning ? std::max<int64_t>(0, runs * run_len + g.pH * g.oW + g.pW - g.P) : 0;
+  const int64_t wg = lpad + std::max<int64_t>(g.oW, run_len + g.pW);
   const int64_t rows_read = std::max(g.oH, g.H + g.pH + 1);  // rows a lane may read
-  const int64_t plane = front + rows_read * wg + run_len + g.pW + 64;
+  const int64_t plane = spanning ? g.P : rows_read * wg + run_len + g.pW + 64;
   const int64_t per_sample = g.O * plane;
-  const int64_t S = std::clamp<int64_t>((int64_t(1) << 20) / per_sample, 1, g.N);
-  detail::Scratch<T> gyp(static_cast<std::size_t>(S * per_sample));
+  const int64_t S = spanning ? g.N : std::clamp<int64_t>((int64_t(1) << 20) / per_sample, 1, g.N);
+  auto guarded = [&](int64_t n) { return n * per_sample < guard_lo || (g.N - 1 - n) * per_sample < guard_hi; };
+  int64_t nguarded = 0;
+  for (int64_t n = 0; n < g.N; ++n) nguarded += guarded(n);
+  const int64_t guarded_size = guard_lo + per_sample + guard_hi;
+  detail::Scratch<T> gyp(static_cast<std::size_t>(spanning ? nguarded * guarded_size : S * per_sample));
+  std::vector<const T*> sample_gy(static_cast<std::size_t>(g.N));  // spanning: each sample's planes
+  for (int64_t n = 0, i = 0; spanning && n < g.N; ++n) {
+    const T* src = pgy + n * per_sample;
+    if (!guarded(n)) {
+      sample_gy[static_cast<std::size_t>(n)] = src;
+      continue;
+    }
+    T* dst = gyp.data() + (i++) * guarded_size;
+    copy_guarded(src, per_sample, guard_lo, guard_hi, 0, per_sample, dst);
+    sample_gy[static_cast<std::size_t>(n)] = dst + guard_lo;
+  }
   // every run's lane coordinates (run_len of each)
   std::vector<T> lane_ih(static_cast<std::size_t>(runs * run_len)), lane_iw(lane_ih.size());
   for (int64_t u = 0; u < runs; ++u)
@@ -630,27 +768,21 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
     }
   for (int64_t n0 = 0; n0 < g.N; n0 += S) {
     const int64_t s = std::min(S, g.N - n0);
-    detail::parallel_for(s * g.O, plane, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        const int64_t j = i / g.O, o = i % g.O;
-        T* dst = gyp.data() + j * per_sample + o * plane;
-        const T* src = pgy + ((n0 + j) * g.O + o) * g.P;
-        std::fill(dst, dst + front, T(0));
-        T* body = dst + front;
-        if (spanning) {
-          std::copy(src, src + g.P, body);
-          std::fill(body + g.P, dst + plane, T(0));
-          continue;
+    if (!spanning)
+      detail::parallel_for(s * g.O, plane, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const int64_t j = i / g.O, o = i % g.O;
+          T* dst = gyp.data() + j * per_sample + o * plane;
+          const T* src = pgy + ((n0 + j) * g.O + o) * g.P;
+          for (int64_t oh = 0; oh < g.oH; ++oh) {
+            T* row = dst + oh * wg;
+            std::fill(row, row + lpad, T(0));
+            std::copy(src + oh * g.oW, src + (oh + 1) * g.oW, row + lpad);
+            std::fill(row + lpad + g.oW, row + wg, T(0));
+          }
+          std::fill(dst + g.oH * wg, dst + plane, T(0));
         }
-        for (int64_t oh = 0; oh < g.oH; ++oh) {
-          T* row = body + oh * wg;
-          std::fill(row, row + lpad, T(0));
-          std::copy(src + oh * g.oW, src + (oh + 1) * g.oW, row + lpad);
-          std::fill(row + lpad + g.oW, row + wg, T(0));
-        }
-        std::fill(body + g.oH * wg, dst + plane, T(0));
-      }
-    });
+      });
     const int64_t tiles = s * g.G * ncb * runs;
     detail::parallel_for(tiles, R * run_len * kHW * g.Og, [&](int64_t t0, int64_t t1) {
       std::vector<conv_kernels::InputTap> taps(static_cast<std::size_t>(kHW));
@@ -668,15 +800,16 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
           for (int64_t kw = 0; kw < g.kW; ++kw) {
             const int64_t dw = kw * g.dW - g.pW;
             if (g.W - 1 - dw < 0 || -dw >= g.oW) continue;
-            const int64_t goff = spanning ? front + p0 - dh * g.oW - dw : (u - dh) * wg + lpad - dw;
+            const int64_t goff = spanning ? p0 - dh * g.oW - dw : (u - dh) * wg + lpad - dw;
             taps[static_cast<std::size_t>(ntaps++)] = {kh * g.kW + kw, goff, dh, dw};
           }
         }
-        input_tile(g.Og, ntaps, taps.data(), wk.data() + (gi * ncb + cb) * kHW * g.Og * R,
-                   gyp.data() + j * per_sample + gi * g.Og * plane, plane, g.oH, g.oW, lane_ih.data() + u * run_len,
-                   lane_iw.data() + u * run_len, (count + NV * W - 1) / (NV * W),
-                   pgx + (n * g.C + gi * g.Cg + cb * R) * g.H * g.W + p0, g.H * g.W, count,
-                   static_cast<int>(std::min<int64_t>(R, g.Cg - cb * R)), pb ? pb + gi * g.Cg + cb * R : nullptr);
+        input_tile(
+            g.Og, ntaps, taps.data(), wk.data() + (gi * ncb + cb) * kHW * g.Og * R,
+            (spanning ? sample_gy[static_cast<std::size_t>(n)] : gyp.data() + j * per_sample) + gi * g.Og * plane,
+            plane, g.oH, g.oW, lane_ih.data() + u * run_len, lane_iw.data() + u * run_len,
+            (count + NV * W - 1) / (NV * W), pgx + (n * g.C + gi * g.Cg + cb * R) * g.H * g.W + p0, g.H * g.W, count,
+            static_cast<int>(std::min<int64_t>(R, g.Cg - cb * R)), pb ? pb + gi * g.Cg + cb * R : nullptr);
       }
     });
   }
@@ -813,6 +946,10 @@ void conv_backward_weight(const TensorBase& grad_weight, const TensorBase& grad_
 void conv_kernels::force_input_tile_for_testing(int shape) {
   DITTO_CHECK(shape >= -1 && shape <= 1, "conv", "force_input_tile_for_testing: shape must be -1, 0 or 1, got ", shape);
   forced_input_tile.store(shape, std::memory_order_relaxed);
+}
+
+void conv_kernels::force_padded_forward_for_testing(bool padded) {
+  forced_padded_forward.store(padded, std::memory_order_relaxed);
 }
 
 }  // namespace ditto::cpu

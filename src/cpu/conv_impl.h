@@ -44,11 +44,14 @@ void pad_rows(const typename V::Scalar* src, int64_t lds, int64_t n, int64_t lea
 }
 
 // Forward: R output channels x NV vectors of output positions. Vector v's lane l reads tap k at
-// xb[v] + koff[k] + l; wp[k * R + r] is row r's weight of tap k (rows past `rows` are zero and not
-// stored). Row r of vector v goes out as bias[r] + chain (bias null: the chain), NaN canonical, by
-// the runs [first[v], first[v + 1]) of `runs`, to y + r * ldy (no runs: the vector is unused).
-template <class V, int R, int NV>
-void forward_tile(int64_t K, const int64_t* koff, const typename V::Scalar* const* xb, const typename V::Scalar* wp,
+// xb[v] + koff[k] + l (Masked: ANDed with lane l of the mask mk[v] + kj[k] * W, all bits set or
+// none, so a tap in the padding reads +0, the padded copy's zero; the element read must exist
+// either way); wp[k * R + r] is row r's weight of tap k (rows past `rows` are zero and not stored). Row r of vector v
+// goes out as bias[r] + chain (bias null: the chain), NaN canonical, by the runs [first[v], first[v + 1]) of `runs`, to
+// y + r * ldy (no runs: the vector is unused).
+template <class V, int R, int NV, bool Masked>
+void forward_tile(int64_t K, const int64_t* koff, const typename V::Scalar* const* xb,
+                  const typename V::Scalar* const* mk, const int32_t* kj, const typename V::Scalar* wp,
                   typename V::Scalar* y, int64_t ldy, const conv_kernels::OutRun* runs, const int* first, int rows,
                   const typename V::Scalar* bias) {
   using T = typename V::Scalar;
@@ -59,13 +62,20 @@ void forward_tile(int64_t K, const int64_t* koff, const typename V::Scalar* cons
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = V(T(0));
   const T* x[NV];
+  const T* m[NV];
 #pragma GCC unroll 4
-  for (int v = 0; v < NV; ++v) x[v] = xb[v];
+  for (int v = 0; v < NV; ++v) x[v] = xb[v], m[v] = Masked ? mk[v] : nullptr;
   for (int64_t k = 0; k < K; ++k) {
     const int64_t o = koff[k];
     V b[NV];
+    if constexpr (Masked) {
+      const int64_t j = int64_t(kj[k]) * W;
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) b[v] = V::load(x[v] + o);
+      for (int v = 0; v < NV; ++v) b[v] = as_float(as_int(V::load(x[v] + o)) & as_int(V::load(m[v] + j)));
+    } else {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) b[v] = V::load(x[v] + o);
+    }
     const T* a = wp + k * R;
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
@@ -209,7 +219,8 @@ void input_tile(int64_t Og, int ntaps, const conv_kernels::InputTap* taps, const
         simd::V::N,                                                                       \
         Tl::kForwardRows,                                                                 \
         Tl::kForwardVectors,                                                              \
-        &conv_impl::forward_tile<simd::V, Tl::kForwardRows, Tl::kForwardVectors>,         \
+        {&conv_impl::forward_tile<simd::V, Tl::kForwardRows, Tl::kForwardVectors, false>, \
+         &conv_impl::forward_tile<simd::V, Tl::kForwardRows, Tl::kForwardVectors, true>}, \
         {Tl::weight_rows(1), Tl::weight_rows(2), Tl::weight_rows(3), Tl::weight_rows(4)}, \
         {&conv_impl::weight_tile<simd::V, Tl::weight_rows(1), 1>,                         \
          &conv_impl::weight_tile<simd::V, Tl::weight_rows(2), 2>,                         \

@@ -30,10 +30,15 @@ inline constexpr int kInputVectors[2] = {kInputVectors0, kInputVectors1};
 // default, chooses per convolution. The bits are the same either way.
 void force_input_tile_for_testing(int shape);
 
+// Tests: make every forward read a padded copy (true) even where it could read the input itself
+// through lane masks; false, the default, chooses per convolution. The bits are the same either way.
+void force_padded_forward_for_testing(bool padded);
+
 template <class T>
 struct Kernels {
-  using Forward = void (*)(int64_t K, const int64_t* koff, const T* const* xb, const T* wp, T* y, int64_t ldy,
-                           const OutRun* runs, const int* first, int rows, const T* bias);
+  using Forward = void (*)(int64_t K, const int64_t* koff, const T* const* xb, const T* const* mk, const int32_t* kj,
+                           const T* wp, T* y, int64_t ldy, const OutRun* runs, const int* first, int rows,
+                           const T* bias);
   using Weight = void (*)(int64_t npos, const int64_t* pos, const T* x, const int64_t* toff, const T* gy, int64_t ldg,
                           T* acc, int64_t lda, bool load);
   using Input = void (*)(int64_t Og, int ntaps, const InputTap* taps, const T* wk, const T* gy, int64_t ldo, int64_t oH,
@@ -43,8 +48,8 @@ struct Kernels {
   int lanes;            // of a vector
   int forward_rows;     // output channels of a forward tile
   int forward_vectors;  // vectors of output positions
-  Forward forward;
-  int weight_rows[4];  // taps of a weight tile of 1..4 vectors of output channels
+  Forward forward[2];   // [0] reads a padded copy, [1] the input itself through lane masks
+  int weight_rows[4];   // taps of a weight tile of 1..4 vectors of output channels
   Weight weight[4];
   int input_rows[2];  // input channels of an input-gradient tile of kInputVectors[i] vectors
   Input input[2];
