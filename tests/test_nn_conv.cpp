@@ -383,18 +383,18 @@ TEST(NNConvReference, BothInputTileShapesMatchNaiveLoopsBitForBit) {
   });
 }
 
-// Where output rows are input rows (stride 1, oW = W) the forward reads the input itself, its
+// Where output rows are input rows (stride 1, oW = W) the forward can read the input itself, its
 // padded taps masked to +0 (cpu/conv.cpp's lane masks), and the first and last sample from a
-// guarded copy; forced to read the padded copy instead, it must give the same bits, both equal to
-// the naive loops'. The last column of every row holds an infinity: a padded tap that read its
-// neighbour across the row instead of a zero would make the output infinite or NaN, not finite.
-// Batches of 1 (one job: the guarded copy, split over 3 threads by channels) and 3 (a middle
-// sample read in place, its masked taps in the neighbouring samples); planes so small that a
-// masked tap reaches two samples away (ASan's run checks that no read leaves the input). The
-// input gradient's runs read the output gradient in place the same way.
+// guarded copy (AVX-512 does; the test forces it at every level); forced to read the padded copy
+// instead, it must give the same bits, both equal to the naive loops'. The last column of every row holds an infinity:
+// a padded tap that read its neighbour across the row instead of a zero would make the output infinite or NaN, not
+// finite. Batches of 1 (one job: the guarded copy, split over 3 threads by channels) and 3 (a middle sample read in
+// place, its masked taps in the neighbouring samples); planes so small that a masked tap reaches two samples away
+// (ASan's run checks that no read leaves the input). The input gradient's runs read the output gradient in place the
+// same way.
 TEST(NNConvReference, ReadingInPlaceGivesThePaddedCopysBits) {
   struct Padded {
-    ~Padded() { cpu::conv_kernels::force_padded_forward_for_testing(false); }
+    ~Padded() { cpu::conv_kernels::force_forward_in_place_for_testing(-1); }
   } padded;
   const std::vector<RefCase> cases = {
       {{3, 7, 9, 37}, {21, 7, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},    // 3x3 "same"
@@ -404,6 +404,7 @@ TEST(NNConvReference, ReadingInPlaceGivesThePaddedCopysBits) {
       {{3, 40, 7, 9}, {20, 40, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},  // 1x1
       {{3, 3, 6, 3}, {10, 3, 7, 3}, {{1, 1}, {3, 1}, {1, 1}, 1}, true},     // rows of 3: a vector spans rows
       {{5, 1, 2, 2}, {3, 1, 5, 5}, {{1, 1}, {2, 2}, {1, 1}, 1}, true},      // planes of 4: a masked tap 2 samples away
+      {{2, 4, 16, 16}, {16, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},   // planes of 1 or 2 KiB: grad_output copied
   };
   ditto::testing::ConfigGuard reset;
   for (int threads : {1, 3}) {
@@ -421,7 +422,7 @@ TEST(NNConvReference, ReadingInPlaceGivesThePaddedCopysBits) {
           const Tensor w = spread(rc.w, dt), b = rc.bias ? spread({rc.w[0]}, dt) : Tensor();
           Tensor out[2];
           for (bool force : {false, true}) {
-            cpu::conv_kernels::force_padded_forward_for_testing(force);
+            cpu::conv_kernels::force_forward_in_place_for_testing(force ? 0 : 1);
             out[force] = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
           }
           Tensor want = dt == kFloat32 ? naive_conv2d<float>(x, w, b, rc.a) : naive_conv2d<double>(x, w, b, rc.a);

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -49,8 +50,8 @@ DITTO_CONV_LEVEL(scalar, F32x1, F64x1)
 namespace ditto::cpu {
 namespace {
 
-std::atomic<int> forced_input_tile{-1};          // conv_kernels::force_input_tile_for_testing
-std::atomic<bool> forced_padded_forward{false};  // conv_kernels::force_padded_forward_for_testing
+std::atomic<int> forced_input_tile{-1};        // conv_kernels::force_input_tile_for_testing
+std::atomic<int> forced_in_place_forward{-1};  // conv_kernels::force_forward_in_place_for_testing
 
 struct Geom {
   int64_t N, C, D, H, W, O, G, Cg, Og, kD, kH, kW, oD, oH, oW, K, P;
@@ -411,7 +412,8 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   if (!direct_fits(g)) return false;
   const conv_kernels::Kernels<T>& kn = direct_kernels<T>();
   const int W = kn.lanes, R = kn.forward_rows, NV = kn.forward_vectors;
-  const bool masked = g.sH == 1 && g.sW == 1 && g.oW == g.W && !forced_padded_forward.load(std::memory_order_relaxed);
+  const int forced = forced_in_place_forward.load(std::memory_order_relaxed);
+  const bool masked = g.sH == 1 && g.sW == 1 && g.oW == g.W && (forced >= 0 ? forced == 1 : kn.forward_in_place);
   const Padded pd = padded(g);
   std::vector<int64_t> koff = tap_offsets(g, pd);
   std::vector<int32_t> kj;
@@ -728,35 +730,36 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
           }
   // Where the tiles read the output gradient: lanes whose output position does not exist are
   // computed and dropped, so a lane may read any element, as long as it exists. Spanning, a
-  // vector's lanes are positions of the gradient's own plane (oW = W), so the tiles read gy in
-  // place: up to guard_lo elements before a channel's plane and guard_hi after it, which is
-  // inside the gradient except near its ends; a sample whose reads could leave it is read from a
-  // copy with zeros around it (the first and the last sample, or more on tiny planes). Per-row
-  // runs read padded copies of S samples at a time, rows of wg, column ow at lpad + ow.
+  // vector's lanes are positions of the gradient's own plane (oW = W), so the tiles can read gy in
+  // place: up to guard_lo elements before a channel's plane and guard_hi after it, inside the
+  // gradient except near its ends. A sample is read from a copy instead when its reads could leave
+  // the gradient (the first and the last, or more on tiny planes), or every sample is when gy's
+  // planes lie a multiple of 4 KiB apart (or nearly): a tile reads Og planes side by side, and
+  // those would share a few L1 sets (the 32x32 planes of 4 KiB ran 2.5x slower at AVX2). Copies,
+  // S samples at a time, lie cplane apart: spanning, each plane between guards of zeros; per-row
+  // runs, rows of wg with column ow at lpad + ow.
   const int64_t lpad = std::max<int64_t>(0, (g.kW - 1) * g.dW - g.pW);
   const int64_t guard_lo = spanning ? std::max<int64_t>(0, (g.kH - 1) * g.dH - g.pH) * g.oW + lpad : 0;
   const int64_t guard_hi = spanning ? std::max<int64_t>(0, runs * run_len + g.pH * g.oW + g.pW - g.P) : 0;
   const int64_t wg = lpad + std::max<int64_t>(g.oW, run_len + g.pW);
   const int64_t rows_read = std::max(g.oH, g.H + g.pH + 1);  // rows a lane may read
-  const int64_t plane = spanning ? g.P : rows_read * wg + run_len + g.pW + 64;
-  const int64_t per_sample = g.O * plane;
-  const int64_t S = spanning ? g.N : std::clamp<int64_t>((int64_t(1) << 20) / per_sample, 1, g.N);
-  auto guarded = [&](int64_t n) { return n * per_sample < guard_lo || (g.N - 1 - n) * per_sample < guard_hi; };
-  int64_t nguarded = 0;
-  for (int64_t n = 0; n < g.N; ++n) nguarded += guarded(n);
-  const int64_t guarded_size = guard_lo + per_sample + guard_hi;
-  detail::Scratch<T> gyp(static_cast<std::size_t>(spanning ? nguarded * guarded_size : S * per_sample));
-  std::vector<const T*> sample_gy(static_cast<std::size_t>(g.N));  // spanning: each sample's planes
-  for (int64_t n = 0, i = 0; spanning && n < g.N; ++n) {
-    const T* src = pgy + n * per_sample;
-    if (!guarded(n)) {
-      sample_gy[static_cast<std::size_t>(n)] = src;
-      continue;
-    }
-    T* dst = gyp.data() + (i++) * guarded_size;
-    copy_guarded(src, per_sample, guard_lo, guard_hi, 0, per_sample, dst);
-    sample_gy[static_cast<std::size_t>(n)] = dst + guard_lo;
-  }
+  const int64_t line = 64 / int64_t(sizeof(T));
+  auto crowded = [&](int64_t stride) {  // Og planes stride elements apart fall in fewer than 16 L1 sets
+    const int64_t lines = stride / line % 64;
+    return 64 / std::gcd<int64_t>(lines, 64) < std::min<int64_t>(g.Og, 16);
+  };
+  int64_t cplane = spanning ? guard_lo + g.P + guard_hi : rows_read * wg + run_len + g.pW + 64;
+  while (crowded(cplane)) cplane += line;
+  const bool in_place = spanning && !crowded(g.P);
+  auto copied = [&](int64_t n) {
+    return !in_place || n * g.O * g.P < guard_lo || (g.N - 1 - n) * g.O * g.P < guard_hi;
+  };
+  const int64_t S = in_place ? g.N : std::clamp<int64_t>((int64_t(1) << 20) / (g.O * cplane), 1, g.N);
+  // a copied sample's slot in the buffer: in place, the few copied ones in turn; else n - n0
+  std::vector<int64_t> slot(static_cast<std::size_t>(g.N));
+  int64_t slots = 0;
+  for (int64_t n = 0; n < g.N; ++n) slot[static_cast<std::size_t>(n)] = in_place ? (copied(n) ? slots++ : -1) : n % S;
+  detail::Scratch<T> gyp(static_cast<std::size_t>((in_place ? slots : S) * g.O * cplane));
   // every run's lane coordinates (run_len of each)
   std::vector<T> lane_ih(static_cast<std::size_t>(runs * run_len)), lane_iw(lane_ih.size());
   for (int64_t u = 0; u < runs; ++u)
@@ -768,27 +771,30 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
     }
   for (int64_t n0 = 0; n0 < g.N; n0 += S) {
     const int64_t s = std::min(S, g.N - n0);
-    if (!spanning)
-      detail::parallel_for(s * g.O, plane, [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) {
-          const int64_t j = i / g.O, o = i % g.O;
-          T* dst = gyp.data() + j * per_sample + o * plane;
-          const T* src = pgy + ((n0 + j) * g.O + o) * g.P;
-          for (int64_t oh = 0; oh < g.oH; ++oh) {
-            T* row = dst + oh * wg;
-            std::fill(row, row + lpad, T(0));
-            std::copy(src + oh * g.oW, src + (oh + 1) * g.oW, row + lpad);
-            std::fill(row + lpad + g.oW, row + wg, T(0));
-          }
-          std::fill(dst + g.oH * wg, dst + plane, T(0));
+    detail::parallel_for(s * g.O, cplane, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const int64_t n = n0 + i / g.O, o = i % g.O;
+        if (!copied(n)) continue;
+        T* dst = gyp.data() + (slot[static_cast<std::size_t>(n)] * g.O + o) * cplane;
+        const T* src = pgy + (n * g.O + o) * g.P;
+        if (spanning) {
+          copy_guarded(src, g.P, guard_lo, cplane - guard_lo - g.P, 0, g.P, dst);
+          continue;
         }
-      });
+        for (int64_t oh = 0; oh < g.oH; ++oh) {
+          T* row = dst + oh * wg;
+          std::fill(row, row + lpad, T(0));
+          std::copy(src + oh * g.oW, src + (oh + 1) * g.oW, row + lpad);
+          std::fill(row + lpad + g.oW, row + wg, T(0));
+        }
+        std::fill(dst + g.oH * wg, dst + cplane, T(0));
+      }
+    });
     const int64_t tiles = s * g.G * ncb * runs;
     detail::parallel_for(tiles, R * run_len * kHW * g.Og, [&](int64_t t0, int64_t t1) {
       std::vector<conv_kernels::InputTap> taps(static_cast<std::size_t>(kHW));
       for (int64_t t = t0; t < t1; ++t) {
-        const int64_t u = t % runs, cb = t / runs % ncb, gi = t / (runs * ncb) % g.G, j = t / (runs * ncb * g.G),
-                      n = n0 + j;
+        const int64_t u = t % runs, cb = t / runs % ncb, gi = t / (runs * ncb) % g.G, n = n0 + t / (runs * ncb * g.G);
         // the run's positions and rows; a tap whose output row or column misses every lane's is skipped
         const int64_t p0 = spanning ? u * run_len : u * g.W;
         const int64_t count = spanning ? std::min(run_len, g.H * g.W - p0) : g.W;
@@ -804,12 +810,16 @@ bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb)
             taps[static_cast<std::size_t>(ntaps++)] = {kh * g.kW + kw, goff, dh, dw};
           }
         }
-        input_tile(
-            g.Og, ntaps, taps.data(), wk.data() + (gi * ncb + cb) * kHW * g.Og * R,
-            (spanning ? sample_gy[static_cast<std::size_t>(n)] : gyp.data() + j * per_sample) + gi * g.Og * plane,
-            plane, g.oH, g.oW, lane_ih.data() + u * run_len, lane_iw.data() + u * run_len,
-            (count + NV * W - 1) / (NV * W), pgx + (n * g.C + gi * g.Cg + cb * R) * g.H * g.W + p0, g.H * g.W, count,
-            static_cast<int>(std::min<int64_t>(R, g.Cg - cb * R)), pb ? pb + gi * g.Cg + cb * R : nullptr);
+        // sample n's planes: gy's own, or its copy's (spanning: past the guard)
+        const bool cp = copied(n);
+        const int64_t ld = cp ? cplane : g.P;
+        const T* planes =
+            cp ? gyp.data() + slot[static_cast<std::size_t>(n)] * g.O * cplane + guard_lo : pgy + n * g.O * g.P;
+        input_tile(g.Og, ntaps, taps.data(), wk.data() + (gi * ncb + cb) * kHW * g.Og * R, planes + gi * g.Og * ld, ld,
+                   g.oH, g.oW, lane_ih.data() + u * run_len, lane_iw.data() + u * run_len,
+                   (count + NV * W - 1) / (NV * W), pgx + (n * g.C + gi * g.Cg + cb * R) * g.H * g.W + p0, g.H * g.W,
+                   count, static_cast<int>(std::min<int64_t>(R, g.Cg - cb * R)),
+                   pb ? pb + gi * g.Cg + cb * R : nullptr);
       }
     });
   }
@@ -948,8 +958,10 @@ void conv_kernels::force_input_tile_for_testing(int shape) {
   forced_input_tile.store(shape, std::memory_order_relaxed);
 }
 
-void conv_kernels::force_padded_forward_for_testing(bool padded) {
-  forced_padded_forward.store(padded, std::memory_order_relaxed);
+void conv_kernels::force_forward_in_place_for_testing(int in_place) {
+  DITTO_CHECK(in_place >= -1 && in_place <= 1, "conv",
+              "force_forward_in_place_for_testing: in_place must be -1, 0 or 1, got ", in_place);
+  forced_in_place_forward.store(in_place, std::memory_order_relaxed);
 }
 
 }  // namespace ditto::cpu

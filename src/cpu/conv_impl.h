@@ -221,6 +221,7 @@ void input_tile(int64_t Og, int ntaps, const conv_kernels::InputTap* taps, const
         Tl::kForwardVectors,                                                              \
         {&conv_impl::forward_tile<simd::V, Tl::kForwardRows, Tl::kForwardVectors, false>, \
          &conv_impl::forward_tile<simd::V, Tl::kForwardRows, Tl::kForwardVectors, true>}, \
+        Tl::kForwardInPlace,                                                              \
         {Tl::weight_rows(1), Tl::weight_rows(2), Tl::weight_rows(3), Tl::weight_rows(4)}, \
         {&conv_impl::weight_tile<simd::V, Tl::weight_rows(1), 1>,                         \
          &conv_impl::weight_tile<simd::V, Tl::weight_rows(2), 2>,                         \
