@@ -21,8 +21,8 @@ struct OutRun {
 
 // Vectors side by side in an input-gradient tile: its two shapes (channels x vectors) have
 // 2 and 3; cpu/conv.cpp takes, per convolution, the one that computes fewer padded rows and lanes
-// (6 x 2 and 4 x 3 at AVX-512: 16 input channels fill four 4-channel blocks but three 6-channel
-// ones hold two empty rows).
+// (6 x 2 and 4 x 3 at AVX-512 and AVX2: 16 input channels fill four 4-channel blocks but three
+// 6-channel ones hold two empty rows).
 inline constexpr int kInputVectors0 = 2, kInputVectors1 = 3;
 inline constexpr int kInputVectors[2] = {kInputVectors0, kInputVectors1};
 
@@ -70,7 +70,13 @@ struct Tiles {
   // loads a tap); AVX2's 4 x 3 tile (12 FMAs to 7 loads, 10 with the masks) measured 15 % slower.
   static constexpr bool kForwardInPlace = kWide;
   static constexpr int weight_rows(int vectors) { return (kWide ? 24 : kAvx2 ? 12 : 8) / vectors; }
-  static constexpr int kInputRows0 = (kWide ? 12 : 6) / kInputVectors0, kInputRows1 = (kWide ? 12 : 6) / kInputVectors1;
+  // Input gradient: 12 accumulators at AVX2 as at AVX-512, though with the tile's 12 sums they
+  // overflow AVX2's 16 registers: the sums, touched once per tap, live on the stack. With 6
+  // accumulators (3 x 2), 4 cycles of FMA latency left the FMA units idle a quarter of the time:
+  // 2x slower than AVX-512 on Zen 4, whose FMA units are 256 bits wide either way (ResNet's input
+  // gradient 35.4 -> 19.5 ms); 16 measured 30 ms, and 24 at AVX-512 6 % slower than 12.
+  static constexpr int kInputRows0 = (kWide || kAvx2 ? 12 : 6) / kInputVectors0;
+  static constexpr int kInputRows1 = (kWide || kAvx2 ? 12 : 6) / kInputVectors1;
 };
 
 #define DITTO_CONV_DECLARE(level)                   \
