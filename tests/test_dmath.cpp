@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <random>
@@ -235,6 +236,18 @@ TEST(DMathCapability, LevelInUseIsSupportedAndNamed) {
   if (ditto::cpu_supports(CpuCapability::AVX512)) {
     EXPECT_TRUE(ditto::cpu_supports(CpuCapability::AVX2));
   }
+}
+
+// cpu_is_amd agrees with the kernel's vendor_id (Linux's /proc/cpuinfo).
+TEST(DMathCapability, VendorMatchesCpuinfo) {
+  std::ifstream info("/proc/cpuinfo");
+  if (!info) GTEST_SKIP() << "no /proc/cpuinfo";
+  std::string line, vendor;
+  while (vendor.empty() && std::getline(info, line))
+    if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 2);
+  ASSERT_FALSE(vendor.empty());
+  if (vendor == "HygonGenuine") GTEST_SKIP() << "Zen-based: libgcc's answer depends on its version";
+  EXPECT_EQ(ditto::cpu_is_amd(), vendor == "AuthenticAMD") << vendor;
 }
 
 TEST(DMathCapability, ForcingALevelForTests) {

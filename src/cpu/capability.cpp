@@ -32,6 +32,11 @@ bool cpu_supports(CpuCapability c) {
   return false;
 }
 
+bool cpu_is_amd() {
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amd");
+}
+
 CpuCapability detected_cpu_capability() {
   if (cpu_supports(CpuCapability::AVX512)) return CpuCapability::AVX512;
   if (cpu_supports(CpuCapability::AVX2)) return CpuCapability::AVX2;

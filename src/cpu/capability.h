@@ -14,6 +14,10 @@ const char* capability_name(CpuCapability c);
 // avx512f+dq+bw+vl (and avx2+fma).
 bool cpu_supports(CpuCapability c);
 
+// Whether the CPU is AMD's. For a kernel whose fastest form differs between cores at one level
+// (cpu/conv.cpp's in-place forward); every form gives the same bits.
+bool cpu_is_amd();
+
 // The best level this CPU supports.
 CpuCapability detected_cpu_capability();
 

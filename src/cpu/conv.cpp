@@ -413,7 +413,11 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   const conv_kernels::Kernels<T>& kn = direct_kernels<T>();
   const int W = kn.lanes, R = kn.forward_rows, NV = kn.forward_vectors;
   const int forced = forced_in_place_forward.load(std::memory_order_relaxed);
-  const bool masked = g.sH == 1 && g.sW == 1 && g.oW == g.W && (forced >= 0 ? forced == 1 : kn.forward_in_place);
+  // In place on AMD's cores only: Zen 4 and 5 run the masks' ANDs on pipes the FMAs leave free,
+  // where Intel's run AVX-512 ANDs on the FMA ports (0 and 5), 3 issue slots in 27 (not measured
+  // there: they keep the padded copy, which was measured).
+  const bool masked =
+      g.sH == 1 && g.sW == 1 && g.oW == g.W && (forced >= 0 ? forced == 1 : kn.forward_in_place && cpu_is_amd());
   const Padded pd = padded(g);
   std::vector<int64_t> koff = tap_offsets(g, pd);
   std::vector<int32_t> kj;
