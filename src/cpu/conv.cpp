@@ -339,15 +339,16 @@ std::vector<int64_t> tap_offsets(const Geom& g, const Padded& pd) {
   return off;
 }
 
-// Runs job(j) for j in [0, jobs) (a (sample, group) pair each) with a thread-local buffer of
-// `elems` when there are jobs for every thread, else calls inner(j, buffer) one job at a time
-// (inner then splits the job's work over the threads).
+// Runs whole(j, buffer, next) for j in [0, jobs) (a (sample, group) pair each) with a thread-local
+// buffer of `elems` when there are jobs for every thread (next: whether this thread runs job j + 1
+// after j), else calls split(j, buffer) one job at a time (split then splits the job's work over
+// the threads).
 template <class T, class Whole, class Split>
 void for_jobs(int64_t jobs, int64_t elems, int64_t cost, Whole whole, Split split) {
   if (jobs >= detail::num_threads()) {
     detail::parallel_for(jobs, cost, [&](int64_t j0, int64_t j1) {
       detail::Scratch<T> buf(static_cast<std::size_t>(elems));
-      for (int64_t j = j0; j < j1; ++j) whole(j, buf.data());
+      for (int64_t j = j0; j < j1; ++j) whole(j, buf.data(), j + 1 < j1);
     });
   } else {
     detail::Scratch<T> buf(static_cast<std::size_t>(elems));
@@ -554,12 +555,13 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   auto job_input = [&](int64_t j) { return px + (j / g.G * g.C + j % g.G * g.Cg) * g.volume(); };  // j = (n, gi)
   for_jobs<T>(
       g.N * g.G, masked ? guarded : pd.size, sample_fmas,
-      [&](int64_t j, T* buf) {
+      [&](int64_t j, T* buf, bool mine) {
         const int64_t n = j / g.G, gi = j % g.G;
         const T* xq = job_source(j, job_input(j), buf, 0, g.Cg);
-        // The next job's input is fetched into L2 a slice per tile block while this job computes
-        // (its first reads otherwise wait on memory: 5 % of a small convolution's time, measured).
-        const char* next = j + 1 < g.N * g.G ? reinterpret_cast<const char*>(job_input(j + 1)) : nullptr;
+        // The next job's input, when this thread runs it, is fetched into L2 a slice per tile
+        // block while this job computes (its first reads otherwise wait on memory: 5 % of a small
+        // convolution's time, measured); another thread's next job would only crowd this L2.
+        const char* next = mine ? reinterpret_cast<const char*>(job_input(j + 1)) : nullptr;
         for (int64_t t = 0; t < tiles; ++t) {
           if (next)
             for (int64_t b = t * job_bytes / tiles / 64 * 64; b < (t + 1) * job_bytes / tiles; b += 64)
