@@ -522,7 +522,7 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
     return buf + guard_lo;
   };
 
-  // tile (ob, vector group vg) of sample n, group gi, from its input xg (masked) or padded copy xq
+  // tile (ob, vector group vg) of sample n, group gi, from xq: its input (masked) or its padded copy
   auto tile = [&](const T* xq, int64_t n, int64_t gi, int64_t ob, int64_t vg) {
     const int rows = static_cast<int>(std::min<int64_t>(R, g.Og - ob * R));
     const T* xb[4];
