@@ -385,8 +385,9 @@ TEST(NNConvReference, BothInputTileShapesMatchNaiveLoopsBitForBit) {
 
 // Where output rows are input rows (stride 1, oW = W) the forward can read the input itself, its
 // padded taps masked to +0 (cpu/conv.cpp's lane masks), and the first and last sample from a
-// guarded copy (AVX-512 does; the test forces it at every level); forced to read the padded copy
-// instead, it must give the same bits, both equal to the naive loops'. The last column of every row holds an infinity:
+// guarded copy (AVX-512 on AMD does with padding, every level without: the test forces it at every
+// level, the 1x1 case without masks); forced to read the padded copy instead, it must give the same
+// bits, both equal to the naive loops'. The last column of every row holds an infinity:
 // a padded tap that read its neighbour across the row instead of a zero would make the output infinite or NaN, not
 // finite. Batches of 1 (one job: the guarded copy, split over 3 threads by channels) and 3 (a middle sample read in
 // place, its masked taps in the neighbouring samples); planes so small that a masked tap reaches two samples away

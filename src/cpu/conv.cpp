@@ -371,7 +371,9 @@ void copy_guarded(const T* src, int64_t n, int64_t lo, int64_t hi, int64_t b, in
 // consecutive positions reads W consecutive elements. Its lanes whose tap falls in the padding (or
 // whose position is past the plane) are masked: they read +0, the padded copy's stored zero, so
 // the chains are the same. One lane mask per (vector, spatial tap); vectors whose rows need no
-// top or bottom padding share them by the column their first lane starts at.
+// top or bottom padding share them by the column their first lane starts at. Without padding no
+// output's tap falls outside the input (lanes past the plane are computed and not stored), so the
+// tiles read in place without masks.
 struct LaneMasks {
   std::vector<int32_t> set;    // per vector: its masks are sets[set * KK .. + KK)
   std::vector<uint32_t> bits;  // per (set, spatial tap j = kh * kW + kw): lane l's bit
@@ -414,15 +416,18 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   const conv_kernels::Kernels<T>& kn = direct_kernels<T>();
   const int W = kn.lanes, R = kn.forward_rows, NV = kn.forward_vectors;
   const int forced = forced_in_place_forward.load(std::memory_order_relaxed);
-  // In place on AMD's cores only: Zen 4 and 5 run the masks' ANDs on pipes the FMAs leave free,
-  // where Intel's run AVX-512 ANDs on the FMA ports (0 and 5), 3 issue slots in 27 (not measured
-  // there: they keep the padded copy, which was measured).
-  const bool masked =
-      g.sH == 1 && g.sW == 1 && g.oW == g.W && (forced >= 0 ? forced == 1 : kn.forward_in_place && cpu_is_amd());
+  // In place where there is no padding (no tap of an output lane is ever in the padding: no masks)
+  // at every level; with padding (masked) at AVX-512 on AMD's cores only: Zen 4 and 5 run the
+  // masks' ANDs on pipes the FMAs leave free, where Intel's run AVX-512 ANDs on the FMA ports (0
+  // and 5), 3 issue slots in 27 (not measured there: they keep the padded copy, which was).
+  const bool unpadded = g.pH == 0 && g.pW == 0;
+  const bool in_place = g.sH == 1 && g.sW == 1 && g.oW == g.W &&
+                        (forced >= 0 ? forced == 1 : unpadded || (kn.forward_in_place && cpu_is_amd()));
+  const bool masked = in_place && !unpadded;
   const Padded pd = padded(g);
   std::vector<int64_t> koff = tap_offsets(g, pd);
   std::vector<int32_t> kj;
-  if (masked)
+  if (in_place)
     for (int64_t c = 0; c < g.Cg; ++c)
       for (int64_t kh = 0; kh < g.kH; ++kh)
         for (int64_t kw = 0; kw < g.kW; ++kw) {
@@ -440,9 +445,9 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
           const int64_t o = ob * R + r;
           wpk.data()[((gi * nob + ob) * g.K + k) * R + r] = o < g.Og ? pw[(gi * g.Og + o) * g.K + k] : T(0);
         }
-  // The output's vectors: each one's base offset in the input (masked) or xq, and the runs of its
+  // The output's vectors: each one's base offset in the input (in place) or xq, and the runs of its
   // lanes that are outputs (vector i's runs are [first[i], first[i + 1]); vectors past the last,
-  // up to whole groups of NV, have none). Masked, a vector covers W consecutive positions of the
+  // up to whole groups of NV, have none). In place, a vector covers W consecutive positions of the
   // output plane. Else it covers up to W consecutive ow of one output row, or, spanning, W
   // consecutive positions oh * Wq + ow of the phase plane, whose lanes at ow >= oW are dropped.
   const int64_t per_row = (g.oW + W - 1) / W * W * g.oH;
@@ -458,7 +463,7 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
     else
       runs.push_back({off, lo, n});
   };
-  if (masked) {
+  if (in_place) {
     for (int64_t p = 0; p < g.P; p += W) {
       vx.push_back(p);
       first.push_back(static_cast<int>(runs.size()));
@@ -487,10 +492,11 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   }
   const int64_t nvec = static_cast<int64_t>(vx.size()), ngroups = (nvec + NV - 1) / NV;
   first.resize(static_cast<std::size_t>(ngroups * NV + 1), static_cast<int>(runs.size()));
-  // Masked: the lane masks (W lanes of all bits set or none, per set and spatial tap), and the
-  // guard around a job's input: a masked-off lane still reads its element, up to guard_lo before
-  // the job's input and guard_hi after it; a job whose reads could fall outside the whole input
-  // (the first and the last, or more on tiny planes) reads a copy with zeros around it.
+  // Masked: the lane masks (W lanes of all bits set or none, per set and spatial tap). In place:
+  // the guard around a job's input: a masked-off lane (or one past the plane) still reads its
+  // element, up to guard_lo before the job's input and guard_hi after it; a job whose reads could
+  // fall outside the whole input (the first and the last, or more on tiny planes) reads a copy
+  // with zeros around it.
   const int64_t KK = g.kH * g.kW;
   LaneMasks lm;
   if (masked) lm = lane_masks(g, W, nvec);
@@ -502,17 +508,17 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
       std::memcpy(masks.data() + i * static_cast<std::size_t>(W) + static_cast<std::size_t>(l), &bits, sizeof(T));
     }
   int64_t guard_lo = 0, guard_hi = 0;  // elements read before the job's input, and after it
-  if (masked)
+  if (in_place)
     for (const int64_t o : koff) {
       guard_lo = std::max(guard_lo, -o);
       guard_hi = std::max(guard_hi, o + nvec * W - g.Cg * g.volume());
     }
   guard_lo = (guard_lo + 15) / 16 * 16;  // the copy keeps a 64-byte-aligned input aligned
   const int64_t guarded = guard_lo + g.Cg * g.volume() + guard_hi;
-  // The job's input as its tiles read it: x itself or a guarded copy in buf (masked); the padded
+  // The job's input as its tiles read it: x itself or a guarded copy in buf (in place); the padded
   // copy in buf otherwise.
   auto job_source = [&](int64_t j, const T* x, T* buf, int64_t c0, int64_t c1) -> const T* {
-    if (!masked) {
+    if (!in_place) {
       fill_padded(x, g, pd, c0, c1, buf);
       return buf;
     }
@@ -522,7 +528,7 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
     return buf + guard_lo;
   };
 
-  // tile (ob, vector group vg) of sample n, group gi, from xq: its input (masked) or its padded copy
+  // tile (ob, vector group vg) of sample n, group gi, from xq: its input (in place) or its padded copy
   auto tile = [&](const T* xq, int64_t n, int64_t gi, int64_t ob, int64_t vg) {
     const int rows = static_cast<int>(std::min<int64_t>(R, g.Og - ob * R));
     const T* xb[4];
@@ -554,7 +560,7 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   const int64_t job_bytes = g.Cg * g.volume() * int64_t(sizeof(T));
   auto job_input = [&](int64_t j) { return px + (j / g.G * g.C + j % g.G * g.Cg) * g.volume(); };  // j = (n, gi)
   for_jobs<T>(
-      g.N * g.G, masked ? guarded : pd.size, sample_fmas,
+      g.N * g.G, in_place ? guarded : pd.size, sample_fmas,
       [&](int64_t j, T* buf, bool mine) {
         const int64_t n = j / g.G, gi = j % g.G;
         const T* xq = job_source(j, job_input(j), buf, 0, g.Cg);

@@ -66,9 +66,10 @@ struct Tiles {
   static constexpr bool kWide = kBytes == 64, kAvx2 = kBytes == 32;
   static constexpr int kForwardRows = kWide ? 8 : 4;
   static constexpr int kForwardVectors = kWide || kAvx2 ? 3 : 2;
-  // The in-place forward's AND per loaded vector: free beside AVX-512's 8 x 3 tile on Zen 4 (24
-  // FMAs to 14 loads a tap; cpu/conv.cpp takes it on AMD cores only); AVX2's 4 x 3 tile (12 FMAs
-  // to 7 loads, 10 with the masks) measured 15 % slower.
+  // The in-place forward's AND per loaded vector (padded convolutions; unpadded ones read in place
+  // at every level, without masks): free beside AVX-512's 8 x 3 tile on Zen 4 (24 FMAs to 14 loads
+  // a tap; cpu/conv.cpp takes it on AMD cores only); AVX2's 4 x 3 tile (12 FMAs to 7 loads, 10
+  // with the masks) measured 15 % slower.
   static constexpr bool kForwardInPlace = kWide;
   static constexpr int weight_rows(int vectors) { return (kWide ? 24 : kAvx2 ? 12 : 8) / vectors; }
   // Input gradient: 12 accumulators at AVX2 as at AVX-512, though with the tile's 12 sums they
