@@ -375,7 +375,7 @@ void copy_guarded(const T* src, int64_t n, int64_t lo, int64_t hi, int64_t b, in
 // output's tap falls outside the input (lanes past the plane are computed and not stored), so the
 // tiles read in place without masks.
 struct LaneMasks {
-  std::vector<int32_t> set;    // per vector: its masks are sets[set * KK .. + KK)
+  std::vector<int32_t> set;    // per vector: its masks are bits[set * KK .. + KK)
   std::vector<uint32_t> bits;  // per (set, spatial tap j = kh * kW + kw): lane l's bit
 };
 LaneMasks lane_masks(const Geom& g, int W, int64_t nvec) {
@@ -425,15 +425,16 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
                         (forced >= 0 ? forced == 1 : unpadded || (kn.forward_in_place && cpu_is_amd()));
   const bool masked = in_place && !unpadded;
   const Padded pd = padded(g);
-  std::vector<int64_t> koff = tap_offsets(g, pd);
+  // tap k = (c, kh, kw)'s offset from its output position's base (in place: in the input), and
+  // (masked) its spatial tap kh * kW + kw, which picks its lane masks
+  std::vector<int64_t> koff = in_place ? std::vector<int64_t>() : tap_offsets(g, pd);
   std::vector<int32_t> kj;
   if (in_place)
     for (int64_t c = 0; c < g.Cg; ++c)
       for (int64_t kh = 0; kh < g.kH; ++kh)
         for (int64_t kw = 0; kw < g.kW; ++kw) {
-          koff[static_cast<std::size_t>((c * g.kH + kh) * g.kW + kw)] =
-              c * g.plane() + (kh * g.dH - g.pH) * g.W + (kw * g.dW - g.pW);
-          kj.push_back(static_cast<int32_t>(kh * g.kW + kw));
+          koff.push_back(c * g.plane() + (kh * g.dH - g.pH) * g.W + (kw * g.dW - g.pW));
+          if (masked) kj.push_back(static_cast<int32_t>(kh * g.kW + kw));
         }
   const int64_t nob = (g.Og + R - 1) / R;
   // weights packed per block of R output channels: wpk[k * R + r], rows past Og zero

@@ -46,9 +46,9 @@ void pad_rows(const typename V::Scalar* src, int64_t lds, int64_t n, int64_t lea
 // Forward: R output channels x NV vectors of output positions. Vector v's lane l reads tap k at
 // xb[v] + koff[k] + l (Masked: ANDed with lane l of the mask mk[v] + kj[k] * W, all bits set or
 // none, so a tap in the padding reads +0, the padded copy's zero; the element read must exist
-// either way); wp[k * R + r] is row r's weight of tap k (rows past `rows` are zero and not stored). Row r of vector v
-// goes out as bias[r] + chain (bias null: the chain), NaN canonical, by the runs [first[v], first[v + 1]) of `runs`, to
-// y + r * ldy (no runs: the vector is unused).
+// either way); wp[k * R + r] is row r's weight of tap k (rows past `rows` are zero and not
+// stored). Row r of vector v goes out as bias[r] + chain (bias null: the chain), NaN canonical, by
+// the runs [first[v], first[v + 1]) of `runs`, to y + r * ldy (no runs: the vector is unused).
 template <class V, int R, int NV, bool Masked>
 void forward_tile(int64_t K, const int64_t* koff, const typename V::Scalar* const* xb,
                   const typename V::Scalar* const* mk, const int32_t* kj, const typename V::Scalar* wp,

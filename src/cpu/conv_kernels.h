@@ -31,8 +31,8 @@ inline constexpr int kInputVectors[2] = {kInputVectors0, kInputVectors1};
 void force_input_tile_for_testing(int shape);
 
 // Tests: make every forward that can read the input in place (stride 1, oW = W) do so (1) or read
-// a padded copy (0) at any level; -1, the default, leaves it to the level (Tiles' kForwardInPlace).
-// The bits are the same either way.
+// a padded copy (0) at any level; -1, the default, chooses per convolution (unpadded: in place;
+// padded: by Tiles' kForwardInPlace and the CPU). The bits are the same either way.
 void force_forward_in_place_for_testing(int in_place);
 
 template <class T>
@@ -49,8 +49,8 @@ struct Kernels {
   int lanes;              // of a vector
   int forward_rows;       // output channels of a forward tile
   int forward_vectors;    // vectors of output positions
-  Forward forward[2];     // [0] reads a padded copy, [1] the input itself through lane masks
-  bool forward_in_place;  // whether [1] pays where it applies
+  Forward forward[2];     // [0] plain loads (a padded copy, or an unpadded input in place), [1] through lane masks
+  bool forward_in_place;  // whether [1] pays where it applies (padded convolutions read in place)
   int weight_rows[4];     // taps of a weight tile of 1..4 vectors of output channels
   Weight weight[4];
   int input_rows[2];  // input channels of an input-gradient tile of kInputVectors[i] vectors
