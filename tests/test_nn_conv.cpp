@@ -317,6 +317,7 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
       {{1, 2, 6, 6}, {3, 2, 2, 2}, {{1, 1}, {3, 0}, {1, 1}, 1}, true},       // padding past the kernel
       {{2, 2, 5, 2}, {3, 2, 1, 2}, {{1, 4}, {0, 1}, {1, 3}, 1}, true},       // stride past the row: a phase all padding
       {{2, 3, 6, 4}, {10, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},  // rows of 5: a vector's outputs in 2-4 runs
+      {{1, 2, 7, 75}, {5, 2, 3, 3}, {{2, 3}, {1, 2}, {1, 1}, 1}, true},  // phases of 25 columns: whole vectors gathered
   };
   for_each_level([&](const char* level) {
     int k = 0;

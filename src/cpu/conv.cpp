@@ -314,16 +314,7 @@ void fill_padded(const T* x, const Geom& g, const Padded& pd, int64_t c0, int64_
       std::fill(plane, plane + g.pH * pd.Wq, T(0));
       std::fill(plane + (g.pH + g.H) * pd.Wq, plane + pd.plane, T(0));
       const T* src = x + c * g.H * g.W + (jlo * g.sW + q - g.pW);
-      T* dst = plane + g.pH * pd.Wq;
-      if (g.sW == 1) {
-        direct_kernels<T>().pad_rows(src, g.W, jhi - jlo, jlo, dst, pd.Wq, g.H);
-        continue;
-      }
-      for (int64_t ih = 0; ih < g.H; ++ih, src += g.W, dst += pd.Wq) {
-        std::fill(dst, dst + jlo, T(0));
-        for (int64_t j = jlo; j < jhi; ++j) dst[j] = src[(j - jlo) * g.sW];
-        std::fill(dst + jhi, dst + pd.Wq, T(0));
-      }
+      direct_kernels<T>().pad_rows(src, g.W, g.sW, jhi - jlo, jlo, plane + g.pH * pd.Wq, pd.Wq, g.H);
     }
   if (c1 == g.Cg) std::fill(xq + g.Cg * g.sW * pd.plane, xq + pd.size, T(0));
 }

@@ -21,11 +21,13 @@ V canonical(V x) {
   return select(x != x, V(std::numeric_limits<typename V::Scalar>::quiet_NaN()), x);
 }
 
-// The padded copy's rows: row i of dst (ldd elements) is `lead` zeros, src's row i (n elements,
-// rows lds apart), then zeros to ldd. Moves only.
+// The padded copy's rows: row i of dst (ldd elements) is `lead` zeros, n elements of src's row i
+// (rows lds apart) taken `step` apart (src[0], src[step], ...), then zeros to ldd. Moves only: a
+// stride-2 phase is two loads and a permute per vector, other strides a gather (offsets of up to
+// (W - 1) step must fit 32 bits) or one element at a time.
 template <class V>
-void pad_rows(const typename V::Scalar* src, int64_t lds, int64_t n, int64_t lead, typename V::Scalar* dst, int64_t ldd,
-              int64_t rows) {
+void pad_rows(const typename V::Scalar* src, int64_t lds, int64_t step, int64_t n, int64_t lead,
+              typename V::Scalar* dst, int64_t ldd, int64_t rows) {
   using T = typename V::Scalar;
   constexpr int W = V::N;
   const V zero(T(0));
@@ -33,12 +35,23 @@ void pad_rows(const typename V::Scalar* src, int64_t lds, int64_t n, int64_t lea
     for (; count >= W; count -= W, p += W) store(p, zero);
     if (count > 0) store_partial(p, zero, int(count));
   };
+  const bool gather = step > 2 && step <= (int64_t(1) << 31) / W;
   for (int64_t i = 0; i < rows; ++i, src += lds, dst += ldd) {
     zeros(dst, lead);
     T* d = dst + lead;
     int64_t j = 0;
-    for (; j + W <= n; j += W) store(d + j, V::load(src + j));
-    if (j < n) store_partial(d + j, V::load_partial(src + j, int(n - j)), int(n - j));
+    if (step == 1) {
+      for (; j + W <= n; j += W) store(d + j, V::load(src + j));
+      if (j < n) store_partial(d + j, V::load_partial(src + j, int(n - j)), int(n - j));
+    } else if (step == 2) {
+      for (; j + W <= n; j += W) store(d + j, V::load_even(src + 2 * j, W));
+      if (j < n) store_partial(d + j, V::load_even(src + 2 * j, int(n - j)), int(n - j));
+    } else if (gather) {
+      for (; j + W <= n; j += W) store(d + j, V::load_strided(src + j * step, step));
+      if (j < n) store_partial(d + j, V::load_strided_partial(src + j * step, step, int(n - j)), int(n - j));
+    } else {
+      for (; j < n; ++j) d[j] = src[j * step];
+    }
     zeros(d + n, ldd - lead - n);
   }
 }

@@ -45,7 +45,8 @@ struct Kernels {
   using Input = void (*)(int64_t Og, int ntaps, const InputTap* taps, const T* wk, const T* gy, int64_t ldo, int64_t oH,
                          int64_t oW, const T* ih, const T* iw, int64_t groups, T* gx, int64_t ldx, int64_t count,
                          int rows, const T* bias);
-  using Pad = void (*)(const T* src, int64_t lds, int64_t n, int64_t lead, T* dst, int64_t ldd, int64_t rows);
+  using Pad = void (*)(const T* src, int64_t lds, int64_t step, int64_t n, int64_t lead, T* dst, int64_t ldd,
+                       int64_t rows);
   int lanes;              // of a vector
   int forward_rows;       // output channels of a forward tile
   int forward_vectors;    // vectors of output positions
@@ -55,7 +56,7 @@ struct Kernels {
   Weight weight[4];
   int input_rows[2];  // input channels of an input-gradient tile of kInputVectors[i] vectors
   Input input[2];
-  Pad pad_rows;  // the padded copy's rows (cpu/conv.cpp's fill_padded at stride 1)
+  Pad pad_rows;  // the padded copy's rows (cpu/conv.cpp's fill_padded)
 };
 
 // Tile shapes by register file: AVX-512 (32 vector registers of 64 bytes), AVX2 (16 of 32 bytes),
