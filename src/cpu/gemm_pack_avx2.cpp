@@ -64,6 +64,11 @@ struct Lanes<double> {
   }
 };
 
+// A panel's rows are w lanes and a store writes N: where w is not a multiple of N, a group's
+// store runs on into the next row's first lanes (w = 6 or 14 rows of A). Those are written again
+// later, by group 0 (the groups go from the last to the first, and a row's group 0 comes after
+// the rows before it), so every store is a plain one (a masked store is microcoded on AMD's cores:
+// it took 60 % of the packing) except one that would run past the panel's end.
 template <class T>
 void pack_lanes(T* dst, const T* s, int64_t ls, int64_t n, int64_t kc, int w) {
   using L = Lanes<T>;
@@ -72,7 +77,7 @@ void pack_lanes(T* dst, const T* s, int64_t ls, int64_t n, int64_t kc, int w) {
   for (int64_t q = 0; q < n; q += w) {
     const int64_t lanes = n - q < w ? n - q : w;
     T* dp = dst + q * kc;
-    for (int64_t l0 = 0; l0 < lanes; l0 += N) {
+    for (int64_t l0 = (lanes - 1) / N * N; l0 >= 0; l0 -= N) {
       const int g = lanes - l0 < N ? static_cast<int>(lanes - l0) : N;
       const T* r[N];
       for (int i = 0; i < N; ++i) r[i] = s + (q + l0 + (i < g ? i : g - 1)) * ls;  // repeat the last lane
@@ -84,7 +89,10 @@ void pack_lanes(T* dst, const T* s, int64_t ls, int64_t n, int64_t kc, int w) {
           v[i] = L::load(r[i] + k);
         }
         L::transpose(v);
-        for (int j = 0; j < N; ++j) L::store(dp + (k + j) * w + l0, v[j], g);
+        for (int j = 0; j < N; ++j) {
+          const int64_t at = (k + j) * w + l0;
+          L::store(dp + at, v[j], at + N <= kc * w ? N : g);
+        }
       }
       for (; k < kc; ++k)
         for (int i = 0; i < g; ++i) dp[k * w + l0 + i] = r[i][k];
