@@ -10,8 +10,9 @@ Each rate is also given as a fraction of this machine's limit, measured by the b
 at its start (bench/machine_limits.h): GFLOP/s over the float32 FMA peak of the kernel level
 (ditto's level for ditto, the widest level for libtorch) at that thread count, GB/s over the
 streaming read bandwidth. With --forced FILE..., libtorch's results from processes run with
-OPENBLAS_CORETYPE forced (run-vs-libtorch.sh does so when OpenBLAS picked a core below the CPU's
-best) get their own columns. Then ditto's own 2-thread/1-thread scaling for sgemm and conv
+OPENBLAS_CORETYPE forced (run-vs-libtorch.sh forces each core family the CPU runs other than the
+one OpenBLAS picked) get their own columns: per row the median of the fastest core, the picked one
+or a forced one, and ditto's speed against it. Then ditto's own 2-thread/1-thread scaling for sgemm and conv
 (target >= 1.7x), the cost of ditto's deterministic mode on the training steps (target <= 3%) and of
 ditto::audit's recording.
 
@@ -135,7 +136,13 @@ def main(argv):
         i = args.index("--forced")
         args, forced_paths = args[:i], args[i + 1:]
     samples, contexts = load(args)
-    forced, forced_contexts = load(forced_paths) if forced_paths else ({}, [])
+    # the forced runs by core: {core: samples}
+    forced = {}
+    for path in forced_paths:
+        s, c = load([path])
+        core = c[0].get("OPENBLAS_CORETYPE", "?") if c else "?"
+        for key, runs in s.items():
+            forced.setdefault(core, {}).setdefault(key, []).extend(runs)
     if not samples:
         sys.exit("compare.py: no bench_vs_libtorch results in the input")
     ctx = contexts[0]
@@ -151,15 +158,15 @@ def main(argv):
     limits = [f"{k} {v}" for k, v in sorted(ctx.items()) if k.startswith(("peak_gflops_", "stream_gbps_"))]
     if limits:
         print(f"machine limits (bench/machine_limits.h): {', '.join(limits)}")
-    forced_core = forced_contexts[0].get("OPENBLAS_CORETYPE", "?") if forced_contexts else None
-    if forced_core:
-        print(f"libtorch also run with OPENBLAS_CORETYPE={forced_core} "
-              f"(OpenBLAS core {forced_contexts[0].get('openblas_core', '?')}): the last two columns")
+    picked = ctx.get("openblas_core", "?")
+    if forced:
+        print(f"libtorch also run with OPENBLAS_CORETYPE forced to {', '.join(sorted(forced))}: the last two "
+              f"columns, per row the fastest of those cores and {picked} (named)")
     print()
-    extra = f" | libtorch, core {forced_core} | ditto/that" if forced_core else ""
+    extra = " | libtorch, fastest core | ditto/that" if forced else ""
     print("| workload | threads | ditto median | libtorch median | ditto/libtorch speed | fastest reps | "
           f"CPU time (1 thread) | of limit, ditto / libtorch | n | IQR ditto / libtorch{extra} |")
-    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if forced_core else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if forced else ""))
     threads = sorted({t for (_, _, t, _) in samples})
     for w in workloads(samples):
         for t in threads:
@@ -171,9 +178,11 @@ def main(argv):
             best = fastest_ms(p) / fastest_ms(d)
             lim = f"{of_limit(d, ctx, level, t)} / {of_limit(p, ctx, widest, t)}"
             more = ""
-            if forced_core:
-                f = forced.get(("libtorch", w, t, ""))
-                more = f" {describe(f)} | **{median_ms(f) / median_ms(d):.2f}x** |" if f else " - | - |"
+            if forced:
+                runs = [(picked, p)] + [(core, s[("libtorch", w, t, "")]) for core, s in sorted(forced.items())
+                                        if ("libtorch", w, t, "") in s]
+                core, f = min(runs, key=lambda cf: median_ms(cf[1]))
+                more = f" {describe(f)}, {core} | **{median_ms(f) / median_ms(d):.2f}x** |"
             print(f"| {w} | {t} | {describe(d)} | {describe(p)} | **{ratio:.2f}x** | {best:.2f}x | {cpu} | {lim} | "
                   f"{len(d)}/{len(p)} | "
                   f"{spread(d):.0f}% / {spread(p):.0f}% |{more}")

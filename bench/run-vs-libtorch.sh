@@ -10,8 +10,9 @@
 # --busy-neighbour: run a process that keeps one core busy (a spinning loop) beside every
 # benchmark process, as a shared machine does: how much slower 2 threads get than 1 under load.
 # The raw JSON is kept in build-bench/vs-libtorch-<i>.json. OPENBLAS_CORETYPE is not set for the
-# main runs; when OpenBLAS picked a core below this CPU's best, libtorch runs again with the best
-# one forced (build-bench/vs-libtorch-forced-<i>.json) and both are reported.
+# main runs; libtorch then runs again with each OpenBLAS core family this CPU can run (AVX-512,
+# AVX2) other than the one it picked forced (build-bench/vs-libtorch-forced-<core>-<i>.json), and
+# the table also compares ditto with the fastest of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --wait-idle) wait_idle="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --busy-neighbour) busy=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "run-vs-libtorch.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -68,23 +69,35 @@ for i in $(seq 1 "$processes"); do
   files+=("$out")
 done
 # OpenBLAS picks its kernels from a table of CPUs it knows; on a newer CPU it falls back to an
-# older core (an AVX-512 Xeon ran "Prescott", SSE3, at a fifth of its speed). When the core it
-# picked is below the best this CPU can run, run libtorch again with that core forced, and report
-# both: ditto against what libtorch does as installed and against its best BLAS.
-best_core=""
-if grep -qw avx512f /proc/cpuinfo; then best_core="SkylakeX"; good="SkylakeX Cooperlake SapphireRapids"
-elif grep -qw avx2 /proc/cpuinfo; then best_core="Haswell"; good="Haswell Zen SkylakeX Cooperlake SapphireRapids"; fi
+# older core (an AVX-512 Xeon ran "Prescott", SSE3, at a fifth of its speed), and on an AVX-512 CPU
+# its AVX-512 core is not always its fastest (on Zen 4, whose AVX-512 runs on 256-bit halves, its
+# Haswell core reached 94 % of the FMA peak and its Cooperlake core 87 %). So libtorch runs again
+# with each core family this CPU can run forced, other than the one OpenBLAS picked, and the table
+# reports ditto against libtorch as installed and against the fastest of those cores.
+cores=""
+if grep -qw avx512f /proc/cpuinfo; then cores="SkylakeX Haswell"
+elif grep -qw avx2 /proc/cpuinfo; then cores="Haswell"; fi
+family() {  # a core's kernel family: avx512, avx2 or other
+  case "$1" in
+    SkylakeX|Cooperlake|SapphireRapids) echo avx512 ;;
+    Haswell|Zen) echo avx2 ;;
+    *) echo other ;;
+  esac
+}
 picked=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("context",{}).get("openblas_core",""))' "${files[0]}")
 forced=()
-if [ -n "$best_core" ] && [ -n "$picked" ] && [ "$picked" != "not loaded" ] && ! grep -qiw "$picked" <<<"$good"; then
-  echo "OpenBLAS picked core '$picked' on a CPU that runs '$best_core': libtorch again with OPENBLAS_CORETYPE=$best_core" >&2
-  for i in $(seq 1 "$processes"); do
-    out="build-bench/vs-libtorch-forced-$i.json"
-    [ "$wait_idle" -eq 0 ] || wait_for_idle
-    OPENBLAS_CORETYPE="$best_core" DITTO_BENCH_NO_LIMITS=1 build-bench/bench/bench_vs_libtorch \
-      --benchmark_repetitions="$repetitions" --benchmark_min_time="$min_time" \
-      --benchmark_filter="^libtorch/${filter:+.*(}${filter}${filter:+)}" --benchmark_format=json >"$out"
-    forced+=("$out")
+if [ -n "$picked" ] && [ "$picked" != "not loaded" ]; then
+  for core in $cores; do
+    [ "$(family "$core")" != "$(family "$picked")" ] || continue
+    echo "OpenBLAS picked core '$picked': libtorch again with OPENBLAS_CORETYPE=$core" >&2
+    for i in $(seq 1 "$processes"); do
+      out="build-bench/vs-libtorch-forced-$core-$i.json"
+      [ "$wait_idle" -eq 0 ] || wait_for_idle
+      OPENBLAS_CORETYPE="$core" DITTO_BENCH_NO_LIMITS=1 build-bench/bench/bench_vs_libtorch \
+        --benchmark_repetitions="$repetitions" --benchmark_min_time="$min_time" \
+        --benchmark_filter="^libtorch/${filter:+.*(}${filter}${filter:+)}" --benchmark_format=json >"$out"
+      forced+=("$out")
+    done
   done
 fi
 python3 bench/compare.py "${files[@]}" ${forced[@]:+--forced "${forced[@]}"}
