@@ -56,6 +56,32 @@ void pad_rows(const typename V::Scalar* src, int64_t lds, int64_t step, int64_t 
   }
 }
 
+// The forward tile's outputs in general: row r of vector v (acc[r * NV + v]) as bias[r] + chain,
+// NaN canonical, by the runs [first[v], first[v + 1]) of `runs`, to y + r * ldy. Out of line, so
+// that the tile keeps its accumulators in registers (they come here through memory).
+template <class V, int R, int NV>
+[[gnu::noinline]] void store_runs(const V* acc, typename V::Scalar* y, int64_t ldy, const conv_kernels::OutRun* runs,
+                                  const int* first, int rows, const typename V::Scalar* bias) {
+  using T = typename V::Scalar;
+  constexpr int W = V::N;
+  for (int r = 0; r < R && r < rows; ++r)
+    for (int v = 0; v < NV; ++v) {
+      if (first[v] == first[v + 1]) continue;
+      V s = acc[r * NV + v];
+      if (bias) s = V(bias[r]) + s;
+      s = canonical(s);
+      for (int u = first[v]; u < first[v + 1]; ++u) {
+        T* dst = y + r * ldy + runs[u].off;
+        if (runs[u].lo == 0 && runs[u].n == W)
+          store(dst, s);
+        else if (runs[u].lo == 0)
+          store_partial(dst, s, runs[u].n);
+        else
+          store_lanes(dst, s, runs[u].lo, runs[u].n);
+      }
+    }
+}
+
 // Forward: R output channels x NV vectors of output positions. Vector v's lane l reads tap k at
 // xb[v] + koff[k] + l (Masked: ANDed with lane l of the mask mk[v] + kj[k] * W, all bits set or
 // none, so a tap in the padding reads +0, the padded copy's zero; the element read must exist
@@ -97,23 +123,30 @@ void forward_tile(int64_t K, const int64_t* koff, const typename V::Scalar* cons
       for (int v = 0; v < NV; ++v) acc[r][v] = fma(av, b[v], acc[r][v]);
     }
   }
-  for (int r = 0; r < R && r < rows; ++r)
+  // The common case, every vector one whole run: stored straight from the registers.
+  bool whole = true;
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      if (first[v] == first[v + 1]) continue;
-      V s = acc[r][v];
-      if (bias) s = V(bias[r]) + s;
-      s = canonical(s);
-      for (int u = first[v]; u < first[v + 1]; ++u) {
-        T* dst = y + r * ldy + runs[u].off;
-        if (runs[u].lo == 0 && runs[u].n == W)
-          store(dst, s);
-        else if (runs[u].lo == 0)
-          store_partial(dst, s, runs[u].n);
-        else
-          store_lanes(dst, s, runs[u].lo, runs[u].n);
-      }
-    }
+  for (int v = 0; v < NV; ++v)
+    whole = whole && first[v + 1] - first[v] == 1 && runs[first[v]].lo == 0 && runs[first[v]].n == W;
+  if (!whole) {
+    V out[R * NV];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) out[r * NV + v] = acc[r][v];
+    store_runs<V, R, NV>(out, y, ldy, runs, first, rows, bias);
+    return;
+  }
+  T* dst[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) dst[v] = y + runs[first[v]].off;
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    if (r >= rows) break;
+    const V br = bias ? V(bias[r]) : V(T(0));
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) store(dst[v] + r * ldy, canonical(bias ? br + acc[r][v] : acc[r][v]));
+  }
 }
 
 // Weight gradient: R taps x NV vectors of output channels. Step p (of npos, in order) multiplies
