@@ -318,6 +318,8 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
       {{2, 2, 5, 2}, {3, 2, 1, 2}, {{1, 4}, {0, 1}, {1, 3}, 1}, true},       // stride past the row: a phase all padding
       {{2, 3, 6, 4}, {10, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},  // rows of 5: a vector's outputs in 2-4 runs
       {{1, 2, 7, 75}, {5, 2, 3, 3}, {{2, 3}, {1, 2}, {1, 1}, 1}, true},  // phases of 25 columns: whole vectors gathered
+      {{2, 3, 4, 9}, {5, 3, 2, 3}, {{3, 2}, {2, 1}, {1, 1}, 1}, true},   // row phases, a row past the padded input
+      {{2, 16, 14, 14}, {24, 16, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 1}, false},  // to 7x7: vectors across output rows
   };
   for_each_level([&](const char* level) {
     int k = 0;

@@ -248,10 +248,11 @@ void for_sample_blocks(const Geom& g, int64_t S, const std::function<void(int64_
 // im2col and the GEMM's packing: register tiles (cpu/conv_impl.h) read the input where it lies:
 // the forward, where output rows are input rows (stride 1, oW = W), in the input itself, a padded
 // tap's lanes masked to +0 (lane_masks below); otherwise in a copy of one sample's group made once:
-//   the padded input, split into sW column phases: xq[c][q][row][j] = xpad[c][row][j * sW + q]
-//   (xpad the zero-padded input), so the tap (kh, kw) of output (oh, ow) is
-//   xq[c][(kw*dW) % sW][oh*sH + kh*dH][ow + (kw*dW) / sW]: for every tap, consecutive ow are
-//   consecutive in memory, at any stride, and a padded tap reads a stored 0 (im2col's zero).
+//   the padded input, split into sH x sW phases of rows and columns:
+//   xq[c][ph][q][r][j] = xpad[c][r * sH + ph][j * sW + q] (xpad the zero-padded input), so the
+//   tap (kh, kw) of output (oh, ow) is xq[c][(kh*dH) % sH][(kw*dW) % sW][oh + (kh*dH) / sH]
+//   [ow + (kw*dW) / sW]: for every tap, consecutive output positions oh * Wq + ow lie at one
+//   offset from their base, at any stride, and a padded tap reads a stored 0 (im2col's zero).
 //   At sW = 1 a row's right padding is the next row's left padding: rows are Wq = W + pW apart
 //   (not W + 2 pW), and a tap past a row's end reads the next row's leading zeros (or, after the
 //   last row, the zeroed slack), so the spanning vectors below waste pW lanes a row, not 2 pW.
@@ -259,14 +260,15 @@ void for_sample_blocks(const Geom& g, int64_t S, const std::function<void(int64_
 //   at most dW (kW - 1) - 1 < pW past a row's end, still into leading zeros.)
 // Forward: a tile holds R output channels x NV vectors of output positions, each lane one chain
 // over k = (c, kh, kw) ascending from 0 (Note [Convolution accumulation order]), then bias + chain.
-// A vector covers up to W consecutive ow of one output row, or, at sH = 1 where that wastes fewer
-// lanes, W consecutive positions oh * Wq + ow of the phase plane, whose lanes past oW are computed
-// and dropped. Grad weight: a tile holds R taps x NV vectors of output channels, each lane one
-// chain over (n, oh, ow) ascending, carried in a buffer from one sample block to the next. Grad
-// input (stride 1): a tile holds R input channels x NV vectors of one input row; per tap (kh, kw)
-// in order, the chain over o ascending, rounded, is added to the lanes whose output position
-// exists. So every tile shape, level and thread split gives the Note's bits; tiles own their
-// outputs, and threads take whole tiles (or whole samples).
+// A vector covers up to W consecutive ow of one output row, or, where that wastes fewer lanes,
+// W consecutive positions oh * Wq + ow of the phase plane, whose lanes past oW are computed and
+// dropped (a stride-2 3x3 convolution to 7x7 outputs: 4 vectors of 16, not 7). Grad weight: a
+// tile holds R taps x NV vectors of output channels, each lane one chain over (n, oh, ow)
+// ascending, carried in a buffer from one sample block to the next. Grad input (stride 1): a tile
+// holds R input channels x NV vectors of one input row; per tap (kh, kw) in order, the chain over
+// o ascending, rounded, is added to the lanes whose output position exists. So every tile shape,
+// level and thread split gives the Note's bits; tiles own their outputs, and threads take whole
+// tiles (or whole samples).
 template <class T>
 const conv_kernels::Kernels<T>& direct_kernels() {
   using namespace conv_kernels;
@@ -278,15 +280,17 @@ const conv_kernels::Kernels<T>& direct_kernels() {
 
 // The phase-split padded input of one sample's group (Note [Direct convolution]).
 struct Padded {
-  int64_t Hp, Wq, plane, size;  // rows, phase width, Hp * Wq, elements with the slack
+  int64_t Hq, Wq, plane, size;  // a phase's rows and width, Hq * Wq, elements with the slack
+  int64_t phases;               // sH * sW planes a channel
 };
 Padded padded(const Geom& g) {
   Padded p;
-  p.Hp = g.H + 2 * g.pH;
+  p.Hq = (g.H + 2 * g.pH + g.sH - 1) / g.sH;
   p.Wq = g.sW == 1 ? std::max(g.W + g.pW, g.oW) : (g.W + 2 * g.pW + g.sW - 1) / g.sW;
-  p.plane = p.Hp * p.Wq;
+  p.plane = p.Hq * p.Wq;
+  p.phases = g.sH * g.sW;
   // a vector's lanes past the last position, and the last row's right padding, stay inside
-  p.size = g.Cg * g.sW * p.plane + 64 + g.pW;
+  p.size = g.Cg * p.phases * p.plane + 64 + g.pW;
   return p;
 }
 
@@ -295,7 +299,7 @@ Padded padded(const Geom& g) {
 bool direct_fits(const Geom& g) {
   if (g.D != 1 || g.kD != 1 || g.oD != 1 || g.P == 0 || g.N == 0 || g.O == 0) return false;
   const double hp = double(g.H) + 2.0 * double(g.pH), wp = double(g.W) + 2.0 * double(g.pW);
-  const double copy = double(g.Cg) * hp * (wp + double(g.sW));
+  const double copy = double(g.Cg) * (hp + double(g.sH)) * (wp + double(g.sW));
   return copy <= 4.0 * (double(g.Cg) * double(g.H) * double(g.W) + double(g.Og) * double(g.P)) + 65536.0;
 }
 
@@ -304,29 +308,36 @@ bool direct_fits(const Geom& g) {
 template <class T>
 void fill_padded(const T* x, const Geom& g, const Padded& pd, int64_t c0, int64_t c1, T* xq) {
   for (int64_t c = c0; c < c1; ++c)
-    for (int64_t q = 0; q < g.sW; ++q) {
-      T* plane = xq + (c * g.sW + q) * pd.plane;
-      // columns j whose input column iw = j * sW + q - pW lies in [0, W)
-      const int64_t jlo = std::min(pd.Wq, g.pW > q ? (g.pW - q + g.sW - 1) / g.sW : 0);
-      const int64_t last = g.W - 1 + g.pW - q;  // the last column's j times sW (none when negative)
-      const int64_t jhi = last < 0 ? jlo : std::max(jlo, std::min(pd.Wq, last / g.sW + 1));
-      // rows [pH, pH + H) hold the input's rows, the others are zeros
-      std::fill(plane, plane + g.pH * pd.Wq, T(0));
-      std::fill(plane + (g.pH + g.H) * pd.Wq, plane + pd.plane, T(0));
-      const T* src = x + c * g.H * g.W + (jlo * g.sW + q - g.pW);
-      direct_kernels<T>().pad_rows(src, g.W, g.sW, jhi - jlo, jlo, plane + g.pH * pd.Wq, pd.Wq, g.H);
-    }
-  if (c1 == g.Cg) std::fill(xq + g.Cg * g.sW * pd.plane, xq + pd.size, T(0));
+    for (int64_t ph = 0; ph < g.sH; ++ph)
+      for (int64_t q = 0; q < g.sW; ++q) {
+        T* plane = xq + ((c * g.sH + ph) * g.sW + q) * pd.plane;
+        // columns j whose input column iw = j * sW + q - pW lies in [0, W)
+        const int64_t jlo = std::min(pd.Wq, g.pW > q ? (g.pW - q + g.sW - 1) / g.sW : 0);
+        const int64_t last = g.W - 1 + g.pW - q;  // the last column's j times sW (none when negative)
+        const int64_t jhi = last < 0 ? jlo : std::max(jlo, std::min(pd.Wq, last / g.sW + 1));
+        // rows [rlo, rhi), whose input row ih = r * sH + ph - pH lies in [0, H), hold the input's
+        // rows; the others are zeros
+        const int64_t rlo = std::min(pd.Hq, g.pH > ph ? (g.pH - ph + g.sH - 1) / g.sH : 0);
+        const int64_t end = g.pH + g.H - ph;  // rows r with r * sH < end
+        const int64_t rhi = end <= 0 ? rlo : std::max(rlo, std::min(pd.Hq, (end + g.sH - 1) / g.sH));
+        std::fill(plane, plane + rlo * pd.Wq, T(0));
+        std::fill(plane + rhi * pd.Wq, plane + pd.plane, T(0));
+        if (rhi == rlo) continue;
+        const T* src = x + c * g.H * g.W + (rlo * g.sH + ph - g.pH) * g.W + (jlo * g.sW + q - g.pW);
+        direct_kernels<T>().pad_rows(src, g.sH * g.W, g.sW, jhi - jlo, jlo, plane + rlo * pd.Wq, pd.Wq, rhi - rlo);
+      }
+  if (c1 == g.Cg) std::fill(xq + g.Cg * pd.phases * pd.plane, xq + pd.size, T(0));
 }
 
-// The offset of tap k = (c, kh, kw) from its output position's base oh * sH * Wq + ow.
+// The offset of tap k = (c, kh, kw) from its output position's base oh * Wq + ow.
 std::vector<int64_t> tap_offsets(const Geom& g, const Padded& pd) {
   std::vector<int64_t> off(static_cast<std::size_t>(g.K));
   for (int64_t c = 0; c < g.Cg; ++c)
     for (int64_t kh = 0; kh < g.kH; ++kh)
       for (int64_t kw = 0; kw < g.kW; ++kw)
         off[static_cast<std::size_t>((c * g.kH + kh) * g.kW + kw)] =
-            ((c * g.sW + (kw * g.dW) % g.sW) * pd.Hp + kh * g.dH) * pd.Wq + (kw * g.dW) / g.sW;
+            (((c * g.sH + (kh * g.dH) % g.sH) * g.sW + (kw * g.dW) % g.sW) * pd.Hq + (kh * g.dH) / g.sH) * pd.Wq +
+            (kw * g.dW) / g.sW;
   return off;
 }
 
@@ -444,7 +455,7 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   // consecutive positions oh * Wq + ow of the phase plane, whose lanes at ow >= oW are dropped.
   const int64_t per_row = (g.oW + W - 1) / W * W * g.oH;
   const int64_t span_end = (g.oH - 1) * pd.Wq + g.oW;
-  const bool spanning = g.sH == 1 && (span_end + W - 1) / W * W < per_row;
+  const bool spanning = (span_end + W - 1) / W * W < per_row;
   std::vector<int64_t> vx;
   std::vector<conv_kernels::OutRun> runs;
   std::vector<int> first;
@@ -477,7 +488,7 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   } else {
     for (int64_t oh = 0; oh < g.oH; ++oh)
       for (int64_t ow = 0; ow < g.oW; ow += W) {
-        vx.push_back(oh * g.sH * pd.Wq + ow);
+        vx.push_back(oh * pd.Wq + ow);
         first.push_back(static_cast<int>(runs.size()));
         runs.push_back({oh * g.oW + ow, 0, static_cast<int>(std::min<int64_t>(W, g.oW - ow))});
       }
@@ -571,7 +582,7 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
         const int64_t n = j / g.G, gi = j % g.G;
         const T* x = job_input(j);
         const T* xq = nullptr;
-        detail::parallel_for(g.Cg, g.sW * pd.plane, [&](int64_t c0, int64_t c1) {
+        detail::parallel_for(g.Cg, pd.phases * pd.plane, [&](int64_t c0, int64_t c1) {
           const T* src = job_source(j, x, buf, c0, c1);
           if (c0 == 0) xq = src;
         });
@@ -607,11 +618,11 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
   toff.resize(static_cast<std::size_t>(Kp), 0);  // rows past K read a real element; never stored
   std::vector<int64_t> pos(static_cast<std::size_t>(g.P));
   for (int64_t oh = 0; oh < g.oH; ++oh)
-    for (int64_t ow = 0; ow < g.oW; ++ow) pos[static_cast<std::size_t>(oh * g.oW + ow)] = oh * g.sH * pd.Wq + ow;
-  // Unpadded and unstrided along rows, the padded copy is the input itself (the tiles read only
-  // real positions here, element by element): no copy. Samples per block: their padded inputs
+    for (int64_t ow = 0; ow < g.oW; ++ow) pos[static_cast<std::size_t>(oh * g.oW + ow)] = oh * pd.Wq + ow;
+  // Unpadded and unstrided, the padded copy is the input itself (the tiles read only real
+  // positions here, element by element): no copy. Samples per block: their padded inputs
   // within about 4 MiB.
-  const bool in_place = g.pH == 0 && g.pW == 0 && g.sW == 1;
+  const bool in_place = g.pH == 0 && g.pW == 0 && g.sH == 1 && g.sW == 1;
   const int64_t S = in_place ? g.N : std::clamp<int64_t>((int64_t(1) << 20) / std::max<int64_t>(pd.size, 1), 1, g.N);
   detail::Scratch<T> xq(static_cast<std::size_t>(in_place ? 0 : S * pd.size)), acc(static_cast<std::size_t>(Kp * Ogp));
   // Each thread takes one contiguous range of tiles and walks the positions in chunks of about
@@ -636,7 +647,7 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
     for (int64_t n0 = 0; n0 < g.N; n0 += S) {
       const int64_t s = std::min(S, g.N - n0);
       if (!in_place) {
-        detail::parallel_for(s * g.Cg, pd.plane * g.sW, [&](int64_t i0, int64_t i1) {
+        detail::parallel_for(s * g.Cg, pd.plane * pd.phases, [&](int64_t i0, int64_t i1) {
           for (int64_t i = i0; i < i1; ++i) {
             const int64_t j = i / g.Cg, c = i % g.Cg;
             fill_padded(px + ((n0 + j) * g.C + gi * g.Cg) * g.volume(), g, pd, c, c + 1, xq.data() + j * pd.size);
