@@ -299,34 +299,16 @@ TEST(NNConvReference, GradientsMatchNaiveLoopsBitForBit) {
   });
 }
 
-// The direct tiles (Note [Direct convolution], cpu/conv.cpp) on shapes that reach every case of
-// them: rows wider than a vector and not a multiple of it, output channels not a multiple of a
-// forward tile's 8 (and more than 16, 32, 48: weight tiles of 1 to 4 vectors), input channels in
-// several blocks, positions spanning rows (oW == W) or not, strides 1 to 3 (phases), dilation,
-// groups, a 1x1 and a 5x5, padding wider than the kernel's reach on one side, rows so short that
-// one vector's outputs are several runs (stored lane range by lane range).
-TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
-  const std::vector<RefCase> cases = {
-      {{2, 7, 9, 37}, {21, 7, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},     // spanning rows, 21 channels
-      {{2, 13, 11, 19}, {35, 13, 3, 3}, {{1, 1}, {0, 0}, {1, 1}, 1}, true},  // valid: per-row vectors
-      {{1, 6, 12, 40}, {50, 3, 5, 5}, {{1, 1}, {2, 2}, {1, 1}, 2}, false},   // groups, 5x5
-      {{2, 5, 23, 29}, {9, 5, 3, 3}, {{2, 3}, {1, 2}, {1, 1}, 1}, true},     // strides 2 and 3
-      {{1, 4, 17, 33}, {17, 4, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, 1}, true},    // dilation 2
-      {{3, 40, 7, 9}, {64, 40, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},   // 1x1, 64 out
-      {{2, 3, 30, 30}, {16, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}, 1}, true},    // a first layer
-      {{1, 2, 6, 6}, {3, 2, 2, 2}, {{1, 1}, {3, 0}, {1, 1}, 1}, true},       // padding past the kernel
-      {{2, 2, 5, 2}, {3, 2, 1, 2}, {{1, 4}, {0, 1}, {1, 3}, 1}, true},       // stride past the row: a phase all padding
-      {{2, 3, 6, 4}, {10, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},  // rows of 5: a vector's outputs in 2-4 runs
-      {{1, 2, 7, 75}, {5, 2, 3, 3}, {{2, 3}, {1, 2}, {1, 1}, 1}, true},  // phases of 25 columns: whole vectors gathered
-      {{2, 3, 4, 9}, {5, 3, 2, 3}, {{3, 2}, {2, 1}, {1, 1}, 1}, true},   // row phases, a row past the padded input
-      {{2, 16, 14, 14}, {24, 16, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 1}, false},  // to 7x7: vectors across output rows
-  };
+namespace {
+// Each case at every level, float32 and float64: forward and both gradients against the naive
+// loops, bit for bit (the seed of case k is seed + k + 1).
+void expect_cases_match_naive(const std::vector<RefCase>& cases, uint64_t seed, const std::string& label) {
   for_each_level([&](const char* level) {
     int k = 0;
     for (const RefCase& rc : cases) {
-      SCOPED_TRACE(std::string(level) + " direct case " + std::to_string(k++));
+      SCOPED_TRACE(std::string(level) + " " + label + std::to_string(k++));
       for (ScalarType dt : {kFloat32, kFloat64}) {
-        manual_seed(300 + k);
+        manual_seed(seed + static_cast<uint64_t>(k));
         Tensor x = spread(rc.x, dt).requires_grad_(), w = spread(rc.w, dt).requires_grad_();
         Tensor b = rc.bias ? spread({rc.w[0]}, dt) : Tensor();
         Tensor out = F::conv2d(x, w, b, rc.a.stride, rc.a.padding, rc.a.dilation, rc.a.groups);
@@ -346,6 +328,47 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
       }
     }
   });
+}
+}  // namespace
+
+// The direct tiles (Note [Direct convolution], cpu/conv.cpp) on shapes that reach every case of
+// them: rows wider than a vector and not a multiple of it, output channels not a multiple of a
+// forward tile's 8 (and more than 16, 32, 48: weight tiles of 1 to 4 vectors), input channels in
+// several blocks, positions spanning rows (oW == W) or not, strides 1 to 3 (phases), dilation,
+// groups, a 1x1 and a 5x5, padding wider than the kernel's reach on one side, rows so short that
+// one vector's outputs are several runs (stored lane range by lane range).
+TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
+  const std::vector<RefCase> cases = {
+      {{2, 7, 9, 37}, {21, 7, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},     // spanning rows, 21 channels
+      {{2, 13, 11, 19}, {35, 13, 3, 3}, {{1, 1}, {0, 0}, {1, 1}, 1}, true},  // valid: per-row vectors
+      {{1, 6, 12, 40}, {50, 3, 5, 5}, {{1, 1}, {2, 2}, {1, 1}, 2}, false},   // groups, 5x5
+      {{2, 5, 23, 29}, {9, 5, 3, 3}, {{2, 3}, {1, 2}, {1, 1}, 1}, true},     // strides 2 and 3
+      {{1, 4, 17, 33}, {17, 4, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, 1}, true},    // dilation 2
+      {{3, 40, 7, 19}, {64, 40, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, false},  // 1x1, 64 out
+      {{2, 3, 30, 30}, {16, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}, 1}, true},    // a first layer
+      {{1, 2, 6, 6}, {3, 2, 2, 2}, {{1, 1}, {3, 0}, {1, 1}, 1}, true},       // padding past the kernel
+      {{2, 2, 5, 2}, {3, 2, 1, 2}, {{1, 4}, {0, 1}, {1, 3}, 1}, true},       // stride past the row: a phase all padding
+      {{2, 3, 6, 4}, {10, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},  // rows of 5: a vector's outputs in 2-4 runs
+      {{1, 2, 7, 75}, {5, 2, 3, 3}, {{2, 3}, {1, 2}, {1, 1}, 1}, true},  // phases of 25 columns: whole vectors gathered
+      {{2, 3, 4, 9}, {5, 3, 2, 3}, {{3, 2}, {2, 1}, {1, 1}, 1}, true},   // row phases, a row past the padded input
+      {{2, 16, 14, 14}, {24, 16, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 1}, false},  // to 7x7: vectors across output rows
+  };
+  expect_cases_match_naive(cases, 300, "direct case ");
+}
+
+// Small planes with 64 output channels or more skip the direct tiles: the forward where they would
+// waste a quarter of their lanes, the weight gradient below 128 positions a sample; so does the
+// input gradient of planes under 128 positions with 64 input channels or more. im2col (col2im)
+// and the GEMM take them, several samples side by side, with the same bits.
+TEST(NNConvReference, SmallPlanesThroughTheGemmMatchNaiveLoopsBitForBit) {
+  const std::vector<RefCase> cases = {
+      {{3, 8, 7, 7}, {64, 8, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},       // 7x7, stride 1
+      {{3, 8, 14, 14}, {72, 8, 3, 3}, {{2, 2}, {1, 1}, {1, 1}, 1}, true},     // 14x14 to 7x7
+      {{2, 16, 14, 13}, {64, 16, 1, 1}, {{2, 2}, {0, 0}, {1, 1}, 1}, false},  // 1x1, stride 2
+      {{5, 4, 9, 5}, {128, 2, 3, 2}, {{1, 1}, {1, 0}, {1, 1}, 2}, true},      // groups
+      {{2, 64, 5, 5}, {8, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, false},     // the input gradient of 64 channels
+  };
+  expect_cases_match_naive(cases, 500, "small case ");
 }
 
 // Both input-gradient tile shapes (cpu/conv_kernels.h's kInputVectors: each convolution takes
