@@ -119,9 +119,10 @@ void torch_sgemm(benchmark::State& state, int threads, int64_t M, int64_t N, int
 // conv2d: x (32, 16, 32, 32), weight (32, 16, 3, 3), bias (32), padding 1; and issue 15's three
 // more: a ResNet 3x3 64->64 at 56x56 (batch 8), a 1x1 256->64 at 28x28 (batch 8) and a first
 // layer 7x7 stride 2 3->64 from 224x224 to 112x112 (batch 4, padding 3; its input needs no
-// gradient, as an image's does not). Forward: 2 * N * Cout * oH * oW * Cin * kH * kW flops;
-// forward+backward (grad of input, weight and bias from a fixed grad_output): three times that
-// (twice for the first layer: no input gradient).
+// gradient, as an image's does not); and ResNet-18's last stage, small planes (batch 8): its
+// 3x3 512->512 at 7x7 and its stride-2 3x3 256->512 from 14x14 to 7x7. Forward:
+// 2 * N * Cout * oH * oW * Cin * kH * kW flops; forward+backward (grad of input, weight and bias
+// from a fixed grad_output): three times that (twice for the first layer: no input gradient).
 struct ConvShape {
   int64_t n, cin, cout, hw, k, stride, pad;
   bool input_grad;
@@ -132,9 +133,18 @@ struct ConvShape {
   }
 };
 constexpr ConvShape kConvSmall{32, 16, 32, 32, 3, 1, 1, true};
-constexpr ConvShape kConvShapes[] = {
-    kConvSmall, {8, 64, 64, 56, 3, 1, 1, true}, {8, 256, 64, 28, 1, 1, 0, true}, {4, 3, 64, 224, 7, 2, 3, false}};
-constexpr const char* kConvNames[] = {"conv2d", "conv2d_resnet3x3_64", "conv2d_1x1_256to64", "conv2d_7x7s2_3to64"};
+constexpr ConvShape kConvShapes[] = {kConvSmall,
+                                     {8, 64, 64, 56, 3, 1, 1, true},
+                                     {8, 256, 64, 28, 1, 1, 0, true},
+                                     {4, 3, 64, 224, 7, 2, 3, false},
+                                     {8, 512, 512, 7, 3, 1, 1, true},
+                                     {8, 256, 512, 14, 3, 2, 1, true}};
+constexpr const char* kConvNames[] = {"conv2d",
+                                      "conv2d_resnet3x3_64",
+                                      "conv2d_1x1_256to64",
+                                      "conv2d_7x7s2_3to64",
+                                      "conv2d_resnet3x3_512_7",
+                                      "conv2d_3x3s2_256to512_7"};
 
 void ditto_conv(benchmark::State& state, int threads, const ConvShape& c, bool backward) {
   Setup s(threads, false);

@@ -92,7 +92,8 @@ def describe(runs):
 
 ORDER = ["sum_16M", "sgemm_1024x1024x1024", "sgemm_256x1024x512", "conv2d_fwd", "conv2d_fwd_bwd",
          "conv2d_resnet3x3_64_fwd", "conv2d_resnet3x3_64_fwd_bwd", "conv2d_1x1_256to64_fwd", "conv2d_1x1_256to64_fwd_bwd",
-         "conv2d_7x7s2_3to64_fwd", "conv2d_7x7s2_3to64_fwd_bwd", "softmax_4096x1024", "mlp_step", "cnn_step"]
+         "conv2d_7x7s2_3to64_fwd", "conv2d_7x7s2_3to64_fwd_bwd", "conv2d_resnet3x3_512_7_fwd",
+         "conv2d_resnet3x3_512_7_fwd_bwd", "conv2d_3x3s2_256to512_7_fwd", "conv2d_3x3s2_256to512_7_fwd_bwd", "softmax_4096x1024", "mlp_step", "cnn_step"]
 
 
 def workloads(samples):
