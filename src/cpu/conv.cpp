@@ -444,16 +444,6 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
           koff.push_back(c * g.plane() + (kh * g.dH - g.pH) * g.W + (kw * g.dW - g.pW));
           if (masked) kj.push_back(static_cast<int32_t>(kh * g.kW + kw));
         }
-  const int64_t nob = (g.Og + R - 1) / R;
-  // weights packed per block of R output channels: wpk[k * R + r], rows past Og zero
-  detail::Scratch<T> wpk(static_cast<std::size_t>(g.G * nob * g.K * R));
-  for (int64_t gi = 0; gi < g.G; ++gi)
-    for (int64_t ob = 0; ob < nob; ++ob)
-      for (int64_t k = 0; k < g.K; ++k)
-        for (int64_t r = 0; r < R; ++r) {
-          const int64_t o = ob * R + r;
-          wpk.data()[((gi * nob + ob) * g.K + k) * R + r] = o < g.Og ? pw[(gi * g.Og + o) * g.K + k] : T(0);
-        }
   // The output's vectors: each one's base offset in the input (in place) or xq, and the runs of its
   // lanes that are outputs (vector i's runs are [first[i], first[i + 1]); vectors past the last,
   // up to whole groups of NV, have none). In place, a vector covers W consecutive positions of the
@@ -506,6 +496,16 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   // (the same bits: Note [Convolution accumulation order]). Measured on (8, 512, 7, 7) 3x3 to 512
   // at one thread: 20.5 against 33 ms.
   if (forced < 0 && g.Og >= 64 && 4 * g.P < 3 * ngroups * NV * W) return false;
+  const int64_t nob = (g.Og + R - 1) / R;
+  // weights packed per block of R output channels: wpk[k * R + r], rows past Og zero
+  detail::Scratch<T> wpk(static_cast<std::size_t>(g.G * nob * g.K * R));
+  for (int64_t gi = 0; gi < g.G; ++gi)
+    for (int64_t ob = 0; ob < nob; ++ob)
+      for (int64_t k = 0; k < g.K; ++k)
+        for (int64_t r = 0; r < R; ++r) {
+          const int64_t o = ob * R + r;
+          wpk.data()[((gi * nob + ob) * g.K + k) * R + r] = o < g.Og ? pw[(gi * g.Og + o) * g.K + k] : T(0);
+        }
   first.resize(static_cast<std::size_t>(ngroups * NV + 1), static_cast<int>(runs.size()));
   // Masked: the lane masks (W lanes of all bits set or none, per set and spatial tap). In place:
   // the guard around a job's input: a masked-off lane (or one past the plane) still reads its
