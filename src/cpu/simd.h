@@ -135,6 +135,8 @@ struct Vec1 {
   static Vec1 load_strided_partial(const T* p, int64_t, int n) { return n > 0 ? *p : T(0); }
   // Lane j < n holds p[2 j]; reads p[0 .. 2 n - 2] only (lanes past n are 0).
   static Vec1 load_even(const T* p, int n) { return n > 0 ? *p : T(0); }
+  // Lane j holds p[2 j], read with plain loads of p[0 .. 2 W - 1] (all of them must exist).
+  static Vec1 load_even_pairs(const T* p) { return *p; }
   // Double lanes read from / written to float memory (float kernels computed in double).
   static Vec1 load_f32(const float* p) { return T(*p); }
   static Vec1 load_f32_partial(const float* p, int n) { return n > 0 ? T(*p) : T(0); }
@@ -346,6 +348,10 @@ struct F32x8 {
     const __m256 pairs = _mm256_shuffle_ps(lo, hi, 0x88);  // lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xD8));
   }
+  static F32x8 load_even_pairs(const float* p) {
+    const __m256 pairs = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xD8));
+  }
 };
 inline void store(float* p, F32x8 a) { _mm256_storeu_ps(p, a.v); }
 inline void store_partial(float* p, F32x8 a, int n) { _mm256_maskstore_ps(p, avx2_lanes_below32(n), a.v); }
@@ -405,6 +411,9 @@ struct F64x4 {
     const __m256d lo = _mm256_maskload_pd(p, avx2_lanes_below64(2 * n - 1));
     const __m256d hi = _mm256_maskload_pd(p + 4, avx2_lanes_below64(2 * n - 5));
     return _mm256_permute4x64_pd(_mm256_unpacklo_pd(lo, hi), 0xD8);  // lo0 hi0 lo2 hi2 -> lo0 lo2 hi0 hi2
+  }
+  static F64x4 load_even_pairs(const double* p) {
+    return _mm256_permute4x64_pd(_mm256_unpacklo_pd(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)), 0xD8);
   }
   static F64x4 load_f32(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
   static F64x4 load_f32_partial(const float* p, int n) {
@@ -553,6 +562,10 @@ struct F32x16 {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     return _mm512_permutex2var_ps(lo, even, hi);
   }
+  static F32x16 load_even_pairs(const float* p) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
+  }
 };
 inline void store(float* p, F32x16 a) { _mm512_storeu_ps(p, a.v); }
 inline void store_partial(float* p, F32x16 a, int n) { _mm512_mask_storeu_ps(p, avx512_lanes_below16(n), a.v); }
@@ -609,6 +622,10 @@ struct F64x8 {
     const __m512d lo = _mm512_maskz_loadu_pd(avx512_lanes_below8(2 * n - 1), p);
     const __m512d hi = _mm512_maskz_loadu_pd(avx512_lanes_below8(2 * n - 9), p + 8);
     return _mm512_permutex2var_pd(lo, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), hi);
+  }
+  static F64x8 load_even_pairs(const double* p) {
+    return _mm512_permutex2var_pd(_mm512_loadu_pd(p), _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14),
+                                  _mm512_loadu_pd(p + 8));
   }
   static F64x8 load_f32(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
   static F64x8 load_f32_partial(const float* p, int n) {
