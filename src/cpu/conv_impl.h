@@ -47,7 +47,10 @@ void pad_rows(const typename V::Scalar* src, int64_t lds, int64_t step, int64_t 
       // plain loads while the pair after the vector's last element exists (masked loads are slow
       // on AMD's cores: 11 % of a strided 1x1 convolution's weight gradient at AVX2)
       for (; j + W < n; j += W) store(d + j, V::load_even_pairs(src + 2 * j));
-      for (; j + W <= n; j += W) store(d + j, V::load_even(src + 2 * j, W));
+      if (j + W == n) {  // the last whole vector, whose src[2 n - 1] may not exist
+        store(d + j, V::load_even(src + 2 * j, W));
+        j += W;
+      }
       if (j < n) store_partial(d + j, V::load_even(src + 2 * j, int(n - j)), int(n - j));
     } else if (gather) {
       for (; j + W <= n; j += W) store(d + j, V::load_strided(src + j * step, step));

@@ -343,13 +343,13 @@ struct F32x8 {
     return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, offsets(s), _mm256_castsi256_ps(avx2_lanes_below32(n)), 4);
   }
   static F32x8 load_even(const float* p, int n) {
-    const __m256 lo = _mm256_maskload_ps(p, avx2_lanes_below32(2 * n - 1));
-    const __m256 hi = _mm256_maskload_ps(p + 8, avx2_lanes_below32(2 * n - 9));
-    const __m256 pairs = _mm256_shuffle_ps(lo, hi, 0x88);  // lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xD8));
+    return evens(_mm256_maskload_ps(p, avx2_lanes_below32(2 * n - 1)),
+                 _mm256_maskload_ps(p + 8, avx2_lanes_below32(2 * n - 9)));
   }
-  static F32x8 load_even_pairs(const float* p) {
-    const __m256 pairs = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+  static F32x8 load_even_pairs(const float* p) { return evens(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)); }
+  // The even lanes of lo then hi.
+  static F32x8 evens(__m256 lo, __m256 hi) {
+    const __m256 pairs = _mm256_shuffle_ps(lo, hi, 0x88);  // lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xD8));
   }
 };
@@ -408,12 +408,13 @@ struct F64x4 {
     return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), p, offsets(s), _mm256_castsi256_pd(avx2_lanes_below64(n)), 8);
   }
   static F64x4 load_even(const double* p, int n) {
-    const __m256d lo = _mm256_maskload_pd(p, avx2_lanes_below64(2 * n - 1));
-    const __m256d hi = _mm256_maskload_pd(p + 4, avx2_lanes_below64(2 * n - 5));
-    return _mm256_permute4x64_pd(_mm256_unpacklo_pd(lo, hi), 0xD8);  // lo0 hi0 lo2 hi2 -> lo0 lo2 hi0 hi2
+    return evens(_mm256_maskload_pd(p, avx2_lanes_below64(2 * n - 1)),
+                 _mm256_maskload_pd(p + 4, avx2_lanes_below64(2 * n - 5)));
   }
-  static F64x4 load_even_pairs(const double* p) {
-    return _mm256_permute4x64_pd(_mm256_unpacklo_pd(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)), 0xD8);
+  static F64x4 load_even_pairs(const double* p) { return evens(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)); }
+  // The even lanes of lo then hi.
+  static F64x4 evens(__m256d lo, __m256d hi) {
+    return _mm256_permute4x64_pd(_mm256_unpacklo_pd(lo, hi), 0xD8);  // lo0 hi0 lo2 hi2 -> lo0 lo2 hi0 hi2
   }
   static F64x4 load_f32(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
   static F64x4 load_f32_partial(const float* p, int n) {
@@ -557,14 +558,14 @@ struct F32x16 {
     return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), avx512_lanes_below16(n), offsets(s), p, 4);
   }
   static F32x16 load_even(const float* p, int n) {
-    const __m512 lo = _mm512_maskz_loadu_ps(avx512_lanes_below16(2 * n - 1), p);
-    const __m512 hi = _mm512_maskz_loadu_ps(avx512_lanes_below16(2 * n - 17), p + 16);
+    return evens(_mm512_maskz_loadu_ps(avx512_lanes_below16(2 * n - 1), p),
+                 _mm512_maskz_loadu_ps(avx512_lanes_below16(2 * n - 17), p + 16));
+  }
+  static F32x16 load_even_pairs(const float* p) { return evens(_mm512_loadu_ps(p), _mm512_loadu_ps(p + 16)); }
+  // The even lanes of lo then hi.
+  static F32x16 evens(__m512 lo, __m512 hi) {
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     return _mm512_permutex2var_ps(lo, even, hi);
-  }
-  static F32x16 load_even_pairs(const float* p) {
-    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), even, _mm512_loadu_ps(p + 16));
   }
 };
 inline void store(float* p, F32x16 a) { _mm512_storeu_ps(p, a.v); }
@@ -619,13 +620,13 @@ struct F64x8 {
     return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), avx512_lanes_below8(n), offsets(s), p, 8);
   }
   static F64x8 load_even(const double* p, int n) {
-    const __m512d lo = _mm512_maskz_loadu_pd(avx512_lanes_below8(2 * n - 1), p);
-    const __m512d hi = _mm512_maskz_loadu_pd(avx512_lanes_below8(2 * n - 9), p + 8);
-    return _mm512_permutex2var_pd(lo, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), hi);
+    return evens(_mm512_maskz_loadu_pd(avx512_lanes_below8(2 * n - 1), p),
+                 _mm512_maskz_loadu_pd(avx512_lanes_below8(2 * n - 9), p + 8));
   }
-  static F64x8 load_even_pairs(const double* p) {
-    return _mm512_permutex2var_pd(_mm512_loadu_pd(p), _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14),
-                                  _mm512_loadu_pd(p + 8));
+  static F64x8 load_even_pairs(const double* p) { return evens(_mm512_loadu_pd(p), _mm512_loadu_pd(p + 8)); }
+  // The even lanes of lo then hi.
+  static F64x8 evens(__m512d lo, __m512d hi) {
+    return _mm512_permutex2var_pd(lo, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), hi);
   }
   static F64x8 load_f32(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
   static F64x8 load_f32_partial(const float* p, int n) {
