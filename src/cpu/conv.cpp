@@ -284,6 +284,13 @@ const conv_kernels::Kernels<T>& direct_kernels() {
     return by_level(&conv_kernels_f64_scalar, &conv_kernels_f64_avx2, &conv_kernels_f64_avx512)();
 }
 
+// Small planes with many channels go to im2col and the GEMM, samples side by side, instead of the
+// tiles (forward_direct, weight_direct and input_direct each say when): kGemmChannels channels or
+// more make the column copy cost at most one move per kGemmChannels fmas; kSmallPlane positions
+// a sample bound a small plane. The GEMM gives the tiles' bits (Note [Convolution accumulation
+// order]).
+constexpr int64_t kGemmChannels = 64, kSmallPlane = 128;
+
 // The phase-split padded input of one sample's group (Note [Direct convolution]).
 struct Padded {
   int64_t Hq, Wq, plane, size;  // a phase's rows and width, Hq * Wq, elements with the slack
@@ -491,11 +498,10 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
   }
   const int64_t nvec = static_cast<int64_t>(vx.size()), ngroups = (nvec + NV - 1) / NV;
   // Small planes (7x7: 49 outputs in 2 groups of 3 vectors of 16 lanes) waste lanes that im2col
-  // and the GEMM, samples side by side, do not: where a quarter of the lanes or more would be
-  // wasted and the column copy costs at most one move per 64 fmas (Og >= 64), the GEMM takes it
-  // (the same bits: Note [Convolution accumulation order]). Measured on (8, 512, 7, 7) 3x3 to 512
-  // at one thread: 20.5 against 33 ms.
-  if (forced < 0 && g.Og >= 64 && 4 * g.P < 3 * ngroups * NV * W) return false;
+  // and the GEMM, samples side by side, do not: the GEMM takes those where a quarter of the lanes
+  // or more would be wasted. Measured on (8, 512, 7, 7) 3x3 to 512 at one thread: 20.5 against
+  // 33 ms.
+  if (forced < 0 && g.Og >= kGemmChannels && 4 * g.P < 3 * ngroups * NV * W) return false;
   const int64_t nob = (g.Og + R - 1) / R;
   // weights packed per block of R output channels: wpk[k * R + r], rows past Og zero
   detail::Scratch<T> wpk(static_cast<std::size_t>(g.G * nob * g.K * R));
@@ -608,11 +614,10 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
 template <class T>
 bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
   if (!direct_fits(g)) return false;
-  // Below 128 positions a sample, a tile's chains are loaded and stored again every few dozen
-  // steps (its position chunks end with the sample), so with 64 output channels or more (the
-  // column copy then costs at most one move per 64 fmas) im2col and the GEMM, samples side by
-  // side, take it: 7x7 planes 1.4-1.9x faster, 14x14 ones within 5 % either way (the same bits).
-  if (g.P < 128 && g.Og >= 64) return false;
+  // On small planes a tile's chains are loaded and stored again every few dozen steps (its
+  // position chunks end with the sample), so the GEMM takes them: 7x7 planes 1.4-1.9x faster,
+  // 14x14 ones within 5 % either way.
+  if (g.P < kSmallPlane && g.Og >= kGemmChannels) return false;
   const conv_kernels::Kernels<T>& kn = direct_kernels<T>();
   const int W = kn.lanes;
   // Vectors of output channels per tile (1 to 4, R = 24 / NV taps): a step costs about the larger
@@ -704,9 +709,9 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
 template <class T>
 bool input_direct(const Geom& g, const T* pw, const T* pgy, T* pgx, const T* pb) {
   if (!direct_fits(g) || g.sH != 1 || g.sW != 1) return false;
-  // Planes under 128 positions with 64 input channels or more: the GEMM and col2im, samples side
-  // by side, were 1.14-1.22x faster on 7x7 planes (512 channels), the tiles 4-7 % faster on 14x14.
-  if (g.H * g.W < 128 && g.Cg >= 64) return false;
+  // Small planes: the GEMM and col2im were 1.14-1.22x faster on 7x7 planes (512 channels), the
+  // tiles 4-7 % faster on 14x14.
+  if (g.H * g.W < kSmallPlane && g.Cg >= kGemmChannels) return false;
   // lane coordinates are compared as T: exact below 2^24
   if (std::max({g.H, g.W, g.oH, g.oW}) + std::max({g.pH, g.pW, (g.kH - 1) * g.dH, (g.kW - 1) * g.dW}) > (1 << 22))
     return false;
