@@ -12,9 +12,9 @@ at its start (bench/machine_limits.h): GFLOP/s over the float32 FMA peak of the 
 streaming read bandwidth. With --forced FILE..., libtorch's results from processes run with
 OPENBLAS_CORETYPE forced (run-vs-libtorch.sh forces each core family the CPU runs other than the
 one OpenBLAS picked) get their own columns: per row the median of the fastest core, the picked one
-or a forced one, and ditto's speed against it. Then ditto's own 2-thread/1-thread scaling for sgemm and conv
-(target >= 1.7x), the cost of ditto's deterministic mode on the training steps (target <= 3%) and of
-ditto::audit's recording.
+or a forced one, and ditto's speed against it. Then ditto's own 2-thread/1-thread scaling for
+sgemm and conv (target >= 1.7x), the cost of ditto's deterministic mode on the training steps
+(target <= 3%) and of ditto::audit's recording.
 
     python3 bench/compare.py run1.json run2.json ... [--forced forced1.json ...]
 Standard library only.
@@ -93,7 +93,8 @@ def describe(runs):
 ORDER = ["sum_16M", "sgemm_1024x1024x1024", "sgemm_256x1024x512", "conv2d_fwd", "conv2d_fwd_bwd",
          "conv2d_resnet3x3_64_fwd", "conv2d_resnet3x3_64_fwd_bwd", "conv2d_1x1_256to64_fwd", "conv2d_1x1_256to64_fwd_bwd",
          "conv2d_7x7s2_3to64_fwd", "conv2d_7x7s2_3to64_fwd_bwd", "conv2d_resnet3x3_512_7_fwd",
-         "conv2d_resnet3x3_512_7_fwd_bwd", "conv2d_3x3s2_256to512_7_fwd", "conv2d_3x3s2_256to512_7_fwd_bwd", "softmax_4096x1024", "mlp_step", "cnn_step"]
+         "conv2d_resnet3x3_512_7_fwd_bwd", "conv2d_3x3s2_256to512_7_fwd", "conv2d_3x3s2_256to512_7_fwd_bwd",
+         "softmax_4096x1024", "mlp_step", "cnn_step"]
 
 
 def workloads(samples):
