@@ -688,7 +688,18 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
           for (int64_t p0 = 0; p0 < g.P; p0 += chunk) {
             const int64_t p1 = std::min(g.P, p0 + chunk);
             transpose_chunk(pgy + ((n0 + j) * g.O + gi * g.Og) * g.P, p0, p1, gyt.data());
+            // The next chunk's gradients (Og rows of up to chunk positions, far apart: too many
+            // streams for the hardware prefetcher) are fetched into L2 a few rows per tile while
+            // these tiles compute.
+            const int64_t nj = p1 < g.P ? j : j + 1, np0 = p1 < g.P ? p1 : 0;
+            const int64_t nbytes = (std::min(g.P, np0 + chunk) - np0) * int64_t(sizeof(T));
+            const char* next =
+                nj < s ? reinterpret_cast<const char*>(pgy + ((n0 + nj) * g.O + gi * g.Og) * g.P + np0) : nullptr;
             for (int64_t t = t0; t < t1; ++t) {
+              if (next)
+                for (int64_t o = (t - t0) * g.Og / (t1 - t0); o < (t - t0 + 1) * g.Og / (t1 - t0); ++o)
+                  for (int64_t b = 0; b < nbytes; b += 64)
+                    __builtin_prefetch(next + o * g.P * int64_t(sizeof(T)) + b, 0, 2);
               const int64_t kt = t / otiles, ot = t % otiles;
               fn(p1 - p0, pos.data() + p0, sample_x(j), toff.data() + kt * R, gyt.data() + ot * cols, Ogp,
                  acc.data() + kt * R * Ogp + ot * cols, Ogp, n0 + j > 0 || p0 > 0);
