@@ -358,8 +358,10 @@ TEST(NNConvReference, DirectTilesMatchNaiveLoopsBitForBit) {
 
 // Small planes with 64 output channels or more skip the direct tiles: the forward where they would
 // waste a quarter of their lanes, the weight gradient below 128 positions a sample; so does the
-// input gradient of planes under 128 positions with 64 input channels or more. im2col (col2im)
-// and the GEMM take them, several samples side by side, with the same bits.
+// input gradient of planes under 128 positions with 64 input channels or more. The GEMM takes
+// them, several samples side by side, with the same bits: its panels gathered from padded copies
+// (or, unpadded at stride 1, from the input in place) where im2col wrote col before; col2im for
+// the input gradient.
 TEST(NNConvReference, SmallPlanesThroughTheGemmMatchNaiveLoopsBitForBit) {
   const std::vector<RefCase> cases = {
       {{3, 8, 7, 7}, {64, 8, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, true},       // 7x7, stride 1
@@ -367,6 +369,9 @@ TEST(NNConvReference, SmallPlanesThroughTheGemmMatchNaiveLoopsBitForBit) {
       {{2, 16, 14, 13}, {64, 16, 1, 1}, {{2, 2}, {0, 0}, {1, 1}, 1}, false},  // 1x1, stride 2
       {{5, 4, 9, 5}, {128, 2, 3, 2}, {{1, 1}, {1, 0}, {1, 1}, 2}, true},      // groups
       {{2, 64, 5, 5}, {8, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 1}, false},     // the input gradient of 64 channels
+      {{3, 16, 7, 6}, {64, 16, 1, 1}, {{1, 1}, {0, 0}, {1, 1}, 1}, true},     // 1x1: col read in place
+      {{3, 8, 8, 7}, {128, 4, 3, 3}, {{1, 1}, {0, 0}, {1, 1}, 2}, false},     // in place, groups
+      {{2, 8, 9, 9}, {64, 8, 3, 3}, {{1, 1}, {2, 2}, {2, 2}, 1}, false},      // dilation 2
   };
   expect_cases_match_naive(cases, 500, "small case ");
 }

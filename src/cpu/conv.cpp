@@ -1,5 +1,6 @@
 // Convolution kernels (1-D as 2-D, 2-D and 3-D, and transposed): direct register tiles (cpu/conv_impl.h)
-// for 2-D, im2col + the GEMM of cpu/gemm.h otherwise.
+// for 2-D, the GEMM of cpu/gemm.h otherwise (its panels of col gathered from the input for 2-D
+// small planes, im2col for the rest).
 //
 // Note [Convolution accumulation order]
 // -------------------------------------
@@ -21,8 +22,8 @@
 //                  which NaN operand they pass on, so payloads would differ between levels.
 // How: 2-D convolutions run the direct tiles of Note [Direct convolution] below (grad input at
 // stride 1), except small planes with many channels, where the tiles would waste lanes; the rest
-// im2col and the GEMM, with samples taken in blocks whose columns sit side by side in one GEMM
-// (samples_per_block). Either way work is split only over whole outputs (tiles,
+// the GEMM on col (gathered or written by im2col), with samples taken in blocks whose columns sit
+// side by side in one GEMM (samples_per_block). Either way work is split only over whole outputs (tiles,
 // samples for the copies, GEMM blocks of C), never inside a chain, so the bits depend neither on
 // the thread count nor on the path, tile or block; a sample's forward never reads another sample,
 // so it is the same alone or in any batch.
@@ -284,7 +285,7 @@ const conv_kernels::Kernels<T>& direct_kernels() {
     return by_level(&conv_kernels_f64_scalar, &conv_kernels_f64_avx2, &conv_kernels_f64_avx512)();
 }
 
-// Small planes with many channels go to im2col and the GEMM, samples side by side, instead of the
+// Small planes with many channels go to the GEMM, samples side by side (ColGather), instead of the
 // tiles (forward_direct, weight_direct and input_direct each say when): kGemmChannels channels or
 // more make the column copy cost at most one move per kGemmChannels fmas; kSmallPlane positions
 // a sample bound a small plane. The GEMM gives the tiles' bits (Note [Convolution accumulation
@@ -352,6 +353,58 @@ std::vector<int64_t> tap_offsets(const Geom& g, const Padded& pd) {
             (((c * g.sH + (kh * g.dH) % g.sH) * g.sW + (kw * g.dW) % g.sW) * pd.Hq + (kh * g.dH) / g.sH) * pd.Wq +
             (kw * g.dW) / g.sW;
   return off;
+}
+
+// The padded copies of samples [n0, n0 + s) of group gi, pd.size elements apart from xq, filled
+// over the threads.
+template <class T>
+void fill_padded_block(const T* px, const Geom& g, const Padded& pd, int64_t gi, int64_t n0, int64_t s, T* xq) {
+  detail::parallel_for(s * g.Cg, pd.plane * pd.phases, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t j = i / g.Cg, c = i % g.Cg;
+      fill_padded(px + ((n0 + j) * g.C + gi * g.Cg) * g.volume(), g, pd, c, c + 1, xq + j * pd.size);
+    }
+  });
+  if (g.Cg == 0)
+    for (int64_t j = 0; j < s; ++j) fill_padded(px, g, pd, 0, 0, xq + j * pd.size);
+}
+
+// Output position p = (oh, ow) of sample j of a block reads its taps at j * size + oh * Wq + ow of
+// the block's padded copies (plus tap_offsets): the offsets of the block's s * P positions.
+template <class I>
+std::vector<I> position_offsets(const Geom& g, const Padded& pd, int64_t s, int64_t size) {
+  std::vector<I> off(static_cast<std::size_t>(s * g.P));
+  for (int64_t j = 0; j < s; ++j)
+    for (int64_t oh = 0; oh < g.oH; ++oh)
+      for (int64_t ow = 0; ow < g.oW; ++ow)
+        off[static_cast<std::size_t>((j * g.oH + oh) * g.oW + ow)] = static_cast<I>(j * size + oh * pd.Wq + ow);
+  return off;
+}
+
+// Where the GEMM route gathers its panels of col (K, s * P) from, instead of im2col writing col
+// out: the block's padded copies, or the input itself when unpadded at stride 1 (a copy would have
+// the input's layout). col[k][j * P + p] = source[j * sample + position_offsets[p] +
+// tap_offsets[k]]: the values im2col writes, so the same bits. Offsets fit 32 bits.
+struct ColGather {
+  bool on = false, in_place = false;
+  Padded pd;
+  int64_t sample = 0;  // elements from one sample's source to the next's
+};
+ColGather col_gather(const Geom& g, int64_t S) {
+  ColGather c;
+  c.pd = padded(g);
+  c.in_place = g.pH == 0 && g.pW == 0 && g.sH == 1 && g.sW == 1;
+  c.sample = c.in_place ? g.C * g.volume() : c.pd.size;
+  c.on = direct_fits(g) && double(S) * double(c.sample) + double(c.pd.size) < double(int64_t(1) << 30);
+  return c;
+}
+// Samples [n0, n0 + s) of group gi as ColGather's source: the input, or copies filled into buf
+// (s * pd.size elements).
+template <class T>
+const T* col_source(const ColGather& cg, const T* px, const Geom& g, int64_t gi, int64_t n0, int64_t s, T* buf) {
+  if (cg.in_place) return px + (n0 * g.C + gi * g.Cg) * g.volume();
+  fill_padded_block(px, g, cg.pd, gi, n0, s, buf);
+  return buf;
 }
 
 // Runs whole(j, buffer, next) for j in [0, jobs) (a (sample, group) pair each) with a thread-local
@@ -497,10 +550,10 @@ bool forward_direct(const Geom& g, const T* px, const T* pw, const T* pb, T* py)
       }
   }
   const int64_t nvec = static_cast<int64_t>(vx.size()), ngroups = (nvec + NV - 1) / NV;
-  // Small planes (7x7: 49 outputs in 2 groups of 3 vectors of 16 lanes) waste lanes that im2col
-  // and the GEMM, samples side by side, do not: the GEMM takes those where a quarter of the lanes
-  // or more would be wasted. Measured on (8, 512, 7, 7) 3x3 to 512 at one thread: 20.5 against
-  // 33 ms.
+  // Small planes (7x7: 49 outputs in 2 groups of 3 vectors of 16 lanes) waste lanes that the
+  // GEMM, samples side by side, does not: the GEMM takes those where a quarter of the lanes or
+  // more would be wasted. Measured on (8, 512, 7, 7) 3x3 to 512 at one thread: 20.5 (im2col; 18.5
+  // gathering col) against 33 ms.
   if (forced < 0 && g.Og >= kGemmChannels && 4 * g.P < 3 * ngroups * NV * W) return false;
   const int64_t nob = (g.Og + R - 1) / R;
   // weights packed per block of R output channels: wpk[k * R + r], rows past Og zero
@@ -638,9 +691,7 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
   const Padded pd = padded(g);
   std::vector<int64_t> toff = tap_offsets(g, pd);
   toff.resize(static_cast<std::size_t>(Kp), 0);  // rows past K read a real element; never stored
-  std::vector<int64_t> pos(static_cast<std::size_t>(g.P));
-  for (int64_t oh = 0; oh < g.oH; ++oh)
-    for (int64_t ow = 0; ow < g.oW; ++ow) pos[static_cast<std::size_t>(oh * g.oW + ow)] = oh * pd.Wq + ow;
+  const std::vector<int64_t> pos = position_offsets<int64_t>(g, pd, 1, 0);
   // Unpadded and unstrided, the padded copy is the input itself (the tiles read only real
   // positions here, element by element): no copy. Samples per block: their padded inputs
   // within about 4 MiB.
@@ -668,16 +719,7 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
   for (int64_t gi = 0; gi < g.G; ++gi) {
     for (int64_t n0 = 0; n0 < g.N; n0 += S) {
       const int64_t s = std::min(S, g.N - n0);
-      if (!in_place) {
-        detail::parallel_for(s * g.Cg, pd.plane * pd.phases, [&](int64_t i0, int64_t i1) {
-          for (int64_t i = i0; i < i1; ++i) {
-            const int64_t j = i / g.Cg, c = i % g.Cg;
-            fill_padded(px + ((n0 + j) * g.C + gi * g.Cg) * g.volume(), g, pd, c, c + 1, xq.data() + j * pd.size);
-          }
-        });
-        if (g.Cg == 0)
-          for (int64_t j = 0; j < s; ++j) fill_padded(px, g, pd, 0, 0, xq.data() + j * pd.size);
-      }
+      if (!in_place) fill_padded_block(px, g, pd, gi, n0, s, xq.data());
       auto sample_x = [&](int64_t j) {
         return in_place ? px + ((n0 + j) * g.C + gi * g.Cg) * g.volume() : xq.data() + j * pd.size;
       };
@@ -889,13 +931,30 @@ void conv(const TensorBase& out, const TensorBase& input, const TensorBase& weig
     T* py = out.data_ptr<T>();
     if (forward_direct(g, px, pw, pb, py)) return;
     const int64_t S = samples_per_block(g);
+    // 2-D convolutions gather the GEMM's panels of col (ColGather): a small plane's padded copy is
+    // about 2x its input, col 9x for a 3x3 kernel.
+    const ColGather cg = col_gather(g, S);
+    const bool gather = cg.on;
+    const std::vector<int64_t> toff = gather ? tap_offsets(g, cg.pd) : std::vector<int64_t>();
+    const std::vector<int32_t> lane =
+        gather ? position_offsets<int32_t>(g, cg.pd, S, cg.sample) : std::vector<int32_t>();
     for_sample_blocks(g, S, [&](int64_t gi, int64_t n0, int64_t s) {
       const int64_t L = s * g.P;
-      detail::Scratch<T> col(static_cast<std::size_t>(g.K * L)), acc(static_cast<std::size_t>(s > 1 ? g.Og * L : 0));
-      im2col_block(px, g, gi, n0, s, col.data());
+      detail::Scratch<T> col(static_cast<std::size_t>(gather ? (cg.in_place ? 0 : s * cg.pd.size) : g.K * L)),
+          acc(static_cast<std::size_t>(s > 1 ? g.Og * L : 0));
       // acc (Og, L) = W_g (Og, K) @ col (K, L); one sample's acc is its output itself
       T* pacc = s == 1 ? py + (n0 * g.O + gi * g.Og) * g.P : acc.data();
-      gemm(pacc, pw + gi * g.Og * g.K, g.K, 1, col.data(), L, 1, g.Og, L, g.K);
+      if (gather) {
+        const T* xq = col_source(cg, px, g, gi, n0, s, col.data());
+        const auto pack = direct_kernels<T>().pack_taps;
+        const PackB<T> pack_b = [&](T* dst, int64_t k0, int64_t kc, int64_t j0, int64_t nc, int w) {
+          pack(dst, xq, lane.data() + j0, toff.data() + k0, kc, nc, w);
+        };
+        gemm(pacc, pw + gi * g.Og * g.K, g.K, 1, pack_b, g.Og, L, g.K);
+      } else {
+        im2col_block(px, g, gi, n0, s, col.data());
+        gemm(pacc, pw + gi * g.Og * g.K, g.K, 1, col.data(), L, 1, g.Og, L, g.K);
+      }
       detail::parallel_for(s * g.Og, g.P, [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t j = r / g.Og, o = r % g.Og;
@@ -974,8 +1033,6 @@ void conv_backward_weight(const TensorBase& grad_weight, const TensorBase& grad_
     if (weight_direct(g, px, pgy, pgw)) return;
     for (int64_t i = 0; i < g.O * g.K; ++i) pgw[i] = T(0);
     const int64_t S = samples_per_block(g);
-    detail::Scratch<T> col(static_cast<std::size_t>(g.K * S * g.P)),
-        dy(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
     // When the taps are few (a first layer: K = 9 for one input channel) the product wastes far
     // fewer lanes of the micro-tiles (14 rows by 32 columns at the AVX-512 level) transposed,
     // gw^T (K, Og); only then does that pay for packing the other way (measured: 2x lanes used
@@ -983,6 +1040,17 @@ void conv_backward_weight(const TensorBase& grad_weight, const TensorBase& grad_
     // factors of each product swap), so the choice changes no bit.
     auto padded = [](int64_t rows, int64_t cols) { return (rows + 13) / 14 * 14 * ((cols + 31) / 32 * 32); };
     const bool transposed = 3 * padded(g.K, g.Og) <= 2 * padded(g.Og, g.K);
+    // Otherwise B = col^T is gathered (ColGather), as the forward's col is: lanes over taps, steps
+    // over positions.
+    const ColGather cg = col_gather(g, S);
+    const bool gather = !transposed && cg.on;
+    std::vector<int32_t> taps;
+    for (int64_t off : gather ? tap_offsets(g, cg.pd) : std::vector<int64_t>())
+      taps.push_back(static_cast<int32_t>(off));
+    const std::vector<int64_t> lanes =
+        gather ? position_offsets<int64_t>(g, cg.pd, S, cg.sample) : std::vector<int64_t>();
+    detail::Scratch<T> col(static_cast<std::size_t>(gather ? (cg.in_place ? 0 : S * cg.pd.size) : g.K * S * g.P)),
+        dy(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
     detail::Scratch<T> gwt(static_cast<std::size_t>(transposed ? g.K * g.Og : 0));
     // One chain per gw element over (n, p) ascending: each block's GEMM continues it.
     for (int64_t gi = 0; gi < g.G; ++gi) {
@@ -990,8 +1058,17 @@ void conv_backward_weight(const TensorBase& grad_weight, const TensorBase& grad_
       if (transposed) std::fill(gwt.data(), gwt.data() + g.K * g.Og, T(0));
       for (int64_t n0 = 0; n0 < g.N; n0 += S) {
         const int64_t s = std::min(S, g.N - n0), L = s * g.P;
-        im2col_block(px, g, gi, n0, s, col.data());
         const T* dyb = gather_grad_out(pgy, g, gi, n0, s, dy.data());
+        if (gather) {
+          const T* xq = col_source(cg, px, g, gi, n0, s, col.data());
+          const auto pack = direct_kernels<T>().pack_taps;
+          const PackB<T> pack_b = [&](T* dst, int64_t k0, int64_t kc, int64_t j0, int64_t nc, int w) {
+            pack(dst, xq, taps.data() + j0, lanes.data() + k0, kc, nc, w);
+          };
+          gemm(gw, dyb, L, 1, pack_b, g.Og, g.K, L, /*accumulate=*/true);
+          continue;
+        }
+        im2col_block(px, g, gi, n0, s, col.data());
         if (transposed)  // gw_g^T (K, Og) += col (K, L) @ dY^T (L, Og)
           gemm(gwt.data(), col.data(), L, 1, dyb, 1, L, g.K, g.Og, L, /*accumulate=*/true);
         else  // gw_g (Og, K) += dY (Og, L) @ col^T (L, K)

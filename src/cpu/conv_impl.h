@@ -260,6 +260,35 @@ void input_tile(int64_t Og, int ntaps, const conv_kernels::InputTap* taps, const
   }
 }
 
+// The GEMM's B panels gathered straight from a padded copy (conv_kernels::PackTaps): for panels of
+// w lanes, dst[q * steps + k * w + l] = x[step_off[k] + lane_off[q + l]], lanes past n zero. A lane
+// vector's offsets are loaded once for all its steps; consecutive ones (a 1x1 convolution's
+// positions) are read with plain loads. Moves only.
+template <class V>
+void pack_taps(typename V::Scalar* dst, const typename V::Scalar* x, const int32_t* lane_off, const int64_t* step_off,
+               int64_t steps, int64_t n, int w) {
+  using T = typename V::Scalar;
+  constexpr int W = V::N;
+  for (int64_t q = 0; q < n; q += w, dst += w * steps) {
+    const int64_t lanes = n - q < w ? n - q : w;
+    const int32_t* lo = lane_off + q;
+    int64_t j = 0;
+    for (; j + W <= lanes; j += W) {
+      bool run = true;
+      for (int i = 1; i < W; ++i) run = run && lo[j + i] == lo[j] + i;
+      if (run)
+        for (int64_t k = 0; k < steps; ++k) store(dst + k * w + j, V::load(x + step_off[k] + lo[j]));
+      else
+        for (int64_t k = 0; k < steps; ++k) store(dst + k * w + j, V::load_indexed(x + step_off[k], lo + j));
+    }
+    for (int64_t k = 0; k < steps && j < w; ++k) {
+      T* d = dst + k * w;
+      for (int64_t l = j; l < lanes; ++l) d[l] = x[step_off[k] + lo[l]];
+      for (int64_t l = lanes; l < w; ++l) d[l] = T(0);
+    }
+  }
+}
+
 }  // namespace DITTO_SIMD_ISA
 }  // namespace ditto::cpu::conv_impl
 
@@ -282,7 +311,8 @@ void input_tile(int64_t Og, int ntaps, const conv_kernels::InputTap* taps, const
         {Tl::kInputRows0, Tl::kInputRows1},                                               \
         {&conv_impl::input_tile<simd::V, Tl::kInputRows0, conv_kernels::kInputVectors0>,  \
          &conv_impl::input_tile<simd::V, Tl::kInputRows1, conv_kernels::kInputVectors1>}, \
-        &conv_impl::pad_rows<simd::V>};                                                   \
+        &conv_impl::pad_rows<simd::V>,                                                    \
+        &conv_impl::pack_taps<simd::V>};                                                  \
     return k;                                                                             \
   }
 #define DITTO_CONV_LEVEL(level, VF, VD)      \

@@ -47,6 +47,8 @@ struct Kernels {
                          int rows, const T* bias);
   using Pad = void (*)(const T* src, int64_t lds, int64_t step, int64_t n, int64_t lead, T* dst, int64_t ldd,
                        int64_t rows);
+  using PackTaps = void (*)(T* dst, const T* x, const int32_t* lane_off, const int64_t* step_off, int64_t steps,
+                            int64_t n, int w);
   int lanes;              // of a vector
   int forward_rows;       // output channels of a forward tile
   int forward_vectors;    // vectors of output positions
@@ -56,7 +58,8 @@ struct Kernels {
   Weight weight[4];
   int input_rows[2];  // input channels of an input-gradient tile of kInputVectors[i] vectors
   Input input[2];
-  Pad pad_rows;  // the padded copy's rows (cpu/conv.cpp's fill_padded)
+  Pad pad_rows;        // the padded copy's rows (cpu/conv.cpp's fill_padded)
+  PackTaps pack_taps;  // the GEMM's B panels from a padded copy (cpu/conv.cpp's small planes)
 };
 
 // Tile shapes by register file: AVX-512 (32 vector registers of 64 bytes), AVX2 (16 of 32 bytes),

@@ -160,7 +160,8 @@ int64_t even_step(int64_t n, int64_t max, int64_t unit) {
 // kc block to the next; N by blk.nc (pack B); then the macro kernel over micro-tiles.
 template <class T>
 void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const T* b, int64_t sbk, int64_t sbn,
-                 int64_t M, int64_t N, int64_t K, bool accumulate, bool allow_threads, bool may_transpose = true) {
+                 int64_t M, int64_t N, int64_t K, bool accumulate, bool allow_threads, bool may_transpose = true,
+                 const PackB<T>* pack_b = nullptr) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     if (!accumulate)
@@ -169,7 +170,7 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
   }
   const Level<T> lv = level<T>();
   // Small products (a seed-sized layer, 16 x 16 x 16): packing would cost as much as the product.
-  if (!accumulate && sbn == 1 && double(M) * double(N) * double(K) <= kSmallFmas) {
+  if (!pack_b && !accumulate && sbn == 1 && double(M) * double(N) * double(K) <= kSmallFmas) {
     lv.small(M, N, K, a, sam, sak, b, sbk, c, ldc);
     return;
   }
@@ -178,7 +179,7 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
   // C^T = B^T @ A^T into a buffer instead, lanes running over rows. Each element's chain is the
   // same sequence of fmas (fma(a, b, c) == fma(b, a, c) exactly), so the bits are too.
   const int64_t w = blk.lanes;
-  if (may_transpose && 2 * N * ((M + w - 1) / w) < M * ((N + w - 1) / w)) {
+  if (may_transpose && !pack_b && 2 * N * ((M + w - 1) / w) < M * ((N + w - 1) / w)) {
     detail::Scratch<T> buf(static_cast<std::size_t>(M * N));
     T* ct = buf.data();  // (N, M)
     if (accumulate)
@@ -212,7 +213,10 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
         pack_panels(ap, a + ic * sam + pc * sak, sam, sak, mc, kc, mr, lv.pack_lanes);
         for (int64_t jc = j0; jc < j1; jc += nc_step) {
           const int64_t nc = std::min(nc_step, j1 - jc);
-          pack_panels(bp, b + pc * sbk + jc * sbn, sbn, sbk, nc, kc, nr, lv.pack_lanes);
+          if (pack_b)
+            (*pack_b)(bp, pc, kc, jc, nc, nr);
+          else
+            pack_panels(bp, b + pc * sbk + jc * sbn, sbn, sbk, nc, kc, nr, lv.pack_lanes);
           lv.macro(mc, nc, kc, ap, bp, c + ic * ldc + jc, ldc, accumulate || pc > 0, pc + kc == K);
         }
       }
@@ -243,6 +247,15 @@ void gemm(float* c, const float* a, int64_t sam, int64_t sak, const float* b, in
 void gemm(double* c, const double* a, int64_t sam, int64_t sak, const double* b, int64_t sbk, int64_t sbn, int64_t M,
           int64_t N, int64_t K, bool accumulate) {
   gemm_packed<double>(c, N, a, sam, sak, b, sbk, sbn, M, N, K, accumulate, true);
+}
+
+void gemm(float* c, const float* a, int64_t sam, int64_t sak, const PackB<float>& b, int64_t M, int64_t N, int64_t K,
+          bool accumulate) {
+  gemm_packed<float>(c, N, a, sam, sak, nullptr, 0, 0, M, N, K, accumulate, true, false, &b);
+}
+void gemm(double* c, const double* a, int64_t sam, int64_t sak, const PackB<double>& b, int64_t M, int64_t N, int64_t K,
+          bool accumulate) {
+  gemm_packed<double>(c, N, a, sam, sak, nullptr, 0, 0, M, N, K, accumulate, true, false, &b);
 }
 
 // 3-D operands (bmm), or 2-D ones as one product (mm, without views to make).

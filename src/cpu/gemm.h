@@ -21,6 +21,7 @@
 //    between levels. Other results, inf and signed zeros included, are the chain's own bits.
 // Integer and bool products use a plain loop (exact, so any order gives the same result).
 #include <cstdint>
+#include <functional>
 
 namespace ditto::cpu {
 
@@ -31,5 +32,16 @@ void gemm(float* c, const float* a, int64_t sam, int64_t sak, const float* b, in
           int64_t N, int64_t K, bool accumulate = false);
 void gemm(double* c, const double* a, int64_t sam, int64_t sak, const double* b, int64_t sbk, int64_t sbn, int64_t M,
           int64_t N, int64_t K, bool accumulate = false);
+
+// B given by a packer instead of a strided matrix (a convolution gathers its panels straight from
+// its input): pack(dst, k0, kc, j0, nc, w) writes rows [k0, k0 + kc) and columns [j0, j0 + nc) of
+// B as panels of w columns, dst[q * kc + k * w + l] = B[k0 + k][j0 + q + l], columns past nc
+// zero. It may be called from several threads at once. The same chains as above.
+template <class T>
+using PackB = std::function<void(T* dst, int64_t k0, int64_t kc, int64_t j0, int64_t nc, int w)>;
+void gemm(float* c, const float* a, int64_t sam, int64_t sak, const PackB<float>& b, int64_t M, int64_t N, int64_t K,
+          bool accumulate = false);
+void gemm(double* c, const double* a, int64_t sam, int64_t sak, const PackB<double>& b, int64_t M, int64_t N, int64_t K,
+          bool accumulate = false);
 
 }  // namespace ditto::cpu

@@ -133,6 +133,8 @@ struct Vec1 {
   // Lane i reads p[i * stride] (stride small enough for 32-bit lane offsets).
   static Vec1 load_strided(const T* p, int64_t) { return *p; }
   static Vec1 load_strided_partial(const T* p, int64_t, int n) { return n > 0 ? *p : T(0); }
+  // Lane i reads p[idx[i]] (a gather; idx holds N offsets).
+  static Vec1 load_indexed(const T* p, const int32_t* idx) { return p[*idx]; }
   // Lane j < n holds p[2 j]; reads p[0 .. 2 n - 2] only (lanes past n are 0).
   static Vec1 load_even(const T* p, int n) { return n > 0 ? *p : T(0); }
   // Lane j holds p[2 j], read with plain loads of p[0 .. 2 W - 1] (all of them must exist).
@@ -339,6 +341,9 @@ struct F32x8 {
     return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(s)));
   }
   static F32x8 load_strided(const float* p, int64_t s) { return _mm256_i32gather_ps(p, offsets(s), 4); }
+  static F32x8 load_indexed(const float* p, const int32_t* idx) {
+    return _mm256_i32gather_ps(p, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)), 4);
+  }
   static F32x8 load_strided_partial(const float* p, int64_t s, int n) {
     return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, offsets(s), _mm256_castsi256_ps(avx2_lanes_below32(n)), 4);
   }
@@ -404,6 +409,9 @@ struct F64x4 {
   static F64x4 load_partial(const double* p, int n) { return _mm256_maskload_pd(p, avx2_lanes_below64(n)); }
   static __m128i offsets(int64_t s) { return _mm_mullo_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32(int32_t(s))); }
   static F64x4 load_strided(const double* p, int64_t s) { return _mm256_i32gather_pd(p, offsets(s), 8); }
+  static F64x4 load_indexed(const double* p, const int32_t* idx) {
+    return _mm256_i32gather_pd(p, _mm_loadu_si128(reinterpret_cast<const __m128i*>(idx)), 8);
+  }
   static F64x4 load_strided_partial(const double* p, int64_t s, int n) {
     return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), p, offsets(s), _mm256_castsi256_pd(avx2_lanes_below64(n)), 8);
   }
@@ -554,6 +562,9 @@ struct F32x16 {
                               _mm512_set1_epi32(int32_t(s)));
   }
   static F32x16 load_strided(const float* p, int64_t s) { return _mm512_i32gather_ps(offsets(s), p, 4); }
+  static F32x16 load_indexed(const float* p, const int32_t* idx) {
+    return _mm512_i32gather_ps(_mm512_loadu_si512(idx), p, 4);
+  }
   static F32x16 load_strided_partial(const float* p, int64_t s, int n) {
     return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), avx512_lanes_below16(n), offsets(s), p, 4);
   }
@@ -616,6 +627,9 @@ struct F64x8 {
     return _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int32_t(s)));
   }
   static F64x8 load_strided(const double* p, int64_t s) { return _mm512_i32gather_pd(offsets(s), p, 8); }
+  static F64x8 load_indexed(const double* p, const int32_t* idx) {
+    return _mm512_i32gather_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)), p, 8);
+  }
   static F64x8 load_strided_partial(const double* p, int64_t s, int n) {
     return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), avx512_lanes_below8(n), offsets(s), p, 8);
   }
