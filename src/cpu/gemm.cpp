@@ -57,19 +57,24 @@ struct Level {
   Blocking blk;
   MacroKernel<T> macro;
   PackLanes<T> pack_lanes;  // null: the portable loop
+  PackLanes<T> pack_steps;  // null: the portable loop
   SmallKernel<T> small;
 };
 
 template <class T>
 Level<T> level() {
   if constexpr (std::is_same_v<T, float>)
-    return by_level(Level<T>{kF32Scalar, gemm_macro_f32_scalar, nullptr, gemm_small_f32_scalar},
-                    Level<T>{kF32Avx2, gemm_macro_f32_avx2, gemm_pack_lanes_f32_avx2, gemm_small_f32_avx2},
-                    Level<T>{kF32Avx512, gemm_macro_f32_avx512, gemm_pack_lanes_f32_avx2, gemm_small_f32_avx512});
+    return by_level(Level<T>{kF32Scalar, gemm_macro_f32_scalar, nullptr, nullptr, gemm_small_f32_scalar},
+                    Level<T>{kF32Avx2, gemm_macro_f32_avx2, gemm_pack_lanes_f32_avx2, gemm_pack_steps_f32_avx2,
+                             gemm_small_f32_avx2},
+                    Level<T>{kF32Avx512, gemm_macro_f32_avx512, gemm_pack_lanes_f32_avx2, gemm_pack_steps_f32_avx2,
+                             gemm_small_f32_avx512});
   else
-    return by_level(Level<T>{kF64Scalar, gemm_macro_f64_scalar, nullptr, gemm_small_f64_scalar},
-                    Level<T>{kF64Avx2, gemm_macro_f64_avx2, gemm_pack_lanes_f64_avx2, gemm_small_f64_avx2},
-                    Level<T>{kF64Avx512, gemm_macro_f64_avx512, gemm_pack_lanes_f64_avx2, gemm_small_f64_avx512});
+    return by_level(Level<T>{kF64Scalar, gemm_macro_f64_scalar, nullptr, nullptr, gemm_small_f64_scalar},
+                    Level<T>{kF64Avx2, gemm_macro_f64_avx2, gemm_pack_lanes_f64_avx2, gemm_pack_steps_f64_avx2,
+                             gemm_small_f64_avx2},
+                    Level<T>{kF64Avx512, gemm_macro_f64_avx512, gemm_pack_lanes_f64_avx2, gemm_pack_steps_f64_avx2,
+                             gemm_small_f64_avx512});
 }
 
 // Packs n lanes x kc steps of a strided operand into panels of w lanes (layouts in
@@ -77,10 +82,13 @@ Level<T> level() {
 // s points at (lane 0, step 0); lane l, step k is s[l * ls + k * ks]. Source rows are often a
 // page apart, which the hardware prefetcher follows too late, so they are prefetched ahead.
 template <class T>
-void pack_panels(T* dst, const T* s, int64_t ls, int64_t ks, int64_t n, int64_t kc, int w, PackLanes<T> pack_lanes) {
+void pack_panels(T* dst, const T* s, int64_t ls, int64_t ks, int64_t n, int64_t kc, int w, const Level<T>& lv) {
   constexpr int64_t kLine = 64 / sizeof(T), kAhead = 8;
-  if (ks == 1 && ls != 1 && pack_lanes) {
-    pack_lanes(dst, s, ls, n, kc, w);
+  if (ks == 1 && ls != 1 && lv.pack_lanes) {
+    lv.pack_lanes(dst, s, ls, n, kc, w);
+  } else if (ls == 1 && lv.pack_steps && w >= 32 / int(sizeof(T))) {  // an AVX2 vector
+    lv.pack_steps(dst, s, ks, n, kc, w);
+    return;                         // its own zeros past n
   } else if (ks == 1 && ls != 1) {  // each lane contiguous over k (row-major A, column-major B)
     // A cache line of each lane of a panel at a time, so the lines written stay in L1.
     for (int64_t q = 0; q < n; q += w) {
@@ -210,13 +218,13 @@ void gemm_packed(T* c, int64_t ldc, const T* a, int64_t sam, int64_t sak, const 
       const int64_t mc = std::min(mc_step, i1 - ic);
       for (int64_t pc = 0; pc < K; pc += kc_step) {
         const int64_t kc = std::min(kc_step, K - pc);
-        pack_panels(ap, a + ic * sam + pc * sak, sam, sak, mc, kc, mr, lv.pack_lanes);
+        pack_panels(ap, a + ic * sam + pc * sak, sam, sak, mc, kc, mr, lv);
         for (int64_t jc = j0; jc < j1; jc += nc_step) {
           const int64_t nc = std::min(nc_step, j1 - jc);
           if (pack_b)
             (*pack_b)(bp, pc, kc, jc, nc, nr);
           else
-            pack_panels(bp, b + pc * sbk + jc * sbn, sbn, sbk, nc, kc, nr, lv.pack_lanes);
+            pack_panels(bp, b + pc * sbk + jc * sbn, sbn, sbk, nc, kc, nr, lv);
           lv.macro(mc, nc, kc, ap, bp, c + ic * ldc + jc, ldc, accumulate || pc > 0, pc + kc == K);
         }
       }

@@ -45,6 +45,9 @@ template <class T>
 using PackLanes = void (*)(T* dst, const T* s, int64_t ls, int64_t n, int64_t kc, int w);
 void gemm_pack_lanes_f32_avx2(float* dst, const float* s, int64_t ls, int64_t n, int64_t kc, int w);
 void gemm_pack_lanes_f64_avx2(double* dst, const double* s, int64_t ls, int64_t n, int64_t kc, int w);
+// Step-major packing (each step contiguous over lanes) by whole vectors; w >= the vector's lanes.
+void gemm_pack_steps_f32_avx2(float* dst, const float* s, int64_t ks, int64_t n, int64_t kc, int w);
+void gemm_pack_steps_f64_avx2(double* dst, const double* s, int64_t ks, int64_t n, int64_t kc, int w);
 
 // Unpacked small products (gemm_impl::small): C = A @ B with B's rows contiguous.
 template <class T>

@@ -100,8 +100,45 @@ void pack_lanes(T* dst, const T* s, int64_t ls, int64_t n, int64_t kc, int w) {
   }
 }
 
+// Step-major packing (each step contiguous over lanes: row-major B, column-major A): a step's w
+// lanes of a panel by whole vectors, the last one ending at the panel row's end (it overlaps the
+// one before when w is not a multiple of N: w = 14 rows of A); a last panel narrower than w one
+// lane at a time, zeros after. Panels are w * kc elements apart, often a multiple of 2 KiB, so
+// their rows fall in one or two L1 sets: a few panels at a time (their write streams stay in L1),
+// all their steps. Source rows are often a page apart: prefetched kAhead steps ahead.
+template <class T>
+void pack_steps(T* dst, const T* s, int64_t ks, int64_t n, int64_t kc, int w) {
+  using L = Lanes<T>;
+  constexpr int N = L::N;
+  constexpr int64_t kLine = 64 / sizeof(T), kAhead = 8, kPanels = 4;
+  const int64_t full = n / w * w;
+  for (int64_t q0 = 0; q0 < n; q0 += kPanels * w) {
+    const int64_t q1 = n < q0 + kPanels * w ? n : q0 + kPanels * w, qf = full < q1 ? full : q1;
+    for (int64_t k = 0; k < kc; ++k) {
+      const T* sk = s + k * ks;
+      if (k + kAhead < kc)
+        for (int64_t l = q0; l < q1; l += kLine) __builtin_prefetch(sk + kAhead * ks + l);
+      T* d = dst + q0 * kc + k * w;
+      for (int64_t q = q0; q < qf; q += w, d += w * kc) {
+        for (int j = 0; j + N < w; j += N) L::store(d + j, L::load(sk + q + j), N);
+        L::store(d + w - N, L::load(sk + q + w - N), N);
+      }
+      if (qf < q1) {
+        for (int64_t j = qf; j < q1; ++j) d[j - qf] = sk[j];
+        for (int64_t j = q1 - qf; j < w; ++j) d[j] = T(0);
+      }
+    }
+  }
+}
+
 }  // namespace
 
+void gemm_pack_steps_f32_avx2(float* dst, const float* s, int64_t ks, int64_t n, int64_t kc, int w) {
+  pack_steps(dst, s, ks, n, kc, w);
+}
+void gemm_pack_steps_f64_avx2(double* dst, const double* s, int64_t ks, int64_t n, int64_t kc, int w) {
+  pack_steps(dst, s, ks, n, kc, w);
+}
 void gemm_pack_lanes_f32_avx2(float* dst, const float* s, int64_t ls, int64_t n, int64_t kc, int w) {
   pack_lanes(dst, s, ls, n, kc, w);
 }
