@@ -157,12 +157,19 @@ void im2col(const T* x, const Geom& g, int64_t c, T* col, int64_t ldk) {
       }
 }
 
+// col2im's rows stay scalar: vectorised, a row's loads overlapped the stores of the tap before,
+// one element over, and stalled on store forwarding (GCC; other compilers may vectorise them).
+#if defined(__GNUC__) && !defined(__clang__)
+#define DITTO_SCALAR_LOOPS __attribute__((optimize("no-tree-vectorize")))
+#else
+#define DITTO_SCALAR_LOOPS
+#endif
+
 // Channel c of gx (one sample's group; zeroed here) += dcol, in (kd, kh, kw, od, oh, ow) order:
 // each gx element receives its terms in that order (one (kd, kh, kw, od, oh) row touches distinct
 // elements).
 template <class T>
-__attribute__((optimize("no-tree-vectorize"))) void col2im(const T* dcol, int64_t ldk, const Geom& g, int64_t c,
-                                                           T* gx) {
+DITTO_SCALAR_LOOPS void col2im(const T* dcol, int64_t ldk, const Geom& g, int64_t c, T* gx) {
   for (int64_t i = c * g.volume(); i < (c + 1) * g.volume(); ++i) gx[i] = T(0);
   for (int64_t kd = 0; kd < g.kD; ++kd)
     for (int64_t kh = 0; kh < g.kH; ++kh)
