@@ -23,10 +23,10 @@
 // How: 2-D convolutions run the direct tiles of Note [Direct convolution] below (grad input at
 // stride 1), except small planes with many channels, where the tiles would waste lanes; the rest
 // the GEMM on col (gathered or written by im2col), with samples taken in blocks whose columns sit
-// side by side in one GEMM (samples_per_block). Either way work is split only over whole outputs (tiles,
-// samples for the copies, GEMM blocks of C), never inside a chain, so the bits depend neither on
-// the thread count nor on the path, tile or block; a sample's forward never reads another sample,
-// so it is the same alone or in any batch.
+// side by side in one GEMM (samples_per_block). Either way work is split only over whole outputs
+// (tiles, samples for the copies, GEMM blocks of C), never inside a chain, so the bits depend
+// neither on the thread count nor on the path, tile or block; a sample's forward never reads
+// another sample, so it is the same alone or in any batch.
 #include "cpu/decl/conv.h"
 
 #include <algorithm>
