@@ -394,15 +394,16 @@ std::vector<I> position_offsets(const Geom& g, const Padded& pd, int64_t s, int6
 // tap_offsets[k]]: the values im2col writes, so the same bits. Offsets fit 32 bits.
 struct ColGather {
   bool on = false, in_place = false;
-  Padded pd;
+  Padded pd{};
   int64_t sample = 0;  // elements from one sample's source to the next's
 };
 ColGather col_gather(const Geom& g, int64_t S) {
   ColGather c;
+  if (!direct_fits(g)) return c;  // (which bounds the padded copy's size first)
   c.pd = padded(g);
   c.in_place = g.pH == 0 && g.pW == 0 && g.sH == 1 && g.sW == 1;
   c.sample = c.in_place ? g.C * g.volume() : c.pd.size;
-  c.on = direct_fits(g) && double(S) * double(c.sample) + double(c.pd.size) < double(int64_t(1) << 30);
+  c.on = double(S) * double(c.sample) + double(c.pd.size) < double(int64_t(1) << 30);
   return c;
 }
 // Samples [n0, n0 + s) of group gi as ColGather's source: the input, or copies filled into buf
