@@ -118,6 +118,48 @@ void random_shapes_at_every_level() {
 TEST(GemmLevels, RandomShapesFloat32) { random_shapes_at_every_level<float>(); }
 TEST(GemmLevels, RandomShapesFloat64) { random_shapes_at_every_level<double>(); }
 
+// B given by a packer (cpu/gemm.h's PackB, as the small-plane convolutions gather theirs): the
+// same chains as the strided call, for tails in every dimension, K across K blocks, with and
+// without accumulate, at every level and at one and two threads.
+template <class T>
+void packer_at_every_level() {
+  ConfigGuard lg;
+  std::mt19937 g(sizeof(T) * 100 + 5);
+  for (int64_t M : {1, 15, 29}) {
+    for (int64_t N : {1, 17, 47, 200}) {
+      for (int64_t K : {3, 257, 600}) {
+        const Operand<T> a = make_operand<T>(M, K, Layout::RowMajor, g);
+        const Operand<T> b = make_operand<T>(K, N, Layout::Strided, g);
+        std::vector<T> c0(static_cast<std::size_t>(M * N));
+        for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = T(0.25) * T(int(i % 9) - 4);
+        const ditto::cpu::PackB<T> pack = [&](T* dst, int64_t k0, int64_t kc, int64_t j0, int64_t nc, int w) {
+          for (int64_t q = 0; q < nc; q += w)
+            for (int64_t k = 0; k < kc; ++k)
+              for (int64_t l = 0; l < w; ++l) dst[q * kc + k * w + l] = q + l < nc ? b.at(k0 + k, j0 + q + l) : T(0);
+        };
+        for (bool acc : {false, true}) {
+          const std::vector<T> want = reference(a, b, M, N, K, acc ? &c0 : nullptr);
+          for (int threads : {1, 2}) {
+            ditto::set_num_threads(threads);
+            for (CpuCapability level : supported_levels()) {
+              ditto::set_cpu_capability_for_testing(level);
+              std::vector<T> c = acc ? c0 : std::vector<T>(static_cast<std::size_t>(M * N), T(-7));
+              ditto::cpu::gemm(c.data(), a.data.data(), a.s0, a.s1, pack, M, N, K, acc);
+              const std::string what = std::string(ditto::capability_name(level)) + " " + std::to_string(M) + "x" +
+                                       std::to_string(N) + "x" + std::to_string(K) + (acc ? " accumulate" : "") +
+                                       " threads " + std::to_string(threads);
+              EXPECT_EQ(count_mismatches(c, want, N, what), 0) << what;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmLevels, PackerForBFloat32) { packer_at_every_level<float>(); }
+TEST(GemmLevels, PackerForBFloat64) { packer_at_every_level<double>(); }
+
 // Every tail size at once in each dimension, and K across several K blocks.
 template <class T>
 void tails_at_every_level() {
