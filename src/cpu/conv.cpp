@@ -388,26 +388,31 @@ std::vector<I> position_offsets(const Geom& g, const Padded& pd, int64_t s, int6
   return off;
 }
 
+// Unpadded and unstrided, a padded copy would have the input's own layout: the input is read in
+// place (weight_direct's tiles, ColGather).
+bool copy_is_input(const Geom& g) { return g.pH == 0 && g.pW == 0 && g.sH == 1 && g.sW == 1; }
+
 // Where the GEMM route gathers its panels of col (K, s * P) from, instead of im2col writing col
-// out: the block's padded copies, or the input itself when unpadded at stride 1 (a copy would have
-// the input's layout). col[k][j * P + p] = source[j * sample + position_offsets[p] +
-// tap_offsets[k]]: the values im2col writes, so the same bits. Offsets fit 32 bits.
+// out: the block's padded copies, or the input itself (copy_is_input). col[k][j * P + p] = source[j * sample +
+// position_offsets[p] + tap_offsets[k]]: the values im2col writes, so the same bits. Offsets fit 32 bits.
 struct ColGather {
   bool on = false, in_place = false;
   Padded pd{};
   int64_t sample = 0;  // elements from one sample's source to the next's
+  // The buffer col_source fills for s samples (none in place).
+  int64_t buffer(int64_t s) const { return in_place ? 0 : s * pd.size; }
 };
 ColGather col_gather(const Geom& g, int64_t S) {
   ColGather c;
   if (!direct_fits(g)) return c;  // (which bounds the padded copy's size first)
   c.pd = padded(g);
-  c.in_place = g.pH == 0 && g.pW == 0 && g.sH == 1 && g.sW == 1;
+  c.in_place = copy_is_input(g);
   c.sample = c.in_place ? g.C * g.volume() : c.pd.size;
   c.on = double(S) * double(c.sample) + double(c.pd.size) < double(int64_t(1) << 30);
   return c;
 }
 // Samples [n0, n0 + s) of group gi as ColGather's source: the input, or copies filled into buf
-// (s * pd.size elements).
+// (cg.buffer(s) elements).
 template <class T>
 const T* col_source(const ColGather& cg, const T* px, const Geom& g, int64_t gi, int64_t n0, int64_t s, T* buf) {
   if (cg.in_place) return px + (n0 * g.C + gi * g.Cg) * g.volume();
@@ -700,10 +705,9 @@ bool weight_direct(const Geom& g, const T* px, const T* pgy, T* pgw) {
   std::vector<int64_t> toff = tap_offsets(g, pd);
   toff.resize(static_cast<std::size_t>(Kp), 0);  // rows past K read a real element; never stored
   const std::vector<int64_t> pos = position_offsets<int64_t>(g, pd, 1, 0);
-  // Unpadded and unstrided, the padded copy is the input itself (the tiles read only real
-  // positions here, element by element): no copy. Samples per block: their padded inputs
-  // within about 4 MiB.
-  const bool in_place = g.pH == 0 && g.pW == 0 && g.sH == 1 && g.sW == 1;
+  // In place (copy_is_input), the tiles read only real positions, element by element: no copy.
+  // Samples per block: their padded inputs within about 4 MiB.
+  const bool in_place = copy_is_input(g);
   const int64_t S = in_place ? g.N : std::clamp<int64_t>((int64_t(1) << 20) / std::max<int64_t>(pd.size, 1), 1, g.N);
   detail::Scratch<T> xq(static_cast<std::size_t>(in_place ? 0 : S * pd.size)), acc(static_cast<std::size_t>(Kp * Ogp));
   // Each thread takes one contiguous range of tiles and walks the positions in chunks of about
@@ -948,7 +952,7 @@ void conv(const TensorBase& out, const TensorBase& input, const TensorBase& weig
         gather ? position_offsets<int32_t>(g, cg.pd, S, cg.sample) : std::vector<int32_t>();
     for_sample_blocks(g, S, [&](int64_t gi, int64_t n0, int64_t s) {
       const int64_t L = s * g.P;
-      detail::Scratch<T> col(static_cast<std::size_t>(gather ? (cg.in_place ? 0 : s * cg.pd.size) : g.K * L)),
+      detail::Scratch<T> col(static_cast<std::size_t>(gather ? cg.buffer(s) : g.K * L)),
           acc(static_cast<std::size_t>(s > 1 ? g.Og * L : 0));
       // acc (Og, L) = W_g (Og, K) @ col (K, L); one sample's acc is its output itself
       T* pacc = s == 1 ? py + (n0 * g.O + gi * g.Og) * g.P : acc.data();
@@ -1060,7 +1064,7 @@ void conv_backward_weight(const TensorBase& grad_weight, const TensorBase& grad_
       taps.push_back(static_cast<int32_t>(off));
     const std::vector<int64_t> lanes =
         gather ? position_offsets<int64_t>(g, cg.pd, S, cg.sample) : std::vector<int64_t>();
-    detail::Scratch<T> col(static_cast<std::size_t>(gather ? (cg.in_place ? 0 : S * cg.pd.size) : g.K * S * g.P)),
+    detail::Scratch<T> col(static_cast<std::size_t>(gather ? cg.buffer(S) : g.K * S * g.P)),
         dy(static_cast<std::size_t>(S > 1 ? g.Og * S * g.P : 0));
     detail::Scratch<T> gwt(static_cast<std::size_t>(transposed ? g.K * g.Og : 0));
     // One chain per gw element over (n, p) ascending: each block's GEMM continues it.
