@@ -209,6 +209,37 @@ void torch_softmax(benchmark::State& state, int threads) {
   rate(state, "GBps", 8e-9 * kSoftmaxRows * kSoftmaxCols);
 }
 
+// ===== batch_norm2d, training, forward and backward: (8, 64, 56, 56) (a ResNet stage's) and
+// (32, 16, 14, 14) (a small CNN's); weight and bias, running statistics updated
+void ditto_batch_norm(benchmark::State& state, int threads, const ditto::Shape& shape) {
+  Setup s(threads, false);
+  const int64_t C = shape[1];
+  ditto::Tensor x = ditto::randn(shape).requires_grad_(), w = ditto::ones({C}).requires_grad_(),
+                b = ditto::zeros({C}).requires_grad_(), rm = ditto::zeros({C}), rv = ditto::ones({C});
+  const ditto::Tensor dy = ditto::randn(shape);
+  for (auto _ : state) {
+    for (ditto::Tensor* t : {&x, &w, &b}) t->mutable_grad() = ditto::Tensor();
+    ditto::Tensor y = dF::batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5);
+    y.backward(dy);
+    benchmark::DoNotOptimize(x.grad());
+  }
+  rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));  // x, y, dy, x, dx at the least
+}
+void torch_batch_norm(benchmark::State& state, int threads, const std::vector<int64_t>& shape) {
+  Setup s(threads, false);
+  const int64_t C = shape[1];
+  torch::Tensor x = torch::randn(shape).requires_grad_(), w = torch::ones({C}).requires_grad_(),
+                b = torch::zeros({C}).requires_grad_(), rm = torch::zeros({C}), rv = torch::ones({C});
+  const torch::Tensor dy = torch::randn(shape);
+  for (auto _ : state) {
+    for (torch::Tensor* t : {&x, &w, &b}) t->mutable_grad() = torch::Tensor();
+    torch::Tensor y = torch::batch_norm(x, w, b, rm, rv, true, 0.1, 1e-5, false);
+    y.backward(dy);
+    benchmark::DoNotOptimize(x.grad());
+  }
+  rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));
+}
+
 // ===== cumsum of 16M float32 (one line: both scan it in one pass, in double) ==========================
 constexpr int64_t kScanN = 16 << 20;
 
@@ -827,6 +858,14 @@ void register_all() {
     both(
         "softmax_4096x1024", [t](benchmark::State& s) { ditto_softmax(s, t); },
         [t](benchmark::State& s) { torch_softmax(s, t); });
+    for (const auto& [name, shape] :
+         {std::pair<const char*, std::vector<int64_t>>{"batch_norm_8x64x56x56", {8, 64, 56, 56}},
+          {"batch_norm_32x16x14x14", {32, 16, 14, 14}}}) {
+      const std::vector<int64_t> sh = shape;
+      both(
+          name, [t, sh](benchmark::State& s) { ditto_batch_norm(s, t, ditto::Shape(sh.begin(), sh.end())); },
+          [t, sh](benchmark::State& s) { torch_batch_norm(s, t, sh); });
+    }
     both(
         "cumsum_16M", [t](benchmark::State& s) { ditto_cumsum(s, t); },
         [t](benchmark::State& s) { torch_cumsum(s, t); });

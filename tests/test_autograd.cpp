@@ -236,6 +236,13 @@ DITTO_GRADCHECK("var", ({gc_rand({3, 4})}), auto x = v[0]; return x.var({1}) + x
 DITTO_GRADCHECK("native_layer_norm", ({gc_rand({3, 2, 5}), gc_rand({2, 5}), gc_rand({2, 5})}), auto x = v[0];
                 return nn::functional::layer_norm(x, {2, 5}, v[1], v[2], 1e-5) * x +
                        nn::functional::layer_norm(x, {5}, Tensor(), Tensor(), 1e-3);)
+// training with weight and bias, evaluation, and a transposed (N, C) input without either
+DITTO_GRADCHECK("native_batch_norm", ({gc_rand({3, 2, 5}), gc_rand({2}), gc_rand({2})}), auto x = v[0];
+                const Tensor rm = ones({2}, x.dtype()) * 0.25; const Tensor rv = ones({2}, x.dtype()) * 1.5;
+                const Tensor t = (x.view({6, 5}).t()); return (
+                    nn::functional::batch_norm(x, Tensor(), Tensor(), v[1], v[2], true, 0.1, 1e-5) * x +
+                    nn::functional::batch_norm(x, rm, rv, v[1], Tensor(), false, 0.1, 1e-3) +
+                    nn::functional::batch_norm(t, Tensor(), Tensor(), Tensor(), Tensor(), true).t().view({3, 2, 5}));)
 DITTO_GRADCHECK("_scaled_dot_product_flash_attention", ({gc_rand({2, 5, 3}), gc_rand({2, 7, 3}), gc_rand({2, 7, 4})}),
                 auto q = v[0];
                 auto k = v[1]; auto w = v[2];

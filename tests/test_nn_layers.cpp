@@ -507,6 +507,64 @@ TEST(NNLayers, BatchNormBuffersAndModes) {
   EXPECT_FALSE(equal(ye, y));
 }
 
+// The fused native_batch_norm (Note [Batch norm order]) gives the bits of the composition ditto's
+// batch_norm was before it: mean and var over (0, 2, ...), sub, add eps, rsqrt, mul, mul, add, and
+// the running statistics' float64 update. Its weight and bias gradients are the canonical sums
+// over (0, 2, ...) of dy * xhat and dy, bit for bit; its input gradient is within a few eps of the
+// float64 formula. Planes whose size is and is not a multiple of the reduction lanes, an (N, C)
+// input (runs of one element), channels of more than one reduction chunk (32768 values).
+TEST(NNLayers, BatchNormFusedGivesTheCompositionsBits) {
+  manual_seed(11);
+  for (const ScalarType dt : {kFloat32, kFloat64})
+    for (const Shape& s : {Shape{4, 3, 8, 8}, Shape{3, 5, 7, 7}, Shape{64, 33}, Shape{5, 2, 90, 80}, Shape{2, 3, 5}})
+      for (const bool affine : {true, false})
+        for (const bool training : {true, false}) {
+          SCOPED_TRACE(::testing::Message() << s.size() << "-D, " << s[0] << "x" << s[1] << " " << dtype_name(dt)
+                                            << (affine ? " affine" : "") << (training ? " train" : " eval"));
+          const int64_t C = s[1];
+          Tensor x = (randn(s, dt) * 3 + 0.5).requires_grad_();
+          Tensor w = affine ? (randn({C}, dt) + 1).requires_grad_() : Tensor();
+          Tensor b = affine ? randn({C}, dt).requires_grad_() : Tensor();
+          Tensor rm = randn({C}, dt), rv = rand({C}, dt) + 0.5;
+          const Tensor rm0 = rm.clone(), rv0 = rv.clone();
+          Tensor y = F::batch_norm(x, rm, rv, w, b, training, 0.3, 1e-4);
+          const Tensor dy = randn(s, dt);
+          y.backward(dy);
+          Shape dims{0}, ps(s.size(), 1);
+          for (std::size_t d = 2; d < s.size(); ++d) dims.push_back(static_cast<int64_t>(d));
+          ps[1] = C;
+          NoGradGuard no_grad;
+          const Tensor xd = x.detach();
+          const Tensor mean = training ? xd.mean(dims, true) : rm0.view(ps);
+          const Tensor var = training ? xd.var(dims, false, true) : rv0.view(ps);
+          Tensor want = (xd - mean) * (var + 1e-4).rsqrt();
+          const Tensor xhat = want;
+          if (affine) want = want * w.detach().view(ps) + b.detach().view(ps);
+          EXPECT_TRUE(same_bits(y.detach(), want));
+          if (training) {
+            const Tensor um = rm0.to(kFloat64) * 0.7 + mean.view({C}).to(kFloat64) * 0.3;
+            const Tensor uv = rv0.to(kFloat64) * 0.7 + xd.var(dims, true).to(kFloat64) * 0.3;
+            EXPECT_TRUE(same_bits(rm, um.to(dt)));
+            EXPECT_TRUE(same_bits(rv, uv.to(dt)));
+          } else {
+            EXPECT_TRUE(same_bits(rm, rm0));
+          }
+          if (affine) {
+            EXPECT_TRUE(same_bits(b.grad(), dy.sum(dims)));
+            EXPECT_TRUE(same_bits(w.grad(), (dy * xhat).sum(dims)));
+          }
+          // dx in float64 from the float64 statistics
+          const Tensor x64 = xd.to(kFloat64), dy64 = dy.to(kFloat64);
+          const Tensor m64 = training ? x64.mean(dims, true) : rm0.view(ps).to(kFloat64);
+          const Tensor r64 = ((training ? x64.var(dims, false, true) : rv0.view(ps).to(kFloat64)) + 1e-4).rsqrt();
+          const Tensor xh = (x64 - m64) * r64;
+          Tensor dx = training ? dy64 - dy64.mean(dims, true) - xh * (dy64 * xh).mean(dims, true) : dy64;
+          dx = dx * r64;
+          if (affine) dx = dx * w.detach().view(ps).to(kFloat64);
+          EXPECT_TRUE(close(x.grad(), dx.to(dt), 16, "dx"));
+        }
+}
+
 TEST(NNLayers, BatchNormCumulativeMomentumAndNoTracking) {
   nn::BatchNorm1d bn(2, 1e-5, std::nullopt);
   Tensor a = tensor({{1.0, 2.0}, {3.0, 6.0}}), b = tensor({{5.0, 0.0}, {7.0, 2.0}});

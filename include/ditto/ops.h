@@ -157,6 +157,15 @@ Tensor std(const Tensor& x, const DimList& dims = {}, bool unbiased = true, bool
 // the bits of mean, var, sub, rsqrt, mul, add in that order; nn::functional::layer_norm runs it.
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shape& normalized_shape,
                                                      const Tensor& weight, const Tensor& bias, double eps);
+// torch.native_batch_norm: x (N, C, ...) normalised per channel over N and the rest, times weight
+// plus bias where given (each (C), x's dtype). training: by the batch's mean and biased variance;
+// running_mean and running_var, where given, become (1 - momentum) * running + momentum * the
+// batch's mean and unbiased variance; returns (out, mean, rstd). Else by the running statistics;
+// returns (out, empty, empty). Fused (cpu/batch_norm.cpp): the bits of mean, var, sub, rsqrt,
+// mul, add in that order; nn::functional::batch_norm and BatchNorm*d run it.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                                     const Tensor& running_mean, const Tensor& running_var,
+                                                     bool training, double momentum, double eps);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 // log(sum(exp(x), dims)) without overflow: the maximum over dims (0 where it is infinite) is

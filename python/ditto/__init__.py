@@ -112,6 +112,7 @@ from ditto._C import (  # noqa: F401  (re-exported names)
     multiply,
     nanmedian,
     narrow,
+    native_batch_norm,
     native_layer_norm,
     ne,
     neg,

@@ -189,6 +189,12 @@ void bind_nn(py::module_& m) {
     py::gil_scoped_release nogil;
     return native_layer_norm(x, s, w, b, eps);
   });
+  m.def("native_batch_norm", [](const Tensor& x, py::handle weight, py::handle bias, py::handle running_mean,
+                                py::handle running_var, bool training, double momentum, double eps) {
+    const Tensor w = opt(weight), b = opt(bias), rm = opt(running_mean), rv = opt(running_var);
+    py::gil_scoped_release nogil;
+    return native_batch_norm(x, w, b, rm, rv, training, momentum, eps);
+  });
   f.def("batch_norm", [](const Tensor& x, py::handle running_mean, py::handle running_var, py::handle weight,
                          py::handle bias, bool training, double momentum, double eps) {
     const Tensor rm = opt(running_mean), rv = opt(running_var), w = opt(weight), b = opt(bias);

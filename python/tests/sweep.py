@@ -319,6 +319,7 @@ SWEEP = [
     Entry("nn.functional.layer_norm", F("layer_norm"), CLOSE),
     Entry("nn.functional.batch_norm", F("batch_norm"), CLOSE),
     Entry("native_layer_norm", D("native_layer_norm"), CLOSE),
+    Entry("native_batch_norm", D("native_batch_norm"), CLOSE),
     Entry("nn.functional.group_norm", F("group_norm"), CLOSE),
     Entry("nn.functional.instance_norm", F("instance_norm"), CLOSE),
     Entry("nn.functional.mse_loss", F("mse_loss"), CLOSE),

@@ -92,6 +92,12 @@ def attention():
     F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
 
 
+def batch_norm():
+    w = leaf(ditto.ones(3))
+    F.batch_norm(leaf(ditto.randn(4, 3, 2)), None, None, w, None, training=True).sum().backward()
+    ditto.native_batch_norm(x, None, None, ditto.zeros(3), ditto.ones(3), False, 0.1, 1e-5)
+
+
 def layer_norm():
     w = leaf(ditto.ones(2))
     F.layer_norm(leaf(ditto.randn(3, 2)), (2,), w, None).sum().backward()
@@ -144,6 +150,8 @@ CALLS = {
     "logsumexp": lambda: x.logsumexp(1),
     "_scaled_dot_product_flash_attention": attention,
     "_scaled_dot_product_flash_attention_backward": attention,
+    "native_batch_norm": batch_norm,
+    "native_batch_norm_backward": batch_norm,
     "native_layer_norm": layer_norm,
     "native_layer_norm_backward": layer_norm,
     "linalg_vector_norm": lambda: ditto.linalg.vector_norm(x) + x.norm(dim=1).sum(),

@@ -1,5 +1,7 @@
-// LayerNorm and BatchNorm, composed of canonical-order reductions (mean, var) and elementwise
-// ops, so they are deterministic and differentiable through the ops' own formulas.
+// The normalisation layers. LayerNorm runs the fused native_layer_norm, BatchNorm and InstanceNorm
+// the fused native_batch_norm (ops/norm_ops.cpp); RMSNorm and GroupNorm are composed of
+// canonical-order reductions (mean, var) and elementwise ops, differentiable through the ops' own
+// formulas.
 #include "ditto/nn/normalization.h"
 
 #include <string>
@@ -54,13 +56,6 @@ Tensor rms_norm_impl(const Tensor& x, const Shape& shape, const Tensor& weight, 
   return y;
 }
 
-// running <- (1 - m) * running + m * value, in float64 as PyTorch's CPU kernel does, then stored.
-void update_running(Tensor& running, const Tensor& value, double m) {
-  NoGradGuard no_grad;
-  const Tensor r = running.to(kFloat64) * (1 - m) + value.detach().to(kFloat64) * m;
-  running.copy_(r);
-}
-
 // (1, C, 1, ...) for x (N, C, ...): the shape that broadcasts a per-channel tensor over x.
 Shape channel_shape(const Tensor& x) {
   Shape pshape(static_cast<std::size_t>(x.dim()), 1);
@@ -106,33 +101,12 @@ Tensor batch_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor
   }
   check_channels(
       x, {{&running_mean, "running_mean"}, {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}}, op);
-  const int64_t C = x.size(1);
-  Shape dims{0};
-  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
-  const Shape pshape = channel_shape(x);
-  const int64_t n = C > 0 ? x.numel() / C : 0;
-  Tensor mean, var;
-  if (training) {
-    DITTO_CHECK(n > 1, op, "expected more than 1 value per channel when training, got input size ",
-                detail::shape_str(x.sizes()));
-    mean = x.mean(dims, true);
-    var = x.var(dims, false, true);
-    if (running_mean.defined()) {
-      Tensor rm = running_mean;
-      update_running(rm, mean.view({C}), momentum);
-    }
-    if (running_var.defined()) {
-      Tensor rv = running_var;
-      NoGradGuard no_grad;
-      update_running(rv, x.detach().var(dims, true, false), momentum);
-    }
-  } else {
-    DITTO_CHECK(running_mean.defined() && running_var.defined(), op,
-                "running_mean and running_var must be defined in evaluation mode");
-    mean = running_mean.view(pshape);
-    var = running_var.view(pshape);
-  }
-  return affine_channels((x - mean) * (var + eps).rsqrt(), weight, bias, pshape);
+  const int64_t n = x.size(1) > 0 ? x.numel() / x.size(1) : 0;
+  DITTO_CHECK(!training || n > 1, op, "expected more than 1 value per channel when training, got input size ",
+              detail::shape_str(x.sizes()));
+  DITTO_CHECK(training || (running_mean.defined() && running_var.defined()), op,
+              "running_mean and running_var must be defined in evaluation mode");
+  return std::get<0>(native_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps));
 }
 
 Tensor group_norm_impl(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias, double eps,
@@ -159,17 +133,20 @@ Tensor instance_norm_impl(const Tensor& x, const Tensor& running_mean, const Ten
   const int64_t inner = x.numel() / (N * C);
   DITTO_CHECK(inner > 1, op, "Expected more than 1 spatial element when training, got input size ",
               detail::shape_str(x.sizes()));
-  const Tensor xs = x.reshape({N, C, inner});
-  for (auto [running, unbiased] : {std::pair{running_mean, false}, std::pair{running_var, true}}) {
-    if (!running.defined()) continue;
-    NoGradGuard no_grad;
-    const Tensor stat = unbiased ? xs.detach().var({2}, true, false) : xs.detach().mean({2}, false);
-    Tensor copies = running.unsqueeze(0).expand({N, C}).contiguous();
-    update_running(copies, stat, momentum);
-    Tensor r = running;
-    r.copy_(copies.mean({0}, false));
+  Tensor copies[2];
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& running = i == 0 ? running_mean : running_var;
+    if (running.defined()) copies[i] = running.detach().unsqueeze(0).expand({N, C}).reshape({N * C});
   }
-  return affine_channels(normalize_last(xs, eps).reshape(x.sizes()), weight, bias, channel_shape(x));
+  const Tensor y = std::get<0>(
+      native_batch_norm(x.reshape({1, N * C, inner}), Tensor(), Tensor(), copies[0], copies[1], true, momentum, eps));
+  for (int i = 0; i < 2; ++i) {
+    if (!copies[i].defined()) continue;
+    NoGradGuard no_grad;
+    Tensor r = i == 0 ? running_mean : running_var;
+    r.copy_(copies[i].view({N, C}).mean({0}, false));
+  }
+  return affine_channels(y.reshape(x.sizes()), weight, bias, channel_shape(x));
 }
 }  // namespace
 

@@ -198,6 +198,11 @@ struct LayerNormSaved {  // ops/norm_ops.cpp: x (M, N) contiguous, mean and rstd
   int64_t normalized_dims;
   bool has_weight, has_bias;
 };
+struct BatchNormSaved {  // ops/norm_ops.cpp: x (N, C, S) contiguous, mean and rstd (C); weight undefined or (C)
+  SavedTensor x, mean, rstd, weight;
+  Shape input;  // x's shape as given
+  bool training, has_weight, has_bias;
+};
 struct NormSaved {  // linalg_vector_norm
   Shape input, dims;
   bool keepdim;

@@ -1,9 +1,12 @@
-// native_layer_norm: argument checks, the fused kernels' dispatch and autograd (cpu/layer_norm.cpp,
-// Note [Layer norm order]). nn::functional::layer_norm and LayerNorm run it.
+// native_layer_norm and native_batch_norm: argument checks, the fused kernels' dispatch and autograd
+// (cpu/layer_norm.cpp, Note [Layer norm order]; cpu/batch_norm.cpp, Note [Batch norm order]).
+// nn::functional::layer_norm and LayerNorm run the first; batch_norm, BatchNorm*d and
+// instance_norm the second.
 #include <string>
 #include <tuple>
 
 #include "autograd/graph.h"
+#include "core/checked.h"
 #include "ops/common.h"
 
 namespace ditto {
@@ -27,6 +30,22 @@ DITTO_FORMULA(layer_norm, LayerNormSaved) {
   const Shape normalized(s.input.end() - static_cast<std::ptrdiff_t>(s.normalized_dims), s.input.end());
   if (s.has_weight) out.push_back(dw.view(normalized));
   if (s.has_bias) out.push_back(db.view(normalized));
+  return out;
+}
+DITTO_FORMULA(batch_norm, BatchNormSaved) {
+  const char* op = ops::op_name(OpId::native_batch_norm_backward);
+  const Tensor& x = *s.x;
+  if (g[0].numel() != x.numel()) fail(op, "expected grad_out of shape ", shape_str(s.input));
+  const Tensor dy = g[0].contiguous().view(x.sizes());
+  const Tensor weight = s.has_weight ? *s.weight : Tensor();
+  const int64_t C = x.size(1);
+  Tensor dx = detail::new_tensor(x.sizes(), x.dtype(), op);
+  Tensor dw = s.has_weight ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
+  Tensor db = s.has_bias ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
+  ops::call<OpId::native_batch_norm_backward>(x.device(), dx, dw, db, dy, x, *s.mean, *s.rstd, weight, s.training);
+  Grads out{dx.view(s.input)};
+  if (s.has_weight) out.push_back(dw);
+  if (s.has_bias) out.push_back(db);
   return out;
 }
 }  // namespace autograd::formulas
@@ -71,6 +90,61 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shap
         autograd::formulas::LayerNormSaved{xc, mean, rstd, w, x.sizes(), k, weight.defined(), bias.defined()});
   }
   return {out, mean.view(stat_shape), rstd.view(stat_shape)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                                     const Tensor& running_mean, const Tensor& running_var,
+                                                     bool training, double momentum, double eps) {
+  const char* op = ops::op_name(OpId::native_batch_norm);
+  detail::check_defined(x, op);
+  if (!is_floating(x.dtype())) fail(op, "expected a floating point input, got ", dtype_name(x.dtype()));
+  if (x.dim() < 2) fail(op, "expected an input with at least 2 dims (N, C, ...), got ", x.dim(), "-D");
+  const int64_t N = x.size(0), C = x.size(1);
+  int64_t S = 1;
+  for (int64_t d = 2; d < x.dim(); ++d) S = detail::checked_mul(S, x.size(d), op, "the spatial size");
+  detail::checked_mul(N, S, op, "the values per channel");
+  for (const auto& [t, what] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"},
+                                std::pair{&running_mean, "running_mean"}, std::pair{&running_var, "running_var"}}) {
+    if (!t->defined()) continue;
+    if (t->dim() != 1 || t->size(0) != C)
+      fail(op, what, " should contain ", C, " elements (one per channel), got shape ", shape_str(t->sizes()));
+    if (t->dtype() != x.dtype())
+      fail(op, "mixed dtype: expected ", what, " of the input's dtype ", dtype_name(x.dtype()), ", got ",
+           dtype_name(t->dtype()));
+  }
+  if (!training && !(running_mean.defined() && running_var.defined()))
+    fail(op, "running_mean and running_var must be defined in evaluation mode");
+  if (training && N * S <= 1)
+    fail(op, "expected more than 1 value per channel when training, got input size ", shape_str(x.sizes()));
+  const Tensor xc = x.contiguous().view({N, C, S});
+  auto vec = [](const Tensor& t) { return t.defined() ? t.detach().contiguous() : Tensor(); };
+  const Tensor w = vec(weight), b = vec(bias);
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), op), mean = detail::new_tensor({C}, x.dtype(), op),
+         rstd = detail::new_tensor({C}, x.dtype(), op);
+  Tensor unbiased = training && running_var.defined() ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
+  ops::call<OpId::native_batch_norm>(x.device(), out.view({N, C, S}), mean, rstd, unbiased, xc, w, b, vec(running_mean),
+                                     vec(running_var), training, eps);
+  if (training) {
+    // The running statistics: (1 - momentum) * running + momentum * the batch's, in float64 (as
+    // PyTorch's CPU kernel), then stored in the running tensor's dtype.
+    NoGradGuard no_grad;
+    for (const auto& [running, value] : {std::pair{running_mean, mean}, std::pair{running_var, unbiased}}) {
+      if (!running.defined()) continue;
+      Tensor r = running;
+      r.copy_(running.to(kFloat64) * (1 - momentum) + value.to(kFloat64) * momentum);
+    }
+  }
+  if (autograd::any_needs_grad(x, weight, bias)) {
+    std::vector<Tensor> inputs{x};
+    if (weight.defined()) inputs.push_back(weight);
+    if (bias.defined()) inputs.push_back(bias);
+    ops::record<OpId::native_batch_norm>(
+        inputs, {out},
+        autograd::formulas::BatchNormSaved{xc, mean, rstd, w, x.sizes(), training, weight.defined(), bias.defined()});
+  }
+  // PyTorch returns no statistics in evaluation mode
+  if (!training) return {out, detail::new_tensor({0}, x.dtype(), op), detail::new_tensor({0}, x.dtype(), op)};
+  return {out, mean, rstd};
 }
 
 }  // namespace ditto

@@ -50,6 +50,20 @@ using LayerNorm = void(const TensorBase& out, const TensorBase& mean, const Tens
 using LayerNormBackward = void(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias,
                                const TensorBase& dy, const TensorBase& x, const TensorBase& mean,
                                const TensorBase& rstd, const TensorBase& weight);
+// batch_norm over the channels of x, contiguous (N, C, S) floating (cpu/batch_norm.cpp, Note
+// [Batch norm order]); weight and bias undefined or contiguous (C) of x's dtype; out (N, C, S),
+// mean and rstd (C) contiguous of x's dtype. training: mean and rstd from the batch, and unbiased
+// (C), unless undefined, the unbiased variance; else mean a copy of running_mean and rstd from
+// running_var (contiguous (C) of x's dtype). The backward writes dx (N, C, S) from dy (N, C, S)
+// contiguous and the saved mean and rstd (training: through the batch's statistics; else dy
+// scaled), and dweight, dbias (C) unless undefined.
+using BatchNorm = void(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd,
+                       const TensorBase& unbiased, const TensorBase& x, const TensorBase& weight,
+                       const TensorBase& bias, const TensorBase& running_mean, const TensorBase& running_var,
+                       bool training, double eps);
+using BatchNormBackward = void(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias,
+                               const TensorBase& dy, const TensorBase& x, const TensorBase& mean,
+                               const TensorBase& rstd, const TensorBase& weight, bool training);
 // cross_entropy with class targets (cpu/reduce.cpp): in and logp contiguous (N, C, P) floating;
 // target contiguous (N, P) int64, each in [0, C) or ignore_index; weights undefined or each
 // target's weight, contiguous (N, P) of in's dtype. logp = log_softmax over C (undefined: not

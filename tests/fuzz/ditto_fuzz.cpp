@@ -365,6 +365,21 @@ std::vector<OpFuzzer> generators() {
     auto [out, mean, rstd] = native_layer_norm(x, ns, w, b, c.r.chance(0.9) ? 1e-5 : 0.0);
     return std::vector<Tensor>{out, mean, rstd};
   });
+  // batch_norm (the backward runs when the input requires grad): per-channel tensors of the right
+  // and wrong sizes and dtypes, running statistics given or not, both modes
+  reg({"native_batch_norm", "native_batch_norm_backward"}, [](Ctx& c) {
+    Tensor x = c.any();
+    const int64_t C = x.dim() >= 2 ? x.size(1) : c.r.range(0, 3);
+    auto per_channel = [&](double p) {
+      if (!c.r.chance(p)) return Tensor();
+      return c.r.chance(0.9) ? c.tensor({C}, x.dtype()) : c.any();
+    };
+    const Tensor w = per_channel(0.5), b = per_channel(0.5);
+    Tensor rm = per_channel(0.6), rv = per_channel(0.6);
+    if (rv.defined() && c.r.chance(0.8)) rv = rv.abs();
+    auto [out, mean, rstd] = native_batch_norm(x, w, b, rm, rv, c.r.chance(0.6), 0.1, c.r.chance(0.9) ? 1e-5 : 0.0);
+    return std::vector<Tensor>{out, mean, rstd};
+  });
   // scans (cumprod_backward runs when the input requires grad)
   reg({"cumsum", "cumprod", "cumprod_backward"}, [](Ctx& c) {
     Tensor x = c.any();

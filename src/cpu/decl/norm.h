@@ -1,6 +1,6 @@
 #pragma once
-// The kernels of cpu/layer_norm.cpp, declared beside them (cpu/kernels.h gathers these headers for
-// the op table). Each kernel's contract is its signature's in ops/signatures.h.
+// The kernels of cpu/layer_norm.cpp and cpu/batch_norm.cpp, declared beside them (cpu/kernels.h gathers these headers
+// for the op table). Each kernel's contract is its signature's in ops/signatures.h.
 #include "ditto/tensor_base.h"
 
 namespace ditto::cpu {
@@ -8,4 +8,10 @@ void layer_norm(const TensorBase& out, const TensorBase& mean, const TensorBase&
                 const TensorBase& weight, const TensorBase& bias, double eps);
 void layer_norm_backward(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias, const TensorBase& dy,
                          const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight);
+void batch_norm(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd, const TensorBase& unbiased,
+                const TensorBase& x, const TensorBase& weight, const TensorBase& bias, const TensorBase& running_mean,
+                const TensorBase& running_var, bool training, double eps);
+void batch_norm_backward(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias, const TensorBase& dy,
+                         const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight,
+                         bool training);
 }  // namespace ditto::cpu

@@ -1,0 +1,255 @@
+// batch_norm fused, forward and backward (native_batch_norm), over the channels of a contiguous
+// (N, C, S) input (S the product of the spatial dims, 1 for an (N, C) input).
+//
+// Note [Batch norm order]
+// -----------------------
+// A channel's values are the sequence x[n, c, s] in (n, s) order, R = N * S of them: the logical
+// order of a reduction over dims (0, 2, ...). Every sum over a channel below is that sequence's
+// canonical sum (Note [Canonical reduction order]), whatever the runs it is read in.
+// Training:
+//   mean = sum(x) / R;  m2 = sum((x - mean) * (x - mean));  var = m2 / R;
+//   rstd = 1 / sqrt(var + eps);  unbiased = m2 / (R - 1) (the running variance's update)
+// Evaluation: mean = running_mean, rstd = 1 / sqrt(running_var + eps). Then
+//   out = (x - mean) * rstd * weight + bias,
+// one rounding per operation in that order (eps, as a scalar operand, rounded to x's dtype; an
+// absent weight is 1 and an absent bias -0, which change no bit): the bits of the composition
+// mean, var, sub, add, rsqrt, mul, mul, add that ditto's batch_norm was before, from three passes
+// over each channel instead of a copy and a dozen. The backward, with xhat = (x - mean) * rstd
+// (the forward's bits) and scale = weight * rstd:
+//   dbias = sum(dy);  dweight = sum(dy * xhat);
+//   training:   dx = scale * ((dy - dbias / R) - xhat * (dweight / R))
+//   evaluation: dx = dy * scale.
+// One thread computes a channel, so nothing depends on the thread count, the level (sum_chunk and
+// sum_cols_chunk fold as reduce_chunk does, at every level) or the other channels. Planes are read
+// a run at a time, one channel per task; the columns of an (N, C) input (S = 1) kColumns at a
+// time, side by side.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "cpu/decl/norm.h"
+#include "cpu/loops.h"
+#include "cpu/reduce.h"
+#include "cpu/reduce_kernels.h"
+
+namespace ditto::cpu {
+
+namespace {
+
+// Channels per task where S = 1.
+constexpr int64_t kColumns = 64;
+
+// x (N, C, S) seen as blocks of channels: one channel (Cols false) or up to kColumns neighbouring
+// ones of an (N, C) input (Cols true, S = 1). A segment is a run of contiguous elements of a
+// block: element t of it belongs to the block's channel Cols ? t : 0.
+template <bool Cols>
+struct Blocks {
+  int64_t N, C, S;
+  static constexpr int64_t width = Cols ? kColumns : 1;
+  int64_t count() const { return N * S; }
+  int64_t blocks() const { return (C + width - 1) / width; }
+  // fn(offset in x, position in the chunk's buffer, length) for the segments of the values
+  // [start, start + len) of the channels [c0, c0 + nb); the buffer holds value r of channel c0 + i
+  // at r * nb + i.
+  template <class Fn>
+  void segments(int64_t c0, int64_t nb, int64_t start, int64_t len, Fn fn) const {
+    if constexpr (Cols) {
+      for (int64_t r = 0; r < len; ++r) fn((start + r) * C + c0, r * nb, nb);
+    } else {
+      for (int64_t i = start, end = start + len; i < end;) {
+        const int64_t n = i / S, s = i - n * S, run = std::min(S - s, end - i);
+        fn((n * C + c0) * S + s, i - start, run);
+        i += run;
+      }
+    }
+  }
+};
+
+// The canonical sums of k sequences derived from a block's channels, chunk by chunk:
+// fill(off, to, n) writes the segment's element t of sequence j to to[j][t]; sum(j, i) is then
+// sequence j's sum over channel c0 + i.
+template <class T, int k, bool Cols>
+struct BlockSums {
+  explicit BlockSums(const Blocks<Cols>& b)
+      : blocks(b), K(num_chunks(b.count())), rows(std::min(b.count(), detail::kReduceChunk)) {
+    for (auto& v : bufs) v.resize(static_cast<std::size_t>(rows * b.width));
+    partial.resize(static_cast<std::size_t>(k * K * b.width));
+    tree.resize(static_cast<std::size_t>(K));
+  }
+  template <class Fill>
+  void run(int64_t c0, int64_t nb, Fill fill) {
+    for (int64_t q = 0; q < K; ++q) {
+      const int64_t start = q * detail::kReduceChunk, len = std::min(detail::kReduceChunk, blocks.count() - start);
+      blocks.segments(c0, nb, start, len, [&](int64_t off, int64_t pos, int64_t n) {
+        std::array<T*, k> to;
+        for (int j = 0; j < k; ++j) to[j] = bufs[j].data() + pos;
+        fill(off, to, n);
+      });
+      for (int j = 0; j < k; ++j) {
+        T* out = partial.data() + (j * K + q) * nb;
+        if constexpr (Cols)
+          sum_cols_chunk(bufs[j].data(), nb, len, nb, out);
+        else
+          *out = sum_chunk(bufs[j].data(), len);
+      }
+    }
+    nb_ = nb;
+  }
+  T sum(int j, int64_t i) {
+    for (int64_t q = 0; q < K; ++q) tree[q] = partial[(j * K + q) * nb_ + i];
+    return fold_pairwise(tree.data(), K, [](T a, T b) { return a + b; });
+  }
+  const Blocks<Cols>& blocks;
+  int64_t K, rows, nb_ = 1;
+  std::array<std::vector<T>, k> bufs;
+  std::vector<T> partial, tree;
+};
+
+// Per-channel values of a block, indexed by the channel's place in it.
+template <class T>
+using Lanes = std::array<T, kColumns>;
+
+template <class T, bool Cols>
+void forward(const Blocks<Cols>& bl, T* o, T* mu, T* rs, T* ub, const T* xp, const T* w, const T* b, const T* rm,
+             const T* rv, bool training, T e) {
+  const T R = static_cast<T>(bl.count());
+  detail::parallel_for(bl.blocks(), 4 * bl.count() * bl.width, [&](int64_t b0, int64_t b1) {
+    std::optional<BlockSums<T, 1, Cols>> sums;
+    if (training) sums.emplace(bl);
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t c0 = blk * bl.width, nb = std::min(bl.width, bl.C - c0);
+      Lanes<T> m{}, r{}, wc{}, bc{};
+      if (training) {
+        sums->run(c0, nb,
+                  [&](int64_t off, std::array<T*, 1> to, int64_t n) { std::copy(xp + off, xp + off + n, to[0]); });
+        for (int64_t i = 0; i < nb; ++i) m[i] = sums->sum(0, i) / R;
+        sums->run(c0, nb, [&](int64_t off, std::array<T*, 1> to, int64_t n) {
+          const T* p = xp + off;
+          for (int64_t t = 0; t < n; ++t) {
+            const T d = p[t] - m[Cols ? t : 0];
+            to[0][t] = d * d;
+          }
+        });
+        for (int64_t i = 0; i < nb; ++i) {
+          const T m2 = sums->sum(0, i);
+          r[i] = T(1) / std::sqrt(m2 / R + e);
+          if (ub) ub[c0 + i] = m2 / static_cast<T>(bl.count() - 1);
+        }
+      } else {
+        for (int64_t i = 0; i < nb; ++i) {
+          m[i] = rm[c0 + i];
+          r[i] = T(1) / std::sqrt(rv[c0 + i] + e);
+        }
+      }
+      for (int64_t i = 0; i < nb; ++i) {
+        mu[c0 + i] = m[i];
+        rs[c0 + i] = r[i];
+        wc[i] = w ? w[c0 + i] : T(1);
+        bc[i] = b ? b[c0 + i] : T(-0.0);
+      }
+      bl.segments(c0, nb, 0, bl.count(), [&](int64_t off, int64_t, int64_t n) {
+        const T* p = xp + off;
+        T* y = o + off;
+        for (int64_t t = 0; t < n; ++t) {
+          const int64_t i = Cols ? t : 0;
+          y[t] = (p[t] - m[i]) * r[i] * wc[i] + bc[i];
+        }
+      });
+    }
+  });
+}
+
+template <class T, bool Cols>
+void backward(const Blocks<Cols>& bl, T* d, T* dw, T* db, const T* g, const T* xp, const T* mu, const T* rs, const T* w,
+              bool training) {
+  const T R = static_cast<T>(bl.count());
+  detail::parallel_for(bl.blocks(), 6 * bl.count() * bl.width, [&](int64_t b0, int64_t b1) {
+    BlockSums<T, 2, Cols> sums(bl);
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t c0 = blk * bl.width, nb = std::min(bl.width, bl.C - c0);
+      Lanes<T> m{}, r{}, scale{}, a{}, k{};
+      for (int64_t i = 0; i < nb; ++i) {
+        m[i] = mu[c0 + i];
+        r[i] = rs[c0 + i];
+        scale[i] = (w ? w[c0 + i] : T(1)) * r[i];
+      }
+      // sum(dy), sum(dy * xhat): dbias and dweight, which training's dx needs too
+      if (training || dw || db) {
+        sums.run(c0, nb, [&](int64_t off, std::array<T*, 2> to, int64_t n) {
+          const T *p = xp + off, *q = g + off;
+          for (int64_t t = 0; t < n; ++t) {
+            const int64_t i = Cols ? t : 0;
+            to[0][t] = q[t];
+            to[1][t] = q[t] * ((p[t] - m[i]) * r[i]);
+          }
+        });
+        for (int64_t i = 0; i < nb; ++i) {
+          const T s0 = sums.sum(0, i), s1 = sums.sum(1, i);
+          if (db) db[c0 + i] = s0;
+          if (dw) dw[c0 + i] = s1;
+          a[i] = s0 / R;
+          k[i] = s1 / R;
+        }
+      }
+      bl.segments(c0, nb, 0, bl.count(), [&](int64_t off, int64_t, int64_t n) {
+        const T *p = xp + off, *q = g + off;
+        T* out = d + off;
+        if (training) {
+          for (int64_t t = 0; t < n; ++t) {
+            const int64_t i = Cols ? t : 0;
+            out[t] = scale[i] * ((q[t] - a[i]) - ((p[t] - m[i]) * r[i]) * k[i]);
+          }
+        } else {
+          for (int64_t t = 0; t < n; ++t) out[t] = q[t] * scale[Cols ? t : 0];
+        }
+      });
+    }
+  });
+}
+
+template <class T>
+const T* data_or_null(const TensorBase& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+}  // namespace
+
+void batch_norm(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd, const TensorBase& unbiased,
+                const TensorBase& x, const TensorBase& weight, const TensorBase& bias, const TensorBase& running_mean,
+                const TensorBase& running_var, bool training, double eps) {
+  dispatch_floating(x.dtype(), [&]<class T>() {
+    const int64_t N = x.size(0), C = x.size(1), S = x.size(2);
+    T* ub = unbiased.defined() ? unbiased.data_ptr<T>() : nullptr;
+    auto run = [&]<bool Cols>() {
+      forward<T, Cols>(Blocks<Cols>{N, C, S}, out.data_ptr<T>(), mean.data_ptr<T>(), rstd.data_ptr<T>(), ub,
+                       x.data_ptr<T>(), data_or_null<T>(weight), data_or_null<T>(bias), data_or_null<T>(running_mean),
+                       data_or_null<T>(running_var), training, static_cast<T>(eps));
+    };
+    if (S == 1)
+      run.template operator()<true>();
+    else
+      run.template operator()<false>();
+  });
+}
+
+void batch_norm_backward(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias, const TensorBase& dy,
+                         const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight,
+                         bool training) {
+  dispatch_floating(x.dtype(), [&]<class T>() {
+    const int64_t N = x.size(0), C = x.size(1), S = x.size(2);
+    T* dw = dweight.defined() ? dweight.data_ptr<T>() : nullptr;
+    T* db = dbias.defined() ? dbias.data_ptr<T>() : nullptr;
+    auto run = [&]<bool Cols>() {
+      backward<T, Cols>(Blocks<Cols>{N, C, S}, dx.data_ptr<T>(), dw, db, dy.data_ptr<T>(), x.data_ptr<T>(),
+                        mean.data_ptr<T>(), rstd.data_ptr<T>(), data_or_null<T>(weight), training);
+    };
+    if (S == 1)
+      run.template operator()<true>();
+    else
+      run.template operator()<false>();
+  });
+}
+
+}  // namespace ditto::cpu
