@@ -565,6 +565,24 @@ TEST(NNLayers, BatchNormFusedGivesTheCompositionsBits) {
         }
 }
 
+// GroupNorm and InstanceNorm run native_batch_norm over (1, N * groups, *): the bits of the
+// composition over each sample's groups (mean, var, sub, add eps, rsqrt, mul, then the affine part).
+TEST(NNLayers, GroupAndInstanceNormGiveTheCompositionsBits) {
+  manual_seed(12);
+  for (const ScalarType dt : {kFloat32, kFloat64}) {
+    const Tensor x = randn({3, 6, 7, 5}, dt) * 2 - 1, w = randn({6}, dt), b = randn({6}, dt);
+    for (const int64_t groups : {1, 2, 6}) {
+      const Tensor xs = x.reshape({3, groups, -1});
+      const Tensor norm = ((xs - xs.mean({2}, true)) * (xs.var({2}, false, true) + 1e-5).rsqrt()).reshape(x.sizes());
+      const Tensor want = norm * w.view({1, 6, 1, 1}) + b.view({1, 6, 1, 1});
+      EXPECT_TRUE(same_bits(F::group_norm(x, groups, w, b, 1e-5), want)) << groups;
+      if (groups == 6) {
+        EXPECT_TRUE(same_bits(F::instance_norm(x, Tensor(), Tensor(), w, b, true, 0.1, 1e-5), want));
+      }
+    }
+  }
+}
+
 TEST(NNLayers, BatchNormCumulativeMomentumAndNoTracking) {
   nn::BatchNorm1d bn(2, 1e-5, std::nullopt);
   Tensor a = tensor({{1.0, 2.0}, {3.0, 6.0}}), b = tensor({{5.0, 0.0}, {7.0, 2.0}});

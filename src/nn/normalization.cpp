@@ -1,5 +1,5 @@
-// The normalisation layers. LayerNorm runs the fused native_layer_norm, BatchNorm and InstanceNorm
-// the fused native_batch_norm (ops/norm_ops.cpp); RMSNorm and GroupNorm are composed of
+// The normalisation layers. LayerNorm runs the fused native_layer_norm; BatchNorm, InstanceNorm
+// and GroupNorm the fused native_batch_norm (ops/norm_ops.cpp); RMSNorm is composed of
 // canonical-order reductions (mean, var) and elementwise ops, differentiable through the ops' own
 // formulas.
 #include "ditto/nn/normalization.h"
@@ -117,8 +117,14 @@ Tensor group_norm_impl(const Tensor& x, int64_t groups, const Tensor& weight, co
               "Expected number of channels in input to be divisible by num_groups, but got input of shape ",
               detail::shape_str(x.sizes()), " and num_groups=", groups);
   if (x.numel() == 0) return affine_channels(x.clone(), weight, bias, channel_shape(x));
-  const Tensor y = normalize_last(x.reshape({N, groups, x.numel() / (N * groups)}), eps).reshape(x.sizes());
-  return affine_channels(y, weight, bias, channel_shape(x));
+  // Each (sample, group) is a channel of batch_norm over (1, N * groups, inner): the same
+  // statistics and normalisation, fused. A group of one element, which batch_norm refuses to
+  // train on, is composed.
+  const int64_t inner = x.numel() / (N * groups);
+  const Tensor y = inner > 1 ? std::get<0>(native_batch_norm(x.reshape({1, N * groups, inner}), Tensor(), Tensor(),
+                                                             Tensor(), Tensor(), true, 0.0, eps))
+                             : normalize_last(x.reshape({N, groups, inner}), eps);
+  return affine_channels(y.reshape(x.sizes()), weight, bias, channel_shape(x));
 }
 
 // PyTorch's instance_norm: batch_norm over (1, N * C, *) with the running stats repeated N times,
