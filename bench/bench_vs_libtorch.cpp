@@ -240,6 +240,39 @@ void torch_batch_norm(benchmark::State& state, int threads, const std::vector<in
   rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));
 }
 
+// ===== layer_norm over the last dim of (4096, 768) (a transformer's), group_norm of (8, 64, 56, 56)
+// in 8 groups; weight and bias; forward and backward
+void ditto_norm(benchmark::State& state, int threads, bool group) {
+  Setup s(threads, false);
+  const ditto::Shape shape = group ? ditto::Shape{8, 64, 56, 56} : ditto::Shape{4096, 768};
+  const int64_t C = group ? 64 : 768;
+  ditto::Tensor x = ditto::randn(shape).requires_grad_(), w = ditto::ones({C}).requires_grad_(),
+                b = ditto::zeros({C}).requires_grad_();
+  const ditto::Tensor dy = ditto::randn(shape);
+  for (auto _ : state) {
+    for (ditto::Tensor* t : {&x, &w, &b}) t->mutable_grad() = ditto::Tensor();
+    ditto::Tensor y = group ? dF::group_norm(x, 8, w, b, 1e-5) : dF::layer_norm(x, {C}, w, b, 1e-5);
+    y.backward(dy);
+    benchmark::DoNotOptimize(x.grad());
+  }
+  rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));
+}
+void torch_norm(benchmark::State& state, int threads, bool group) {
+  Setup s(threads, false);
+  const std::vector<int64_t> shape = group ? std::vector<int64_t>{8, 64, 56, 56} : std::vector<int64_t>{4096, 768};
+  const int64_t C = group ? 64 : 768;
+  torch::Tensor x = torch::randn(shape).requires_grad_(), w = torch::ones({C}).requires_grad_(),
+                b = torch::zeros({C}).requires_grad_();
+  const torch::Tensor dy = torch::randn(shape);
+  for (auto _ : state) {
+    for (torch::Tensor* t : {&x, &w, &b}) t->mutable_grad() = torch::Tensor();
+    torch::Tensor y = group ? torch::group_norm(x, 8, w, b, 1e-5) : torch::layer_norm(x, {C}, w, b, 1e-5);
+    y.backward(dy);
+    benchmark::DoNotOptimize(x.grad());
+  }
+  rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));
+}
+
 // ===== cumsum of 16M float32 (one line: both scan it in one pass, in double) ==========================
 constexpr int64_t kScanN = 16 << 20;
 
@@ -866,6 +899,11 @@ void register_all() {
           name, [t, sh](benchmark::State& s) { ditto_batch_norm(s, t, ditto::Shape(sh.begin(), sh.end())); },
           [t, sh](benchmark::State& s) { torch_batch_norm(s, t, sh); });
     }
+    for (const bool group : {false, true})
+      both(
+          group ? "group_norm_8x64x56x56_g8" : "layer_norm_4096x768",
+          [t, group](benchmark::State& s) { ditto_norm(s, t, group); },
+          [t, group](benchmark::State& s) { torch_norm(s, t, group); });
     both(
         "cumsum_16M", [t](benchmark::State& s) { ditto_cumsum(s, t); },
         [t](benchmark::State& s) { torch_cumsum(s, t); });

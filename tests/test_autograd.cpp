@@ -236,6 +236,10 @@ DITTO_GRADCHECK("var", ({gc_rand({3, 4})}), auto x = v[0]; return x.var({1}) + x
 DITTO_GRADCHECK("native_layer_norm", ({gc_rand({3, 2, 5}), gc_rand({2, 5}), gc_rand({2, 5})}), auto x = v[0];
                 return nn::functional::layer_norm(x, {2, 5}, v[1], v[2], 1e-5) * x +
                        nn::functional::layer_norm(x, {5}, Tensor(), Tensor(), 1e-3);)
+DITTO_GRADCHECK("native_group_norm", ({gc_rand({3, 4, 5}), gc_rand({4}), gc_rand({4})}), auto x = v[0];
+                return (nn::functional::group_norm(x, 2, v[1], v[2], 1e-5) * x +
+                        nn::functional::group_norm(x, 4, Tensor(), v[2], 1e-3) +
+                        nn::functional::group_norm(x, 1, v[1], Tensor(), 1e-5));)
 // training with weight and bias, evaluation, and a transposed (N, C) input without either
 DITTO_GRADCHECK("native_batch_norm", ({gc_rand({3, 2, 5}), gc_rand({2}), gc_rand({2})}), auto x = v[0];
                 const Tensor rm = ones({2}, x.dtype()) * 0.25; const Tensor rv = ones({2}, x.dtype()) * 1.5;

@@ -912,6 +912,12 @@ std::vector<Entry> corpus() {
            F::layer_norm(r.input({4, 9, 33}, Layout::Transposed), {9, 33}, r.input({9, 33}), r.input({9, 33})));
     r.grad("(17,7) step 2 no affine", F::layer_norm(r.input({17, 7}, Layout::Strided), {7}));
   });
+  add("group_norm", {"native_group_norm", "native_group_norm_backward"}, [](Run& r) {
+    // groups of 7x5 planes (not whole lanes), of one channel, rows longer than a chunk
+    r.grad("(4,6,7,5) in 3", F::group_norm(r.input({4, 6, 7, 5}), 3, r.input({6}), r.input({6})));
+    r.grad("(3,4,9) in 4", F::group_norm(r.input({3, 4, 9}, Layout::Transposed), 4, r.input({4}), Tensor()));
+    r.grad("(2,4,100,90) in 2", F::group_norm(r.input({2, 4, 100, 90}), 2, r.input({4}), r.input({4})));
+  });
   add("batch_norm", {"native_batch_norm", "native_batch_norm_backward"}, [](Run& r) {
     for (const Shape& s : {Shape{64, 33}, Shape{4, 6, 9, 7}, Shape{3, 2, 120, 100}}) {
       const int64_t C = s[1];

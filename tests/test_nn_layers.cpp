@@ -565,8 +565,9 @@ TEST(NNLayers, BatchNormFusedGivesTheCompositionsBits) {
         }
 }
 
-// GroupNorm and InstanceNorm run native_batch_norm over (1, N * groups, *): the bits of the
-// composition over each sample's groups (mean, var, sub, add eps, rsqrt, mul, then the affine part).
+// GroupNorm (native_group_norm) and InstanceNorm (native_batch_norm over (1, N * C, *)) give the
+// bits of the composition over each sample's groups (mean, var, sub, add eps, rsqrt, mul, then the
+// affine part), and GroupNorm's affine gradients are the canonical sums over (0, 2, 3).
 TEST(NNLayers, GroupAndInstanceNormGiveTheCompositionsBits) {
   manual_seed(12);
   for (const ScalarType dt : {kFloat32, kFloat64}) {
@@ -575,7 +576,13 @@ TEST(NNLayers, GroupAndInstanceNormGiveTheCompositionsBits) {
       const Tensor xs = x.reshape({3, groups, -1});
       const Tensor norm = ((xs - xs.mean({2}, true)) * (xs.var({2}, false, true) + 1e-5).rsqrt()).reshape(x.sizes());
       const Tensor want = norm * w.view({1, 6, 1, 1}) + b.view({1, 6, 1, 1});
-      EXPECT_TRUE(same_bits(F::group_norm(x, groups, w, b, 1e-5), want)) << groups;
+      const Tensor wl = w.clone().requires_grad_(), bl = b.clone().requires_grad_(), dy = randn(x.sizes(), dt);
+      const Tensor y = F::group_norm(x, groups, wl, bl, 1e-5);
+      EXPECT_TRUE(same_bits(y.detach(), want)) << groups;
+      // the affine gradients: canonical sums over (0, 2, 3), as batch_norm's
+      y.backward(dy);
+      EXPECT_TRUE(same_bits(bl.grad(), dy.sum({0, 2, 3}))) << groups;
+      EXPECT_TRUE(same_bits(wl.grad(), (dy * norm).sum({0, 2, 3}))) << groups;
       if (groups == 6) {
         EXPECT_TRUE(same_bits(F::instance_norm(x, Tensor(), Tensor(), w, b, true, 0.1, 1e-5), want));
       }

@@ -95,7 +95,7 @@ template <class T>
 void check_columns() {
   for (CpuCapability level : levels()) {
     ConfigGuard guard(level);
-    for (int64_t M : {1, 2, 7, 16, 17, 40, 100}) {
+    for (int64_t M : {1, 2, 7, 16, 17, 40, 100, 256, 300}) {
       for (int64_t len : {0, 1, 5, 31, 32, 33, 100, 1000}) {
         const int64_t sr = M + 3;  // a padded row, so columns are not the only data
         const std::vector<T> x = random_values<T>(std::max<int64_t>(len * sr, 1), uint32_t(M * 1000 + len), true);

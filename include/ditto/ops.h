@@ -163,6 +163,13 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shap
 // batch's mean and unbiased variance; returns (out, mean, rstd). Else by the running statistics;
 // returns (out, empty, empty). Fused (cpu/batch_norm.cpp): the bits of mean, var, sub, rsqrt,
 // mul, add in that order; nn::functional::batch_norm and BatchNorm*d run it.
+// torch.native_group_norm: x (N, C, ...), HxW values per channel, normalised over each sample's
+// groups of C / group channels (biased variance), times weight plus bias where given (each (C),
+// x's dtype); returns (out, mean, rstd), mean and rstd (N, group). Fused (cpu/batch_norm.cpp):
+// the bits of mean, var, sub, rsqrt, mul, add in that order; nn::functional::group_norm and
+// GroupNorm run it.
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                                     int64_t N, int64_t C, int64_t HxW, int64_t group, double eps);
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
                                                      const Tensor& running_mean, const Tensor& running_var,
                                                      bool training, double momentum, double eps);

@@ -113,6 +113,7 @@ from ditto._C import (  # noqa: F401  (re-exported names)
     nanmedian,
     narrow,
     native_batch_norm,
+    native_group_norm,
     native_layer_norm,
     ne,
     neg,

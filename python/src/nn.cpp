@@ -189,6 +189,12 @@ void bind_nn(py::module_& m) {
     py::gil_scoped_release nogil;
     return native_layer_norm(x, s, w, b, eps);
   });
+  m.def("native_group_norm", [](const Tensor& x, py::handle weight, py::handle bias, int64_t N, int64_t C, int64_t HxW,
+                                int64_t group, double eps) {
+    const Tensor w = opt(weight), b = opt(bias);
+    py::gil_scoped_release nogil;
+    return native_group_norm(x, w, b, N, C, HxW, group, eps);
+  });
   m.def("native_batch_norm", [](const Tensor& x, py::handle weight, py::handle bias, py::handle running_mean,
                                 py::handle running_var, bool training, double momentum, double eps) {
     const Tensor w = opt(weight), b = opt(bias), rm = opt(running_mean), rv = opt(running_var);

@@ -92,6 +92,12 @@ def attention():
     F.scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
 
 
+def group_norm():
+    w = leaf(ditto.ones(4))
+    F.group_norm(leaf(ditto.randn(3, 4, 2)), 2, w, None).sum().backward()
+    ditto.native_group_norm(x, None, None, 2, 3, 1, 3, 1e-5)
+
+
 def batch_norm():
     w = leaf(ditto.ones(3))
     F.batch_norm(leaf(ditto.randn(4, 3, 2)), None, None, w, None, training=True).sum().backward()
@@ -150,6 +156,8 @@ CALLS = {
     "logsumexp": lambda: x.logsumexp(1),
     "_scaled_dot_product_flash_attention": attention,
     "_scaled_dot_product_flash_attention_backward": attention,
+    "native_group_norm": group_norm,
+    "native_group_norm_backward": group_norm,
     "native_batch_norm": batch_norm,
     "native_batch_norm_backward": batch_norm,
     "native_layer_norm": layer_norm,

@@ -111,10 +111,30 @@ struct BlockSums {
 template <class T>
 using Lanes = std::array<T, kColumns>;
 
+// The batch statistics of a block's channels: m = mean, r = rstd, m2 the sum of squared deviations
+// (Note [Batch norm order]).
+template <class T, bool Cols>
+void block_stats(BlockSums<T, 1, Cols>& sums, const T* xp, int64_t c0, int64_t nb, T e, Lanes<T>& m, Lanes<T>& r,
+                 Lanes<T>& m2) {
+  const T R = static_cast<T>(sums.blocks.count());
+  sums.run(c0, nb, [&](int64_t off, std::array<T*, 1> to, int64_t n) { std::copy(xp + off, xp + off + n, to[0]); });
+  for (int64_t i = 0; i < nb; ++i) m[i] = sums.sum(0, i) / R;
+  sums.run(c0, nb, [&](int64_t off, std::array<T*, 1> to, int64_t n) {
+    const T* p = xp + off;
+    for (int64_t t = 0; t < n; ++t) {
+      const T d = p[t] - m[Cols ? t : 0];
+      to[0][t] = d * d;
+    }
+  });
+  for (int64_t i = 0; i < nb; ++i) {
+    m2[i] = sums.sum(0, i);
+    r[i] = T(1) / std::sqrt(m2[i] / R + e);
+  }
+}
+
 template <class T, bool Cols>
 void forward(const Blocks<Cols>& bl, T* o, T* mu, T* rs, T* ub, const T* xp, const T* w, const T* b, const T* rm,
              const T* rv, bool training, T e) {
-  const T R = static_cast<T>(bl.count());
   detail::parallel_for(bl.blocks(), 4 * bl.count() * bl.width, [&](int64_t b0, int64_t b1) {
     std::optional<BlockSums<T, 1, Cols>> sums;
     if (training) sums.emplace(bl);
@@ -122,21 +142,10 @@ void forward(const Blocks<Cols>& bl, T* o, T* mu, T* rs, T* ub, const T* xp, con
       const int64_t c0 = blk * bl.width, nb = std::min(bl.width, bl.C - c0);
       Lanes<T> m{}, r{}, wc{}, bc{};
       if (training) {
-        sums->run(c0, nb,
-                  [&](int64_t off, std::array<T*, 1> to, int64_t n) { std::copy(xp + off, xp + off + n, to[0]); });
-        for (int64_t i = 0; i < nb; ++i) m[i] = sums->sum(0, i) / R;
-        sums->run(c0, nb, [&](int64_t off, std::array<T*, 1> to, int64_t n) {
-          const T* p = xp + off;
-          for (int64_t t = 0; t < n; ++t) {
-            const T d = p[t] - m[Cols ? t : 0];
-            to[0][t] = d * d;
-          }
-        });
-        for (int64_t i = 0; i < nb; ++i) {
-          const T m2 = sums->sum(0, i);
-          r[i] = T(1) / std::sqrt(m2 / R + e);
-          if (ub) ub[c0 + i] = m2 / static_cast<T>(bl.count() - 1);
-        }
+        Lanes<T> m2{};
+        block_stats(*sums, xp, c0, nb, e, m, r, m2);
+        if (ub)
+          for (int64_t i = 0; i < nb; ++i) ub[c0 + i] = m2[i] / static_cast<T>(bl.count() - 1);
       } else {
         for (int64_t i = 0; i < nb; ++i) {
           m[i] = rm[c0 + i];
@@ -209,6 +218,97 @@ void backward(const Blocks<Cols>& bl, T* d, T* dw, T* db, const T* g, const T* x
   });
 }
 
+// GroupNorm: x (N, C, HW) in G groups of D = C / G channels; row (n, g), its D * HW values, is a
+// channel of batch_norm over (1, N * G, D * HW), and channel c's affine applies to its HW values.
+struct Groups {
+  int64_t N, C, HW, G;
+  int64_t D() const { return C / G; }
+  int64_t L() const { return D() * HW; }
+  // fn(d, first, count): the values [first, first + count) of positions [pos, pos + n) of a row
+  // that belong to the row's channel d.
+  template <class Fn>
+  void by_channel(int64_t pos, int64_t n, Fn fn) const {
+    for (int64_t t = 0; t < n;) {
+      const int64_t d = (pos + t) / HW, end = std::min(n, (d + 1) * HW - pos);
+      fn(d, t, end - t);
+      t = end;
+    }
+  }
+};
+
+template <class T>
+void group_forward(const Groups& gr, T* o, T* mu, T* rs, const T* xp, const T* w, const T* b, T e) {
+  const Blocks<false> bl{1, gr.N * gr.G, gr.L()};
+  detail::parallel_for(gr.N * gr.G, 4 * gr.L(), [&](int64_t r0, int64_t r1) {
+    BlockSums<T, 1, false> sums(bl);
+    for (int64_t row = r0; row < r1; ++row) {
+      Lanes<T> m{}, r{}, m2{};
+      block_stats(sums, xp, row, 1, e, m, r, m2);
+      mu[row] = m[0];
+      rs[row] = r[0];
+      const int64_t c0 = (row % gr.G) * gr.D();
+      const T* p = xp + row * gr.L();
+      T* y = o + row * gr.L();
+      gr.by_channel(0, gr.L(), [&](int64_t d, int64_t first, int64_t count) {
+        const T wc = w ? w[c0 + d] : T(1), bc = b ? b[c0 + d] : T(-0.0);
+        for (int64_t t = first; t < first + count; ++t) y[t] = (p[t] - m[0]) * r[0] * wc + bc;
+      });
+    }
+  });
+}
+
+template <class T>
+void group_backward(const Groups& gr, T* d, T* dw, T* db, const T* g, const T* xp, const T* mu, const T* rs,
+                    const T* w) {
+  const int64_t L = gr.L();
+  const T n = static_cast<T>(L);
+  // dx, row by row: gw = dy * weight, a = sum(gw) / L, k = sum(gw * xhat) / L over the row
+  const Blocks<false> rows{1, gr.N * gr.G, L};
+  detail::parallel_for(gr.N * gr.G, 8 * L, [&](int64_t r0, int64_t r1) {
+    BlockSums<T, 2, false> sums(rows);
+    for (int64_t row = r0; row < r1; ++row) {
+      const T m = mu[row], r = rs[row];
+      const int64_t c0 = (row % gr.G) * gr.D(), base = row * L;
+      sums.run(row, 1, [&](int64_t off, std::array<T*, 2> to, int64_t len) {
+        const T *p = xp + off, *q = g + off;
+        gr.by_channel(off - base, len, [&](int64_t dd, int64_t first, int64_t count) {
+          const T wc = w ? w[c0 + dd] : T(1);
+          for (int64_t t = first; t < first + count; ++t) {
+            to[0][t] = q[t] * wc;
+            to[1][t] = to[0][t] * ((p[t] - m) * r);
+          }
+        });
+      });
+      const T a = sums.sum(0, 0) / n, k = sums.sum(1, 0) / n;
+      const T *p = xp + base, *q = g + base;
+      T* out = d + base;
+      gr.by_channel(0, L, [&](int64_t dd, int64_t first, int64_t count) {
+        const T wc = w ? w[c0 + dd] : T(1);
+        for (int64_t t = first; t < first + count; ++t) out[t] = r * ((q[t] * wc - a) - ((p[t] - m) * r) * k);
+      });
+    }
+  });
+  if (!dw && !db) return;
+  // dweight, dbias: per channel over (n, hw), as batch_norm's
+  const Blocks<false> ch{gr.N, gr.C, gr.HW};
+  detail::parallel_for(gr.C, 6 * gr.N * gr.HW, [&](int64_t c0, int64_t c1) {
+    BlockSums<T, 2, false> sums(ch);
+    for (int64_t c = c0; c < c1; ++c) {
+      sums.run(c, 1, [&](int64_t off, std::array<T*, 2> to, int64_t len) {
+        const int64_t row = off / (gr.C * gr.HW) * gr.G + c / gr.D();
+        const T m = mu[row], r = rs[row];
+        const T *p = xp + off, *q = g + off;
+        for (int64_t t = 0; t < len; ++t) {
+          to[0][t] = q[t];
+          to[1][t] = q[t] * ((p[t] - m) * r);
+        }
+      });
+      if (db) db[c] = sums.sum(0, 0);
+      if (dw) dw[c] = sums.sum(1, 0);
+    }
+  });
+}
+
 template <class T>
 const T* data_or_null(const TensorBase& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
@@ -249,6 +349,26 @@ void batch_norm_backward(const TensorBase& dx, const TensorBase& dweight, const 
       run.template operator()<true>();
     else
       run.template operator()<false>();
+  });
+}
+
+void group_norm(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd, const TensorBase& x,
+                const TensorBase& weight, const TensorBase& bias, int64_t groups, double eps) {
+  dispatch_floating(x.dtype(), [&]<class T>() {
+    group_forward<T>(Groups{x.size(0), x.size(1), x.size(2), groups}, out.data_ptr<T>(), mean.data_ptr<T>(),
+                     rstd.data_ptr<T>(), x.data_ptr<T>(), data_or_null<T>(weight), data_or_null<T>(bias),
+                     static_cast<T>(eps));
+  });
+}
+
+void group_norm_backward(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias, const TensorBase& dy,
+                         const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight,
+                         int64_t groups) {
+  dispatch_floating(x.dtype(), [&]<class T>() {
+    group_backward<T>(Groups{x.size(0), x.size(1), x.size(2), groups}, dx.data_ptr<T>(),
+                      dweight.defined() ? dweight.data_ptr<T>() : nullptr,
+                      dbias.defined() ? dbias.data_ptr<T>() : nullptr, dy.data_ptr<T>(), x.data_ptr<T>(),
+                      mean.data_ptr<T>(), rstd.data_ptr<T>(), data_or_null<T>(weight));
   });
 }
 

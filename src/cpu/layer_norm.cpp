@@ -12,6 +12,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/allocator.h"
 #include "cpu/decl/norm.h"
 #include "cpu/loops.h"
 #include "cpu/reduce.h"
@@ -89,8 +90,8 @@ void layer_norm_backward(const TensorBase& dx, const TensorBase& dweight, const 
     const T *xp = x.data_ptr<T>(), *g = dy.data_ptr<T>(), *mu = mean.data_ptr<T>(), *rs = rstd.data_ptr<T>();
     const T* w = weight.defined() ? weight.data_ptr<T>() : nullptr;
     T* d = dx.data_ptr<T>();
-    // dy * xhat, row by row, for dweight's column sums
-    std::vector<T> prod(dweight.defined() ? static_cast<std::size_t>(M * N) : 0);
+    // dy * xhat, row by row, for dweight's column sums (uninitialised: every element is written)
+    detail::Scratch<T> prod(dweight.defined() ? static_cast<std::size_t>(M * N) : 0);
     T* pp = dweight.defined() ? prod.data() : nullptr;
     const T n = static_cast<T>(N);
     detail::parallel_for(M, 8 * N, [&](int64_t lo, int64_t hi) {

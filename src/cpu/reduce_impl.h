@@ -181,9 +181,31 @@ inline void int64_range(const int64_t* x, int64_t n, int64_t* lo, int64_t* hi) {
 // Columns: out[m] = the chunk fold (sum) over r in [0, len) of x[r * sr + m], for m in [0, M).
 // A register holds one lane of V::N neighbouring outputs, so every output gets exactly the
 // lanes and tree of the rows case.
+// Where the outputs span several registers (up to kColsInL1), the lanes live in an L1 block
+// instead and the rows are read in order, each once: a register per lane and output vector would
+// walk all the rows once per vector, a cache line of each, and spill its 32 lanes.
+inline constexpr int64_t kColsInL1 = 256;
 template <class V>
 inline void sum_cols_chunk(const S<V>* x, int64_t M, int64_t len, int64_t sr, S<V>* out) {
   constexpr int L = int(detail::kReduceLanes);
+  if (M > V::N && M <= kColsInL1) {
+    alignas(64) S<V> lanes[L][kColsInL1];
+    for (int l = 0; l < L; ++l)
+      for (int64_t m = 0; m < M; ++m) lanes[l][m] = S<V>(0);
+    auto add_row = [&](S<V>* acc, const S<V>* row) {
+      int64_t m0 = 0;
+      for (; m0 + V::N <= M; m0 += V::N) store(acc + m0, V::load(acc + m0) + V::load(row + m0));
+      if (m0 < M) {
+        const int c = int(M - m0);
+        store_partial(acc + m0, V::load_partial(acc + m0, c) + V::load_partial(row + m0, c), c);
+      }
+    };
+    for (int64_t r = 0; r < len; ++r) add_row(lanes[r % L], x + r * sr);
+    for (int h = L / 2; h >= 1; h /= 2)
+      for (int l = 0; l < h; ++l) add_row(lanes[l], lanes[l + h]);
+    std::copy(lanes[0], lanes[0] + M, out);
+    return;
+  }
   for (int64_t m0 = 0; m0 < M; m0 += V::N) {
     const int count = M - m0 < V::N ? int(M - m0) : V::N;
     V lane[L];

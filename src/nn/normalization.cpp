@@ -1,7 +1,7 @@
-// The normalisation layers. LayerNorm runs the fused native_layer_norm; BatchNorm, InstanceNorm
-// and GroupNorm the fused native_batch_norm (ops/norm_ops.cpp); RMSNorm is composed of
-// canonical-order reductions (mean, var) and elementwise ops, differentiable through the ops' own
-// formulas.
+// The normalisation layers. LayerNorm runs the fused native_layer_norm, BatchNorm and
+// InstanceNorm the fused native_batch_norm, GroupNorm native_group_norm (ops/norm_ops.cpp);
+// RMSNorm is composed of canonical-order reductions (mean, var) and elementwise ops,
+// differentiable through the ops' own formulas.
 #include "ditto/nn/normalization.h"
 
 #include <string>
@@ -82,11 +82,6 @@ Tensor affine_channels(Tensor y, const Tensor& weight, const Tensor& bias, const
   return y;
 }
 
-// xs normalised over its last dim (biased variance), as layer_norm without affine.
-Tensor normalize_last(const Tensor& xs, double eps) {
-  return (xs - xs.mean({2}, true)) * (xs.var({2}, false, true) + eps).rsqrt();
-}
-
 Tensor batch_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                        const Tensor& bias, bool training, double momentum, double eps, const char* op) {
   DITTO_CHECK(x.defined(), op, "expected a defined input");
@@ -117,14 +112,7 @@ Tensor group_norm_impl(const Tensor& x, int64_t groups, const Tensor& weight, co
               "Expected number of channels in input to be divisible by num_groups, but got input of shape ",
               detail::shape_str(x.sizes()), " and num_groups=", groups);
   if (x.numel() == 0) return affine_channels(x.clone(), weight, bias, channel_shape(x));
-  // Each (sample, group) is a channel of batch_norm over (1, N * groups, inner): the same
-  // statistics and normalisation, fused. A group of one element, which batch_norm refuses to
-  // train on, is composed.
-  const int64_t inner = x.numel() / (N * groups);
-  const Tensor y = inner > 1 ? std::get<0>(native_batch_norm(x.reshape({1, N * groups, inner}), Tensor(), Tensor(),
-                                                             Tensor(), Tensor(), true, 0.0, eps))
-                             : normalize_last(x.reshape({N, groups, inner}), eps);
-  return affine_channels(y.reshape(x.sizes()), weight, bias, channel_shape(x));
+  return std::get<0>(native_group_norm(x, weight, bias, N, C, x.numel() / (N * C), groups, eps));
 }
 
 // PyTorch's instance_norm: batch_norm over (1, N * C, *) with the running stats repeated N times,

@@ -203,6 +203,13 @@ struct BatchNormSaved {  // ops/norm_ops.cpp: x (N, C, S) contiguous, mean and r
   Shape input;  // x's shape as given
   bool training, has_weight, has_bias;
 };
+struct GroupNormSaved {  // ops/norm_ops.cpp: x (N, C, HW) contiguous, mean and rstd (N, groups); weight undefined or
+                         // (C)
+  SavedTensor x, mean, rstd, weight;
+  Shape input;  // x's shape as given
+  int64_t groups;
+  bool has_weight, has_bias;
+};
 struct NormSaved {  // linalg_vector_norm
   Shape input, dims;
   bool keepdim;

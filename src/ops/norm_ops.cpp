@@ -48,6 +48,22 @@ DITTO_FORMULA(batch_norm, BatchNormSaved) {
   if (s.has_bias) out.push_back(db);
   return out;
 }
+DITTO_FORMULA(group_norm, GroupNormSaved) {
+  const char* op = ops::op_name(OpId::native_group_norm_backward);
+  const Tensor& x = *s.x;
+  if (g[0].numel() != x.numel()) fail(op, "expected grad_out of shape ", shape_str(s.input));
+  const Tensor dy = g[0].contiguous().view(x.sizes());
+  const Tensor weight = s.has_weight ? *s.weight : Tensor();
+  const int64_t C = x.size(1);
+  Tensor dx = detail::new_tensor(x.sizes(), x.dtype(), op);
+  Tensor dw = s.has_weight ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
+  Tensor db = s.has_bias ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
+  ops::call<OpId::native_group_norm_backward>(x.device(), dx, dw, db, dy, x, *s.mean, *s.rstd, weight, s.groups);
+  Grads out{dx.view(s.input)};
+  if (s.has_weight) out.push_back(dw);
+  if (s.has_bias) out.push_back(db);
+  return out;
+}
 }  // namespace autograd::formulas
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shape& normalized_shape,
@@ -90,6 +106,44 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shap
         autograd::formulas::LayerNormSaved{xc, mean, rstd, w, x.sizes(), k, weight.defined(), bias.defined()});
   }
   return {out, mean.view(stat_shape), rstd.view(stat_shape)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                                     int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  const char* op = ops::op_name(OpId::native_group_norm);
+  detail::check_defined(x, op);
+  if (!is_floating(x.dtype())) fail(op, "expected a floating point input, got ", dtype_name(x.dtype()));
+  if (x.dim() < 2 || x.size(0) != N || x.size(1) != C)
+    fail(op, "expected an input of N = ", N, " and C = ", C, " in its first two dims, got ", shape_str(x.sizes()));
+  if (group <= 0 || C % group != 0)
+    fail(op, "Expected number of channels in input to be divisible by num_groups, but got input of shape ",
+         shape_str(x.sizes()), " and num_groups=", group);
+  if (detail::checked_mul(detail::checked_mul(N, C, op, "N * C"), HxW, op, "N * C * HxW") != x.numel())
+    fail(op, "expected an input of N * C * HxW = ", N * C * HxW, " elements, got ", shape_str(x.sizes()));
+  for (const auto& [t, what] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}}) {
+    if (!t->defined()) continue;
+    if (t->dim() != 1 || t->size(0) != C)
+      fail(op, "Expected ", what, " to be a vector of size equal to the number of channels in input, but got ", what,
+           " of shape ", shape_str(t->sizes()), " and input of shape ", shape_str(x.sizes()));
+    if (t->dtype() != x.dtype())
+      fail(op, "mixed dtype: expected ", what, " of the input's dtype ", dtype_name(x.dtype()), ", got ",
+           dtype_name(t->dtype()));
+  }
+  const Tensor xc = x.contiguous().view({N, C, HxW});
+  auto vec = [](const Tensor& t) { return t.defined() ? t.detach().contiguous() : Tensor(); };
+  const Tensor w = vec(weight), b = vec(bias);
+  Tensor out = detail::new_tensor(x.sizes(), x.dtype(), op), mean = detail::new_tensor({N, group}, x.dtype(), op),
+         rstd = detail::new_tensor({N, group}, x.dtype(), op);
+  ops::call<OpId::native_group_norm>(x.device(), out.view({N, C, HxW}), mean, rstd, xc, w, b, group, eps);
+  if (autograd::any_needs_grad(x, weight, bias)) {
+    std::vector<Tensor> inputs{x};
+    if (weight.defined()) inputs.push_back(weight);
+    if (bias.defined()) inputs.push_back(bias);
+    ops::record<OpId::native_group_norm>(
+        inputs, {out},
+        autograd::formulas::GroupNormSaved{xc, mean, rstd, w, x.sizes(), group, weight.defined(), bias.defined()});
+  }
+  return {out, mean, rstd};
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,

@@ -64,6 +64,15 @@ using BatchNorm = void(const TensorBase& out, const TensorBase& mean, const Tens
 using BatchNormBackward = void(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias,
                                const TensorBase& dy, const TensorBase& x, const TensorBase& mean,
                                const TensorBase& rstd, const TensorBase& weight, bool training);
+// group_norm of x, contiguous (N, C, HW) floating, in groups (C divisible by it) (cpu/batch_norm.cpp,
+// Note [Batch norm order]); weight and bias undefined or contiguous (C) of x's dtype; out
+// (N, C, HW), mean and rstd (N, groups) contiguous of x's dtype. The backward writes dx from dy
+// (N, C, HW) contiguous and the saved mean and rstd, and dweight, dbias (C) unless undefined.
+using GroupNorm = void(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd, const TensorBase& x,
+                       const TensorBase& weight, const TensorBase& bias, int64_t groups, double eps);
+using GroupNormBackward = void(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias,
+                               const TensorBase& dy, const TensorBase& x, const TensorBase& mean,
+                               const TensorBase& rstd, const TensorBase& weight, int64_t groups);
 // cross_entropy with class targets (cpu/reduce.cpp): in and logp contiguous (N, C, P) floating;
 // target contiguous (N, P) int64, each in [0, C) or ignore_index; weights undefined or each
 // target's weight, contiguous (N, P) of in's dtype. logp = log_softmax over C (undefined: not

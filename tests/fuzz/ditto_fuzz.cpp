@@ -380,6 +380,18 @@ std::vector<OpFuzzer> generators() {
     auto [out, mean, rstd] = native_batch_norm(x, w, b, rm, rv, c.r.chance(0.6), 0.1, c.r.chance(0.9) ? 1e-5 : 0.0);
     return std::vector<Tensor>{out, mean, rstd};
   });
+  // group_norm: sizes that do and do not match the input's, groups that do not divide C
+  reg({"native_group_norm", "native_group_norm_backward"}, [](Ctx& c) {
+    Tensor x = c.any();
+    const int64_t N = x.dim() >= 1 ? x.size(0) : 1, C = x.dim() >= 2 ? x.size(1) : c.r.range(0, 3);
+    int64_t HxW = N * C > 0 ? x.numel() / (N * C) : c.r.range(0, 3);
+    if (c.r.chance(0.1)) HxW += 1;
+    const int64_t groups = c.r.chance(0.9) ? std::max<int64_t>(1, C / std::max<int64_t>(1, c.r.range(1, 3))) : 0;
+    const Tensor w = c.r.chance(0.5) ? (c.r.chance(0.9) ? c.tensor({C}, x.dtype()) : c.any()) : Tensor();
+    const Tensor b = c.r.chance(0.5) ? c.tensor({C}, x.dtype()) : Tensor();
+    auto [out, mean, rstd] = native_group_norm(x, w, b, N, C, HxW, groups, c.r.chance(0.9) ? 1e-5 : 0.0);
+    return std::vector<Tensor>{out, mean, rstd};
+  });
   // scans (cumprod_backward runs when the input requires grad)
   reg({"cumsum", "cumprod", "cumprod_backward"}, [](Ctx& c) {
     Tensor x = c.any();

@@ -14,4 +14,9 @@ void batch_norm(const TensorBase& out, const TensorBase& mean, const TensorBase&
 void batch_norm_backward(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias, const TensorBase& dy,
                          const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight,
                          bool training);
+void group_norm(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd, const TensorBase& x,
+                const TensorBase& weight, const TensorBase& bias, int64_t groups, double eps);
+void group_norm_backward(const TensorBase& dx, const TensorBase& dweight, const TensorBase& dbias, const TensorBase& dy,
+                         const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight,
+                         int64_t groups);
 }  // namespace ditto::cpu
