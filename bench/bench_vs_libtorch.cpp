@@ -31,6 +31,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "../examples/gpt/gpt.h"
@@ -209,68 +211,47 @@ void torch_softmax(benchmark::State& state, int threads) {
   rate(state, "GBps", 8e-9 * kSoftmaxRows * kSoftmaxCols);
 }
 
-// ===== batch_norm2d, training, forward and backward: (8, 64, 56, 56) (a ResNet stage's) and
-// (32, 16, 14, 14) (a small CNN's); weight and bias, running statistics updated
-void ditto_batch_norm(benchmark::State& state, int threads, const ditto::Shape& shape) {
+// ===== normalisation layers, forward and backward, with weight and bias:
+//   batch_norm (training, running statistics updated) of (8, 64, 56, 56) (a ResNet stage's) and
+//   (32, 16, 14, 14) (a small CNN's); layer_norm over the last dim of (4096, 768) (a
+//   transformer's); group_norm of (8, 64, 56, 56) in 8 groups
+enum class Norm { Batch, Layer, Group };
+template <class T>
+void norm_step(benchmark::State& state, int threads, Norm kind, const std::vector<int64_t>& shape) {
+  constexpr bool kDitto = std::is_same_v<T, ditto::Tensor>;
   Setup s(threads, false);
-  const int64_t C = shape[1];
-  ditto::Tensor x = ditto::randn(shape).requires_grad_(), w = ditto::ones({C}).requires_grad_(),
-                b = ditto::zeros({C}).requires_grad_(), rm = ditto::zeros({C}), rv = ditto::ones({C});
-  const ditto::Tensor dy = ditto::randn(shape);
+  const int64_t C = kind == Norm::Layer ? shape.back() : shape[1];
+  auto vec = [](int64_t c, double v) {
+    if constexpr (kDitto)
+      return ditto::ones({c}) * v;
+    else
+      return torch::ones({c}) * v;
+  };
+  auto randn = [&]() {
+    if constexpr (kDitto)
+      return ditto::randn(ditto::Shape(shape.begin(), shape.end()));
+    else
+      return torch::randn(shape);
+  };
+  T x = randn().requires_grad_(), w = vec(C, 1).requires_grad_(), b = vec(C, 0).requires_grad_();
+  T rm = vec(C, 0), rv = vec(C, 1);
+  const T dy = randn();
   for (auto _ : state) {
-    for (ditto::Tensor* t : {&x, &w, &b}) t->mutable_grad() = ditto::Tensor();
-    ditto::Tensor y = dF::batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5);
+    for (T* t : {&x, &w, &b}) t->mutable_grad() = T();
+    T y;
+    if constexpr (kDitto) {
+      y = kind == Norm::Batch   ? dF::batch_norm(x, rm, rv, w, b, true, 0.1, 1e-5)
+          : kind == Norm::Layer ? dF::layer_norm(x, {C}, w, b, 1e-5)
+                                : dF::group_norm(x, 8, w, b, 1e-5);
+    } else {
+      y = kind == Norm::Batch   ? torch::batch_norm(x, w, b, rm, rv, true, 0.1, 1e-5, false)
+          : kind == Norm::Layer ? torch::layer_norm(x, {C}, w, b, 1e-5)
+                                : torch::group_norm(x, 8, w, b, 1e-5);
+    }
     y.backward(dy);
     benchmark::DoNotOptimize(x.grad());
   }
   rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));  // x, y, dy, x, dx at the least
-}
-void torch_batch_norm(benchmark::State& state, int threads, const std::vector<int64_t>& shape) {
-  Setup s(threads, false);
-  const int64_t C = shape[1];
-  torch::Tensor x = torch::randn(shape).requires_grad_(), w = torch::ones({C}).requires_grad_(),
-                b = torch::zeros({C}).requires_grad_(), rm = torch::zeros({C}), rv = torch::ones({C});
-  const torch::Tensor dy = torch::randn(shape);
-  for (auto _ : state) {
-    for (torch::Tensor* t : {&x, &w, &b}) t->mutable_grad() = torch::Tensor();
-    torch::Tensor y = torch::batch_norm(x, w, b, rm, rv, true, 0.1, 1e-5, false);
-    y.backward(dy);
-    benchmark::DoNotOptimize(x.grad());
-  }
-  rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));
-}
-
-// ===== layer_norm over the last dim of (4096, 768) (a transformer's), group_norm of (8, 64, 56, 56)
-// in 8 groups; weight and bias; forward and backward
-void ditto_norm(benchmark::State& state, int threads, bool group) {
-  Setup s(threads, false);
-  const ditto::Shape shape = group ? ditto::Shape{8, 64, 56, 56} : ditto::Shape{4096, 768};
-  const int64_t C = group ? 64 : 768;
-  ditto::Tensor x = ditto::randn(shape).requires_grad_(), w = ditto::ones({C}).requires_grad_(),
-                b = ditto::zeros({C}).requires_grad_();
-  const ditto::Tensor dy = ditto::randn(shape);
-  for (auto _ : state) {
-    for (ditto::Tensor* t : {&x, &w, &b}) t->mutable_grad() = ditto::Tensor();
-    ditto::Tensor y = group ? dF::group_norm(x, 8, w, b, 1e-5) : dF::layer_norm(x, {C}, w, b, 1e-5);
-    y.backward(dy);
-    benchmark::DoNotOptimize(x.grad());
-  }
-  rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));
-}
-void torch_norm(benchmark::State& state, int threads, bool group) {
-  Setup s(threads, false);
-  const std::vector<int64_t> shape = group ? std::vector<int64_t>{8, 64, 56, 56} : std::vector<int64_t>{4096, 768};
-  const int64_t C = group ? 64 : 768;
-  torch::Tensor x = torch::randn(shape).requires_grad_(), w = torch::ones({C}).requires_grad_(),
-                b = torch::zeros({C}).requires_grad_();
-  const torch::Tensor dy = torch::randn(shape);
-  for (auto _ : state) {
-    for (torch::Tensor* t : {&x, &w, &b}) t->mutable_grad() = torch::Tensor();
-    torch::Tensor y = group ? torch::group_norm(x, 8, w, b, 1e-5) : torch::layer_norm(x, {C}, w, b, 1e-5);
-    y.backward(dy);
-    benchmark::DoNotOptimize(x.grad());
-  }
-  rate(state, "GBps", 20e-9 * static_cast<double>(x.numel()));
 }
 
 // ===== cumsum of 16M float32 (one line: both scan it in one pass, in double) ==========================
@@ -891,19 +872,18 @@ void register_all() {
     both(
         "softmax_4096x1024", [t](benchmark::State& s) { ditto_softmax(s, t); },
         [t](benchmark::State& s) { torch_softmax(s, t); });
-    for (const auto& [name, shape] :
-         {std::pair<const char*, std::vector<int64_t>>{"batch_norm_8x64x56x56", {8, 64, 56, 56}},
-          {"batch_norm_32x16x14x14", {32, 16, 14, 14}}}) {
+    const std::tuple<const char*, Norm, std::vector<int64_t>> norms[] = {
+        {"batch_norm_8x64x56x56", Norm::Batch, {8, 64, 56, 56}},
+        {"batch_norm_32x16x14x14", Norm::Batch, {32, 16, 14, 14}},
+        {"layer_norm_4096x768", Norm::Layer, {4096, 768}},
+        {"group_norm_8x64x56x56_g8", Norm::Group, {8, 64, 56, 56}}};
+    for (const auto& [name, kind, shape] : norms) {
+      const Norm k = kind;
       const std::vector<int64_t> sh = shape;
       both(
-          name, [t, sh](benchmark::State& s) { ditto_batch_norm(s, t, ditto::Shape(sh.begin(), sh.end())); },
-          [t, sh](benchmark::State& s) { torch_batch_norm(s, t, sh); });
+          name, [t, k, sh](benchmark::State& s) { norm_step<ditto::Tensor>(s, t, k, sh); },
+          [t, k, sh](benchmark::State& s) { norm_step<torch::Tensor>(s, t, k, sh); });
     }
-    for (const bool group : {false, true})
-      both(
-          group ? "group_norm_8x64x56x56_g8" : "layer_norm_4096x768",
-          [t, group](benchmark::State& s) { ditto_norm(s, t, group); },
-          [t, group](benchmark::State& s) { torch_norm(s, t, group); });
     both(
         "cumsum_16M", [t](benchmark::State& s) { ditto_cumsum(s, t); },
         [t](benchmark::State& s) { torch_cumsum(s, t); });

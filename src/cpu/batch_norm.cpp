@@ -1,5 +1,5 @@
-// batch_norm fused, forward and backward (native_batch_norm), over the channels of a contiguous
-// (N, C, S) input (S the product of the spatial dims, 1 for an (N, C) input).
+// batch_norm and group_norm fused, forward and backward (native_batch_norm, native_group_norm),
+// over a contiguous (N, C, S) input (S the product of the spatial dims, 1 for an (N, C) input).
 //
 // Note [Batch norm order]
 // -----------------------
@@ -19,6 +19,11 @@
 //   dbias = sum(dy);  dweight = sum(dy * xhat);
 //   training:   dx = scale * ((dy - dbias / R) - xhat * (dweight / R))
 //   evaluation: dx = dy * scale.
+// GroupNorm (native_group_norm): row (n, g), the D = C / groups channels of sample n's group g in
+// order, is a channel of the above over (1, N * groups, D * HW): the same mean, rstd and
+// out = (x - mean) * rstd * weight[c] + bias[c]. Its backward, with gw = dy * weight[c]:
+//   dx = rstd * ((gw - sum(gw) / L) - xhat * (sum(gw * xhat) / L)), sums over the row (L values);
+//   dbias[c] = sum(dy), dweight[c] = sum(dy * xhat), over channel c's (n, hw) as batch_norm's.
 // One thread computes a channel, so nothing depends on the thread count, the level (sum_chunk and
 // sum_cols_chunk fold as reduce_chunk does, at every level) or the other channels. Planes are read
 // a run at a time, one channel per task; the columns of an (N, C) input (S = 1) kColumns at a

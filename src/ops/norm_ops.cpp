@@ -15,54 +15,53 @@ using detail::shape_str;
 using ops::OpId;
 
 namespace autograd::formulas {
+namespace {
+// What a fused norm's backward kernel reads and writes: dy, the incoming gradient as x's
+// contiguous shape, and dx (x's shape), dweight and dbias (params values each, where the forward
+// had the weight and the bias). grads() hands them back in the formula's order, in the input's
+// shape and the parameters' (param_shape).
+struct NormBackward {
+  NormBackward(const Tensor& g, const Tensor& x, const Shape& input, int64_t params, bool has_weight, bool has_bias,
+               const char* op) {
+    if (g.numel() != x.numel()) fail(op, "expected grad_out of shape ", shape_str(input));
+    dy = g.contiguous().view(x.sizes());
+    dx = detail::new_tensor(x.sizes(), x.dtype(), op);
+    if (has_weight) dw = detail::new_tensor({params}, x.dtype(), op);
+    if (has_bias) db = detail::new_tensor({params}, x.dtype(), op);
+  }
+  Grads grads(const Shape& input, const Shape& param_shape) const {
+    Grads out{dx.view(input)};
+    if (dw.defined()) out.push_back(dw.view(param_shape));
+    if (db.defined()) out.push_back(db.view(param_shape));
+    return out;
+  }
+  Tensor dy, dx, dw, db;
+};
+}  // namespace
+
 DITTO_FORMULA(layer_norm, LayerNormSaved) {
-  const char* op = ops::op_name(OpId::native_layer_norm_backward);
   const Tensor& x = *s.x;
-  const int64_t M = x.size(0), N = x.size(1);
-  if (g[0].numel() != x.numel()) fail(op, "expected grad_out of shape ", shape_str(s.input));
-  const Tensor dy = g[0].contiguous().view({M, N});
-  const Tensor weight = s.has_weight ? *s.weight : Tensor();
-  Tensor dx = detail::new_tensor({M, N}, x.dtype(), op);
-  Tensor dw = s.has_weight ? detail::new_tensor({N}, x.dtype(), op) : Tensor();
-  Tensor db = s.has_bias ? detail::new_tensor({N}, x.dtype(), op) : Tensor();
-  ops::call<OpId::native_layer_norm_backward>(x.device(), dx, dw, db, dy, x, *s.mean, *s.rstd, weight);
-  Grads out{dx.view(s.input)};
-  const Shape normalized(s.input.end() - static_cast<std::ptrdiff_t>(s.normalized_dims), s.input.end());
-  if (s.has_weight) out.push_back(dw.view(normalized));
-  if (s.has_bias) out.push_back(db.view(normalized));
-  return out;
+  const int64_t N = x.size(1);
+  NormBackward b(g[0], x, s.input, N, s.has_weight, s.has_bias, ops::op_name(OpId::native_layer_norm_backward));
+  ops::call<OpId::native_layer_norm_backward>(x.device(), b.dx, b.dw, b.db, b.dy, x, *s.mean, *s.rstd,
+                                              s.has_weight ? *s.weight : Tensor());
+  return b.grads(s.input, Shape(s.input.end() - static_cast<std::ptrdiff_t>(s.normalized_dims), s.input.end()));
 }
 DITTO_FORMULA(batch_norm, BatchNormSaved) {
-  const char* op = ops::op_name(OpId::native_batch_norm_backward);
   const Tensor& x = *s.x;
-  if (g[0].numel() != x.numel()) fail(op, "expected grad_out of shape ", shape_str(s.input));
-  const Tensor dy = g[0].contiguous().view(x.sizes());
-  const Tensor weight = s.has_weight ? *s.weight : Tensor();
   const int64_t C = x.size(1);
-  Tensor dx = detail::new_tensor(x.sizes(), x.dtype(), op);
-  Tensor dw = s.has_weight ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
-  Tensor db = s.has_bias ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
-  ops::call<OpId::native_batch_norm_backward>(x.device(), dx, dw, db, dy, x, *s.mean, *s.rstd, weight, s.training);
-  Grads out{dx.view(s.input)};
-  if (s.has_weight) out.push_back(dw);
-  if (s.has_bias) out.push_back(db);
-  return out;
+  NormBackward b(g[0], x, s.input, C, s.has_weight, s.has_bias, ops::op_name(OpId::native_batch_norm_backward));
+  ops::call<OpId::native_batch_norm_backward>(x.device(), b.dx, b.dw, b.db, b.dy, x, *s.mean, *s.rstd,
+                                              s.has_weight ? *s.weight : Tensor(), s.training);
+  return b.grads(s.input, {C});
 }
 DITTO_FORMULA(group_norm, GroupNormSaved) {
-  const char* op = ops::op_name(OpId::native_group_norm_backward);
   const Tensor& x = *s.x;
-  if (g[0].numel() != x.numel()) fail(op, "expected grad_out of shape ", shape_str(s.input));
-  const Tensor dy = g[0].contiguous().view(x.sizes());
-  const Tensor weight = s.has_weight ? *s.weight : Tensor();
   const int64_t C = x.size(1);
-  Tensor dx = detail::new_tensor(x.sizes(), x.dtype(), op);
-  Tensor dw = s.has_weight ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
-  Tensor db = s.has_bias ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
-  ops::call<OpId::native_group_norm_backward>(x.device(), dx, dw, db, dy, x, *s.mean, *s.rstd, weight, s.groups);
-  Grads out{dx.view(s.input)};
-  if (s.has_weight) out.push_back(dw);
-  if (s.has_bias) out.push_back(db);
-  return out;
+  NormBackward b(g[0], x, s.input, C, s.has_weight, s.has_bias, ops::op_name(OpId::native_group_norm_backward));
+  ops::call<OpId::native_group_norm_backward>(x.device(), b.dx, b.dw, b.db, b.dy, x, *s.mean, *s.rstd,
+                                              s.has_weight ? *s.weight : Tensor(), s.groups);
+  return b.grads(s.input, {C});
 }
 }  // namespace autograd::formulas
 
