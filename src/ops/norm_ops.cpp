@@ -117,7 +117,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& x, const Tens
   if (group <= 0 || C % group != 0)
     fail(op, "Expected number of channels in input to be divisible by num_groups, but got input of shape ",
          shape_str(x.sizes()), " and num_groups=", group);
-  if (detail::checked_mul(detail::checked_mul(N, C, op, "N * C"), HxW, op, "N * C * HxW") != x.numel())
+  if (HxW < 0 || detail::checked_mul(detail::checked_mul(N, C, op, "N * C"), HxW, op, "N * C * HxW") != x.numel())
     fail(op, "expected an input of N * C * HxW = ", N * C * HxW, " elements, got ", shape_str(x.sizes()));
   for (const auto& [t, what] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"}}) {
     if (!t->defined()) continue;
