@@ -635,8 +635,10 @@ TEST(NNLayers, BadInputNamesTheModule) {
   EXPECT_DITTO_ERROR(bn2(randn({2, 5, 4, 4})), "[BatchNorm2d]", "3 features");
   EXPECT_DITTO_ERROR(F::batch_norm(x, zeros({4}), ones({3}), Tensor(), Tensor(), true), "[batch_norm]", "running_mean");
   EXPECT_DITTO_ERROR(F::batch_norm(x, Tensor(), Tensor()), "[batch_norm]", "evaluation mode");
-  EXPECT_DITTO_ERROR(F::batch_norm(x, zeros({3}, kFloat64), ones({3}), Tensor(), Tensor(), true), "[native_batch_norm]",
+  EXPECT_DITTO_ERROR(F::batch_norm(x, zeros({3}, kFloat64), ones({3}), Tensor(), Tensor(), true), "[batch_norm]",
                      "mixed dtype");
+  EXPECT_DITTO_ERROR(native_batch_norm(x, ones({4}), Tensor(), Tensor(), Tensor(), true, 0.1, 1e-5),
+                     "[native_batch_norm]", "weight should contain 3 elements");
   EXPECT_DITTO_ERROR(native_group_norm(randn({0, 3, 2}), Tensor(), Tensor(), 0, 3, -5, 3, 1e-5), "[native_group_norm]",
                      "N * C * HxW");
   EXPECT_DITTO_ERROR(native_group_norm(randn({2, 3, 2}), Tensor(), Tensor(), 2, 3, 2, 2, 1e-5), "[native_group_norm]",

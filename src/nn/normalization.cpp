@@ -11,6 +11,7 @@
 #include "ditto/factory.h"
 #include "ditto/nn/init.h"
 #include "ditto/ops.h"
+#include "ops/norm_ops.h"
 
 namespace ditto::nn {
 
@@ -94,14 +95,7 @@ Tensor batch_norm_impl(const Tensor& x, const Tensor& running_mean, const Tensor
     if (bias.defined()) y = y + bias.select(0, 0);
     return y;
   }
-  check_channels(
-      x, {{&running_mean, "running_mean"}, {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}}, op);
-  const int64_t n = x.size(1) > 0 ? x.numel() / x.size(1) : 0;
-  DITTO_CHECK(!training || n > 1, op, "expected more than 1 value per channel when training, got input size ",
-              detail::shape_str(x.sizes()));
-  DITTO_CHECK(training || (running_mean.defined() && running_var.defined()), op,
-              "running_mean and running_var must be defined in evaluation mode");
-  return std::get<0>(native_batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps));
+  return std::get<0>(impl::batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps, op));
 }
 
 Tensor group_norm_impl(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias, double eps,
@@ -132,8 +126,8 @@ Tensor instance_norm_impl(const Tensor& x, const Tensor& running_mean, const Ten
     const Tensor& running = i == 0 ? running_mean : running_var;
     if (running.defined()) copies[i] = running.detach().unsqueeze(0).expand({N, C}).reshape({N * C});
   }
-  const Tensor y = std::get<0>(
-      native_batch_norm(x.reshape({1, N * C, inner}), Tensor(), Tensor(), copies[0], copies[1], true, momentum, eps));
+  const Tensor y = std::get<0>(impl::batch_norm(x.reshape({1, N * C, inner}), Tensor(), Tensor(), copies[0], copies[1],
+                                                true, momentum, eps, op));
   for (int i = 0; i < 2; ++i) {
     if (!copies[i].defined()) continue;
     NoGradGuard no_grad;

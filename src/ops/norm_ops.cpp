@@ -1,7 +1,10 @@
-// native_layer_norm and native_batch_norm: argument checks, the fused kernels' dispatch and autograd
-// (cpu/layer_norm.cpp, Note [Layer norm order]; cpu/batch_norm.cpp, Note [Batch norm order]).
-// nn::functional::layer_norm and LayerNorm run the first; batch_norm, BatchNorm*d and
-// instance_norm the second.
+// native_layer_norm, native_batch_norm and native_group_norm: argument checks, the fused kernels'
+// dispatch and autograd (cpu/layer_norm.cpp, Note [Layer norm order]; cpu/batch_norm.cpp, Note
+// [Batch norm order]). nn::functional::layer_norm and LayerNorm run the first; batch_norm,
+// BatchNorm*d and instance_norm the second (through nn::impl::batch_norm, ops/norm_ops.h, whose
+// errors name them); group_norm and GroupNorm the third.
+#include "ops/norm_ops.h"
+
 #include <string>
 #include <tuple>
 
@@ -13,6 +16,18 @@ namespace ditto {
 using detail::fail;
 using detail::shape_str;
 using ops::OpId;
+
+namespace {
+// A per-channel (or per-position) tensor as the kernels take it: contiguous, or undefined.
+Tensor param(const Tensor& t) { return t.defined() ? t.detach().contiguous() : Tensor(); }
+// The differentiable inputs a fused norm records: x, then weight and bias where given.
+std::vector<Tensor> affine_inputs(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  std::vector<Tensor> inputs{x};
+  if (weight.defined()) inputs.push_back(weight);
+  if (bias.defined()) inputs.push_back(bias);
+  return inputs;
+}
+}  // namespace
 
 namespace autograd::formulas {
 namespace {
@@ -97,11 +112,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& x, const Shap
   if (M > 0) ops::call<OpId::native_layer_norm>(x.device(), out, mean, rstd, xc, w, b, eps);
   out = out.view(x.sizes());
   if (autograd::any_needs_grad(x, weight, bias)) {
-    std::vector<Tensor> inputs{x};
-    if (weight.defined()) inputs.push_back(weight);
-    if (bias.defined()) inputs.push_back(bias);
     ops::record<OpId::native_layer_norm>(
-        inputs, {out},
+        affine_inputs(x, weight, bias), {out},
         autograd::formulas::LayerNormSaved{xc, mean, rstd, w, x.sizes(), k, weight.defined(), bias.defined()});
   }
   return {out, mean.view(stat_shape), rstd.view(stat_shape)};
@@ -129,26 +141,21 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& x, const Tens
            dtype_name(t->dtype()));
   }
   const Tensor xc = x.contiguous().view({N, C, HxW});
-  auto vec = [](const Tensor& t) { return t.defined() ? t.detach().contiguous() : Tensor(); };
-  const Tensor w = vec(weight), b = vec(bias);
+  const Tensor w = param(weight), b = param(bias);
   Tensor out = detail::new_tensor(x.sizes(), x.dtype(), op), mean = detail::new_tensor({N, group}, x.dtype(), op),
          rstd = detail::new_tensor({N, group}, x.dtype(), op);
   ops::call<OpId::native_group_norm>(x.device(), out.view({N, C, HxW}), mean, rstd, xc, w, b, group, eps);
   if (autograd::any_needs_grad(x, weight, bias)) {
-    std::vector<Tensor> inputs{x};
-    if (weight.defined()) inputs.push_back(weight);
-    if (bias.defined()) inputs.push_back(bias);
     ops::record<OpId::native_group_norm>(
-        inputs, {out},
+        affine_inputs(x, weight, bias), {out},
         autograd::formulas::GroupNormSaved{xc, mean, rstd, w, x.sizes(), group, weight.defined(), bias.defined()});
   }
   return {out, mean, rstd};
 }
 
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                                                     const Tensor& running_mean, const Tensor& running_var,
-                                                     bool training, double momentum, double eps) {
-  const char* op = ops::op_name(OpId::native_batch_norm);
+std::tuple<Tensor, Tensor, Tensor> nn::impl::batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                                        const Tensor& running_mean, const Tensor& running_var,
+                                                        bool training, double momentum, double eps, const char* op) {
   detail::check_defined(x, op);
   if (!is_floating(x.dtype())) fail(op, "expected a floating point input, got ", dtype_name(x.dtype()));
   if (x.dim() < 2) fail(op, "expected an input with at least 2 dims (N, C, ...), got ", x.dim(), "-D");
@@ -156,8 +163,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tens
   int64_t S = 1;
   for (int64_t d = 2; d < x.dim(); ++d) S = detail::checked_mul(S, x.size(d), op, "the spatial size");
   detail::checked_mul(N, S, op, "the values per channel");
-  for (const auto& [t, what] : {std::pair{&weight, "weight"}, std::pair{&bias, "bias"},
-                                std::pair{&running_mean, "running_mean"}, std::pair{&running_var, "running_var"}}) {
+  for (const auto& [t, what] : {std::pair{&running_mean, "running_mean"}, std::pair{&running_var, "running_var"},
+                                std::pair{&weight, "weight"}, std::pair{&bias, "bias"}}) {
     if (!t->defined()) continue;
     if (t->dim() != 1 || t->size(0) != C)
       fail(op, what, " should contain ", C, " elements (one per channel), got shape ", shape_str(t->sizes()));
@@ -170,13 +177,12 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tens
   if (training && N * S <= 1)
     fail(op, "expected more than 1 value per channel when training, got input size ", shape_str(x.sizes()));
   const Tensor xc = x.contiguous().view({N, C, S});
-  auto vec = [](const Tensor& t) { return t.defined() ? t.detach().contiguous() : Tensor(); };
-  const Tensor w = vec(weight), b = vec(bias);
+  const Tensor w = param(weight), b = param(bias);
   Tensor out = detail::new_tensor(x.sizes(), x.dtype(), op), mean = detail::new_tensor({C}, x.dtype(), op),
          rstd = detail::new_tensor({C}, x.dtype(), op);
   Tensor unbiased = training && running_var.defined() ? detail::new_tensor({C}, x.dtype(), op) : Tensor();
-  ops::call<OpId::native_batch_norm>(x.device(), out.view({N, C, S}), mean, rstd, unbiased, xc, w, b, vec(running_mean),
-                                     vec(running_var), training, eps);
+  ops::call<OpId::native_batch_norm>(x.device(), out.view({N, C, S}), mean, rstd, unbiased, xc, w, b,
+                                     param(running_mean), param(running_var), training, eps);
   if (training) {
     // The running statistics: (1 - momentum) * running + momentum * the batch's, in float64 (as
     // PyTorch's CPU kernel), then stored in the running tensor's dtype.
@@ -188,16 +194,20 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tens
     }
   }
   if (autograd::any_needs_grad(x, weight, bias)) {
-    std::vector<Tensor> inputs{x};
-    if (weight.defined()) inputs.push_back(weight);
-    if (bias.defined()) inputs.push_back(bias);
     ops::record<OpId::native_batch_norm>(
-        inputs, {out},
+        affine_inputs(x, weight, bias), {out},
         autograd::formulas::BatchNormSaved{xc, mean, rstd, w, x.sizes(), training, weight.defined(), bias.defined()});
   }
   // PyTorch returns no statistics in evaluation mode
   if (!training) return {out, detail::new_tensor({0}, x.dtype(), op), detail::new_tensor({0}, x.dtype(), op)};
   return {out, mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                                     const Tensor& running_mean, const Tensor& running_var,
+                                                     bool training, double momentum, double eps) {
+  return nn::impl::batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps,
+                              ops::op_name(OpId::native_batch_norm));
 }
 
 }  // namespace ditto
