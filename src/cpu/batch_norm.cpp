@@ -32,6 +32,7 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/decl/norm.h"
@@ -77,8 +78,8 @@ struct Blocks {
 // sequence j's sum over channel c0 + i.
 template <class T, int k, bool Cols>
 struct BlockSums {
-  explicit BlockSums(const Blocks<Cols>& b)
-      : blocks(b), K(num_chunks(b.count())), rows(std::min(b.count(), detail::kReduceChunk)) {
+  explicit BlockSums(const Blocks<Cols>& b) : blocks(b), K(num_chunks(b.count())) {
+    const int64_t rows = std::min(b.count(), detail::kReduceChunk);  // of the largest chunk
     for (auto& v : bufs) v.resize(static_cast<std::size_t>(rows * b.width));
     partial.resize(static_cast<std::size_t>(k * K * b.width));
     tree.resize(static_cast<std::size_t>(K));
@@ -107,7 +108,7 @@ struct BlockSums {
     return fold_pairwise(tree.data(), K, [](T a, T b) { return a + b; });
   }
   const Blocks<Cols>& blocks;
-  int64_t K, rows, nb_ = 1;
+  int64_t K, nb_ = 1;
   std::array<std::vector<T>, k> bufs;
   std::vector<T> partial, tree;
 };
@@ -315,8 +316,17 @@ void group_backward(const Groups& gr, T* d, T* dw, T* db, const T* g, const T* x
 }
 
 template <class T>
-const T* data_or_null(const TensorBase& t) {
+T* data_or_null(const TensorBase& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+// fn(std::true_type) for an (N, C) input (S = 1, its columns side by side), else fn(std::false_type).
+template <class Fn>
+void by_layout(int64_t S, Fn fn) {
+  if (S == 1)
+    fn(std::true_type{});
+  else
+    fn(std::false_type{});
 }
 
 }  // namespace
@@ -325,17 +335,12 @@ void batch_norm(const TensorBase& out, const TensorBase& mean, const TensorBase&
                 const TensorBase& x, const TensorBase& weight, const TensorBase& bias, const TensorBase& running_mean,
                 const TensorBase& running_var, bool training, double eps) {
   dispatch_floating(x.dtype(), [&]<class T>() {
-    const int64_t N = x.size(0), C = x.size(1), S = x.size(2);
-    T* ub = unbiased.defined() ? unbiased.data_ptr<T>() : nullptr;
-    auto run = [&]<bool Cols>() {
-      forward<T, Cols>(Blocks<Cols>{N, C, S}, out.data_ptr<T>(), mean.data_ptr<T>(), rstd.data_ptr<T>(), ub,
-                       x.data_ptr<T>(), data_or_null<T>(weight), data_or_null<T>(bias), data_or_null<T>(running_mean),
-                       data_or_null<T>(running_var), training, static_cast<T>(eps));
-    };
-    if (S == 1)
-      run.template operator()<true>();
-    else
-      run.template operator()<false>();
+    by_layout(x.size(2), [&](auto cols) {
+      forward<T, cols.value>(Blocks<cols.value>{x.size(0), x.size(1), x.size(2)}, out.data_ptr<T>(), mean.data_ptr<T>(),
+                             rstd.data_ptr<T>(), data_or_null<T>(unbiased), x.data_ptr<T>(), data_or_null<T>(weight),
+                             data_or_null<T>(bias), data_or_null<T>(running_mean), data_or_null<T>(running_var),
+                             training, static_cast<T>(eps));
+    });
   });
 }
 
@@ -343,17 +348,11 @@ void batch_norm_backward(const TensorBase& dx, const TensorBase& dweight, const 
                          const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight,
                          bool training) {
   dispatch_floating(x.dtype(), [&]<class T>() {
-    const int64_t N = x.size(0), C = x.size(1), S = x.size(2);
-    T* dw = dweight.defined() ? dweight.data_ptr<T>() : nullptr;
-    T* db = dbias.defined() ? dbias.data_ptr<T>() : nullptr;
-    auto run = [&]<bool Cols>() {
-      backward<T, Cols>(Blocks<Cols>{N, C, S}, dx.data_ptr<T>(), dw, db, dy.data_ptr<T>(), x.data_ptr<T>(),
-                        mean.data_ptr<T>(), rstd.data_ptr<T>(), data_or_null<T>(weight), training);
-    };
-    if (S == 1)
-      run.template operator()<true>();
-    else
-      run.template operator()<false>();
+    by_layout(x.size(2), [&](auto cols) {
+      backward<T, cols.value>(Blocks<cols.value>{x.size(0), x.size(1), x.size(2)}, dx.data_ptr<T>(),
+                              data_or_null<T>(dweight), data_or_null<T>(dbias), dy.data_ptr<T>(), x.data_ptr<T>(),
+                              mean.data_ptr<T>(), rstd.data_ptr<T>(), data_or_null<T>(weight), training);
+    });
   });
 }
 
@@ -370,10 +369,9 @@ void group_norm_backward(const TensorBase& dx, const TensorBase& dweight, const 
                          const TensorBase& x, const TensorBase& mean, const TensorBase& rstd, const TensorBase& weight,
                          int64_t groups) {
   dispatch_floating(x.dtype(), [&]<class T>() {
-    group_backward<T>(Groups{x.size(0), x.size(1), x.size(2), groups}, dx.data_ptr<T>(),
-                      dweight.defined() ? dweight.data_ptr<T>() : nullptr,
-                      dbias.defined() ? dbias.data_ptr<T>() : nullptr, dy.data_ptr<T>(), x.data_ptr<T>(),
-                      mean.data_ptr<T>(), rstd.data_ptr<T>(), data_or_null<T>(weight));
+    group_backward<T>(Groups{x.size(0), x.size(1), x.size(2), groups}, dx.data_ptr<T>(), data_or_null<T>(dweight),
+                      data_or_null<T>(dbias), dy.data_ptr<T>(), x.data_ptr<T>(), mean.data_ptr<T>(), rstd.data_ptr<T>(),
+                      data_or_null<T>(weight));
   });
 }
 
