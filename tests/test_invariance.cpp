@@ -911,6 +911,8 @@ std::vector<Entry> corpus() {
     r.grad("(4,9,33)^T over last two",
            F::layer_norm(r.input({4, 9, 33}, Layout::Transposed), {9, 33}, r.input({9, 33}), r.input({9, 33})));
     r.grad("(17,7) step 2 no affine", F::layer_norm(r.input({17, 7}, Layout::Strided), {7}));
+    // the backward's blocks of rows (1 MB of x and dy: 262 rows of 500), three of them
+    r.grad("(600,500) affine", F::layer_norm(r.input({600, 500}), {500}, r.input({500}), r.input({500})));
   });
   add("group_norm", {"native_group_norm", "native_group_norm_backward"}, [](Run& r) {
     // groups of 7x5 planes (not whole lanes), of one channel, rows longer than a chunk

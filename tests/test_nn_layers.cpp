@@ -507,6 +507,51 @@ TEST(NNLayers, BatchNormBuffersAndModes) {
   EXPECT_FALSE(equal(ye, y));
 }
 
+// The fused native_layer_norm (Note [Layer norm order]) gives, bit for bit, what its formulas
+// give composed of ditto's ops: the output, mean and rstd (mean, var, sub, add eps, rsqrt, mul,
+// mul, add); dx = rstd * ((gw - sum(gw) / N) - xhat * (sum(gw * xhat) / N)) with gw = dy * weight,
+// sums over each row; dweight and dbias the canonical sums over the rows. Rows shorter than a
+// vector, longer than a reduction chunk (32768 values), and more rows than a chunk.
+TEST(NNLayers, LayerNormFusedGivesTheCompositionsBits) {
+  manual_seed(13);
+  for (const ScalarType dt : {kFloat32, kFloat64})
+    for (const Shape& s :
+         {Shape{33, 768}, Shape{4, 5}, Shape{3, 7, 45}, Shape{2, 40000}, Shape{400, 768}, Shape{33000, 17}})
+      for (const int affine : {0, 1, 2, 3}) {  // bit 0: weight, bit 1: bias
+        SCOPED_TRACE(::testing::Message()
+                     << s.size() << "-D, " << s[0] << "x" << s.back() << " " << dtype_name(dt) << " affine " << affine);
+        const int64_t N = s.back();
+        Tensor x = (randn(s, dt) * 3 + 0.5).requires_grad_();
+        Tensor w = affine & 1 ? (randn({N}, dt) + 1).requires_grad_() : Tensor();
+        Tensor b = affine & 2 ? randn({N}, dt).requires_grad_() : Tensor();
+        const auto [y, mean, rstd] = native_layer_norm(x, {N}, w, b, 1e-4);
+        const Tensor dy = randn(s, dt);
+        y.backward(dy);
+        NoGradGuard no_grad;
+        const Tensor xd = x.detach();
+        const Tensor mu = xd.sum({-1}, true) / double(N);
+        const Tensor r = (xd.var({-1}, false, true) + 1e-4).rsqrt();
+        const Tensor xhat = (xd - mu) * r;
+        Tensor want = xhat;
+        if (w.defined()) want = want * w.detach();
+        if (b.defined()) want = want + b.detach();
+        EXPECT_TRUE(same_bits(y.detach(), want));
+        EXPECT_TRUE(same_bits(mean.reshape(mu.sizes()), mu));
+        EXPECT_TRUE(same_bits(rstd.reshape(r.sizes()), r));
+        const Tensor gw = w.defined() ? dy * w.detach() : dy;
+        const Tensor a = gw.sum({-1}, true) / double(N), c = (gw * xhat).sum({-1}, true) / double(N);
+        EXPECT_TRUE(same_bits(x.grad(), r * ((gw - a) - xhat * c)));
+        Shape rows;
+        for (std::size_t d = 0; d + 1 < s.size(); ++d) rows.push_back(static_cast<int64_t>(d));
+        if (w.defined()) {
+          EXPECT_TRUE(same_bits(w.grad(), (dy * xhat).sum(rows)));
+        }
+        if (b.defined()) {
+          EXPECT_TRUE(same_bits(b.grad(), dy.sum(rows)));
+        }
+      }
+}
+
 // The fused native_batch_norm (Note [Batch norm order]) gives the bits of the composition ditto's
 // batch_norm was before it: mean and var over (0, 2, ...), sub, add eps, rsqrt, mul, mul, add, and
 // the running statistics' float64 update. Its weight and bias gradients are the canonical sums

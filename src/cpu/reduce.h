@@ -23,6 +23,15 @@ A fold_pairwise(A* p, int64_t n, Op op) {
   return p[0];
 }
 
+// The halving tree over the kReduceLanes lanes of M outputs side by side (lane l of output m at
+// lanes[l * stride + m]): each output's sum ends in lane 0.
+template <class T>
+void fold_lanes(T* lanes, int64_t stride, int64_t M) {
+  for (int64_t h = detail::kReduceLanes / 2; h >= 1; h /= 2)
+    for (int64_t l = 0; l < h; ++l)
+      for (int64_t m = 0; m < M; ++m) lanes[l * stride + m] = lanes[l * stride + m] + lanes[(l + h) * stride + m];
+}
+
 // One chunk (at most kReduceChunk elements): lanes by index mod kReduceLanes, then the halving tree.
 template <class A, class T, class Op, class Load>
 A reduce_chunk(const T* x, int64_t n, int64_t stride, A identity, Op op, Load load) {

@@ -47,6 +47,29 @@ DITTO_REDUCE_DISPATCH(void, softmax_backward_cols, f64,
                       (const double* g, const double* y, double* gi, int64_t n, int64_t stride, int64_t ncols,
                        bool log),
                       (g, y, gi, n, stride, ncols, log))
+DITTO_REDUCE_DISPATCH(void, layer_norm_row, f32,
+                      (const float* x, float* y, int64_t n, const float* w, const float* b, float eps, float* mean,
+                       float* rstd),
+                      (x, y, n, w, b, eps, mean, rstd))
+DITTO_REDUCE_DISPATCH(void, layer_norm_row, f64,
+                      (const double* x, double* y, int64_t n, const double* w, const double* b, double eps,
+                       double* mean, double* rstd),
+                      (x, y, n, w, b, eps, mean, rstd))
+DITTO_REDUCE_DISPATCH(void, layer_norm_backward_row, f32,
+                      (const float* x, const float* g, const float* w, float mean, float rstd, float* dx, int64_t n),
+                      (x, g, w, mean, rstd, dx, n))
+DITTO_REDUCE_DISPATCH(void, layer_norm_backward_row, f64,
+                      (const double* x, const double* g, const double* w, double mean, double rstd, double* dx,
+                       int64_t n),
+                      (x, g, w, mean, rstd, dx, n))
+DITTO_REDUCE_DISPATCH(void, layer_norm_param_rows, f32,
+                      (const float* x, const float* g, const float* mean, const float* rstd, int64_t M, int64_t r0,
+                       int64_t r1, int64_t sr, float* lanes),
+                      (x, g, mean, rstd, M, r0, r1, sr, lanes))
+DITTO_REDUCE_DISPATCH(void, layer_norm_param_rows, f64,
+                      (const double* x, const double* g, const double* mean, const double* rstd, int64_t M, int64_t r0,
+                       int64_t r1, int64_t sr, double* lanes),
+                      (x, g, mean, rstd, M, r0, r1, sr, lanes))
 #undef DITTO_REDUCE_DISPATCH
 
 }  // namespace ditto::cpu

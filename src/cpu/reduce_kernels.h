@@ -5,27 +5,39 @@
 
 namespace ditto::cpu::reduce_kernels {
 
-#define DITTO_REDUCE_DECLARE(level)                                                                               \
-  float sum_chunk_f32_##level(const float* x, int64_t n);                                                         \
-  double sum_chunk_f64_##level(const double* x, int64_t n);                                                       \
-  float sum_segments_chunk_f32_##level(const float* x, int64_t start, int64_t n, int64_t L, int64_t ss);          \
-  double sum_segments_chunk_f64_##level(const double* x, int64_t start, int64_t n, int64_t L, int64_t ss);        \
-  float max_chunk_f32_##level(const float* x, int64_t n);                                                         \
-  double max_chunk_f64_##level(const double* x, int64_t n);                                                       \
-  float min_chunk_f32_##level(const float* x, int64_t n);                                                         \
-  double min_chunk_f64_##level(const double* x, int64_t n);                                                       \
-  void range_chunk_i64_##level(const int64_t* x, int64_t n, int64_t* lo, int64_t* hi);                            \
-  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out);                \
-  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out);              \
-  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);                                    \
-  void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log);                                  \
-  void softmax_cols_f32_##level(const float* x, float* y, int64_t n, int64_t stride, int64_t ncols, bool log);    \
-  void softmax_cols_f64_##level(const double* x, double* y, int64_t n, int64_t stride, int64_t ncols, bool log);  \
-  void softmax_backward_cols_f32_##level(const float* g, const float* y, float* gi, int64_t n, int64_t stride,    \
-                                         int64_t ncols, bool log);                                                \
-  void softmax_backward_cols_f64_##level(const double* g, const double* y, double* gi, int64_t n, int64_t stride, \
-                                         int64_t ncols, bool log);                                                \
-  void softmax_backward_row_f32_##level(const float* g, const float* y, float* gi, int64_t n, bool log);          \
+#define DITTO_REDUCE_DECLARE(level)                                                                                    \
+  float sum_chunk_f32_##level(const float* x, int64_t n);                                                              \
+  double sum_chunk_f64_##level(const double* x, int64_t n);                                                            \
+  float sum_segments_chunk_f32_##level(const float* x, int64_t start, int64_t n, int64_t L, int64_t ss);               \
+  double sum_segments_chunk_f64_##level(const double* x, int64_t start, int64_t n, int64_t L, int64_t ss);             \
+  float max_chunk_f32_##level(const float* x, int64_t n);                                                              \
+  double max_chunk_f64_##level(const double* x, int64_t n);                                                            \
+  float min_chunk_f32_##level(const float* x, int64_t n);                                                              \
+  double min_chunk_f64_##level(const double* x, int64_t n);                                                            \
+  void range_chunk_i64_##level(const int64_t* x, int64_t n, int64_t* lo, int64_t* hi);                                 \
+  void sum_cols_chunk_f32_##level(const float* x, int64_t M, int64_t len, int64_t sr, float* out);                     \
+  void sum_cols_chunk_f64_##level(const double* x, int64_t M, int64_t len, int64_t sr, double* out);                   \
+  void softmax_row_f32_##level(const float* x, float* y, int64_t n, bool log);                                         \
+  void softmax_row_f64_##level(const double* x, double* y, int64_t n, bool log);                                       \
+  void softmax_cols_f32_##level(const float* x, float* y, int64_t n, int64_t stride, int64_t ncols, bool log);         \
+  void softmax_cols_f64_##level(const double* x, double* y, int64_t n, int64_t stride, int64_t ncols, bool log);       \
+  void softmax_backward_cols_f32_##level(const float* g, const float* y, float* gi, int64_t n, int64_t stride,         \
+                                         int64_t ncols, bool log);                                                     \
+  void softmax_backward_cols_f64_##level(const double* g, const double* y, double* gi, int64_t n, int64_t stride,      \
+                                         int64_t ncols, bool log);                                                     \
+  void layer_norm_row_f32_##level(const float* x, float* y, int64_t n, const float* w, const float* b, float eps,      \
+                                  float* mean, float* rstd);                                                           \
+  void layer_norm_row_f64_##level(const double* x, double* y, int64_t n, const double* w, const double* b, double eps, \
+                                  double* mean, double* rstd);                                                         \
+  void layer_norm_backward_row_f32_##level(const float* x, const float* g, const float* w, float mean, float rstd,     \
+                                           float* dx, int64_t n);                                                      \
+  void layer_norm_backward_row_f64_##level(const double* x, const double* g, const double* w, double mean,             \
+                                           double rstd, double* dx, int64_t n);                                        \
+  void layer_norm_param_rows_f32_##level(const float* x, const float* g, const float* mean, const float* rstd,         \
+                                         int64_t M, int64_t r0, int64_t r1, int64_t sr, float* lanes);                 \
+  void layer_norm_param_rows_f64_##level(const double* x, const double* g, const double* mean, const double* rstd,     \
+                                         int64_t M, int64_t r0, int64_t r1, int64_t sr, double* lanes);                \
+  void softmax_backward_row_f32_##level(const float* g, const float* y, float* gi, int64_t n, bool log);               \
   void softmax_backward_row_f64_##level(const double* g, const double* y, double* gi, int64_t n, bool log);
 DITTO_REDUCE_DECLARE(scalar)
 DITTO_REDUCE_DECLARE(avx2)
@@ -78,6 +90,25 @@ void softmax_backward_cols(const float* g, const float* y, float* gi, int64_t n,
                            bool log);
 void softmax_backward_cols(const double* g, const double* y, double* gi, int64_t n, int64_t stride, int64_t ncols,
                            bool log);
+// layer_norm over one contiguous row of n values, with its mean and rstd; its input gradient; and
+// its weight and bias gradients: rows [r0, r1) of a chunk of rows (r0 counted from the chunk's
+// start, element m < M <= kLayerNormColumns of row r at r * sr + m) added to the lanes of the two
+// sums, lanes[(k * kReduceLanes + l) * kLayerNormColumns + m] lane l of column m of dweight (k = 0)
+// and dbias (k = 1), row r to lane r mod kReduceLanes (cpu/reduce_impl.h, Note [Layer norm order]).
+void layer_norm_row(const float* x, float* y, int64_t n, const float* w, const float* b, float eps, float* mean,
+                    float* rstd);
+void layer_norm_row(const double* x, double* y, int64_t n, const double* w, const double* b, double eps, double* mean,
+                    double* rstd);
+void layer_norm_backward_row(const float* x, const float* g, const float* w, float mean, float rstd, float* dx,
+                             int64_t n);
+void layer_norm_backward_row(const double* x, const double* g, const double* w, double mean, double rstd, double* dx,
+                             int64_t n);
+inline constexpr int64_t kLayerNormColumns = 64;
+void layer_norm_param_rows(const float* x, const float* g, const float* mean, const float* rstd, int64_t M, int64_t r0,
+                           int64_t r1, int64_t sr, float* lanes);
+void layer_norm_param_rows(const double* x, const double* g, const double* mean, const double* rstd, int64_t M,
+                           int64_t r0, int64_t r1, int64_t sr, double* lanes);
+
 // Its gradient gi from the output's gradient g and the output y (cpu/reduce_impl.h).
 void softmax_backward_row(const float* g, const float* y, float* gi, int64_t n, bool log);
 void softmax_backward_row(const double* g, const double* y, double* gi, int64_t n, bool log);
