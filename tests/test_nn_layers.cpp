@@ -613,26 +613,37 @@ TEST(NNLayers, BatchNormFusedGivesTheCompositionsBits) {
 // GroupNorm (native_group_norm) and InstanceNorm (native_batch_norm over (1, N * C, *)) give the
 // bits of the composition over each sample's groups (mean, var, sub, add eps, rsqrt, mul, then the
 // affine part), and GroupNorm's affine gradients are the canonical sums over (0, 2, 3).
+// The second shape: channels of 50700 values (two reduction chunks, the second starting inside a
+// plane) and samples of 1 MB of x and dy (the backward's blocks of samples: one each). The input
+// gradient: the layer_norm formula over each sample's group with gw = dy * weight[c], bit for bit.
 TEST(NNLayers, GroupAndInstanceNormGiveTheCompositionsBits) {
   manual_seed(12);
-  for (const ScalarType dt : {kFloat32, kFloat64}) {
-    const Tensor x = randn({3, 6, 7, 5}, dt) * 2 - 1, w = randn({6}, dt), b = randn({6}, dt);
-    for (const int64_t groups : {1, 2, 6}) {
-      const Tensor xs = x.reshape({3, groups, -1});
-      const Tensor norm = ((xs - xs.mean({2}, true)) * (xs.var({2}, false, true) + 1e-5).rsqrt()).reshape(x.sizes());
-      const Tensor want = norm * w.view({1, 6, 1, 1}) + b.view({1, 6, 1, 1});
-      const Tensor wl = w.clone().requires_grad_(), bl = b.clone().requires_grad_(), dy = randn(x.sizes(), dt);
-      const Tensor y = F::group_norm(x, groups, wl, bl, 1e-5);
-      EXPECT_TRUE(same_bits(y.detach(), want)) << groups;
-      // the affine gradients: canonical sums over (0, 2, 3), as batch_norm's
-      y.backward(dy);
-      EXPECT_TRUE(same_bits(bl.grad(), dy.sum({0, 2, 3}))) << groups;
-      EXPECT_TRUE(same_bits(wl.grad(), (dy * norm).sum({0, 2, 3}))) << groups;
-      if (groups == 6) {
-        EXPECT_TRUE(same_bits(F::instance_norm(x, Tensor(), Tensor(), w, b, true, 0.1, 1e-5), want));
+  for (const ScalarType dt : {kFloat32, kFloat64})
+    for (const Shape& s : {Shape{3, 6, 7, 5}, Shape{3, 8, 130, 130}}) {
+      const int64_t C = s[1];
+      const Tensor x = randn(s, dt) * 2 - 1, w = randn({C}, dt), b = randn({C}, dt), dy = randn(s, dt);
+      for (const int64_t groups : {int64_t{1}, int64_t{2}, C}) {
+        SCOPED_TRACE(::testing::Message() << dtype_name(dt) << " " << s[1] << "x" << s[2] << " groups " << groups);
+        const Tensor xs = x.reshape({3, groups, -1});
+        const Tensor mean = xs.sum({2}, true) / double(xs.size(2)), rstd = (xs.var({2}, false, true) + 1e-5).rsqrt();
+        const Tensor norm = ((xs - mean) * rstd).reshape(x.sizes());
+        const Tensor want = norm * w.view({1, C, 1, 1}) + b.view({1, C, 1, 1});
+        const Tensor xl = x.clone().requires_grad_(), wl = w.clone().requires_grad_(), bl = b.clone().requires_grad_();
+        const Tensor y = F::group_norm(xl, groups, wl, bl, 1e-5);
+        EXPECT_TRUE(same_bits(y.detach(), want));
+        // the affine gradients: canonical sums over (0, 2, 3), as batch_norm's
+        y.backward(dy);
+        EXPECT_TRUE(same_bits(bl.grad(), dy.sum({0, 2, 3})));
+        EXPECT_TRUE(same_bits(wl.grad(), (dy * norm).sum({0, 2, 3})));
+        const Tensor gw = (dy * w.view({1, C, 1, 1})).reshape({3, groups, -1}), xhat = norm.reshape({3, groups, -1});
+        const double L = double(xs.size(2));
+        const Tensor dx = rstd * ((gw - gw.sum({2}, true) / L) - xhat * ((gw * xhat).sum({2}, true) / L));
+        EXPECT_TRUE(same_bits(xl.grad(), dx.reshape(x.sizes())));
+        if (groups == C) {
+          EXPECT_TRUE(same_bits(F::instance_norm(x, Tensor(), Tensor(), w, b, true, 0.1, 1e-5), want));
+        }
       }
     }
-  }
 }
 
 TEST(NNLayers, BatchNormCumulativeMomentumAndNoTracking) {

@@ -224,41 +224,23 @@ void backward(const Blocks<Cols>& bl, T* d, T* dw, T* db, const T* g, const T* x
   });
 }
 
-// GroupNorm: x (N, C, HW) in G groups of D = C / G channels; row (n, g), its D * HW values, is a
-// channel of batch_norm over (1, N * G, D * HW), and channel c's affine applies to its HW values.
+// GroupNorm: x (N, C, HW) in G groups of D = C / G channels; row (n, g), its L = D * HW values,
+// is a channel of batch_norm over (1, N * G, D * HW), and channel c's affine applies to its HW
+// values: the level's row kernels with one weight per run of HW values.
 struct Groups {
   int64_t N, C, HW, G;
   int64_t D() const { return C / G; }
   int64_t L() const { return D() * HW; }
-  // fn(d, first, count): the values [first, first + count) of positions [pos, pos + n) of a row
-  // that belong to the row's channel d.
-  template <class Fn>
-  void by_channel(int64_t pos, int64_t n, Fn fn) const {
-    for (int64_t t = 0; t < n;) {
-      const int64_t d = (pos + t) / HW, end = std::min(n, (d + 1) * HW - pos);
-      fn(d, t, end - t);
-      t = end;
-    }
-  }
 };
 
 template <class T>
 void group_forward(const Groups& gr, T* o, T* mu, T* rs, const T* xp, const T* w, const T* b, T e) {
-  const Blocks<false> bl{1, gr.N * gr.G, gr.L()};
-  detail::parallel_for(gr.N * gr.G, 4 * gr.L(), [&](int64_t r0, int64_t r1) {
-    BlockSums<T, 1, false> sums(bl);
+  const int64_t L = gr.L();
+  detail::parallel_for(gr.N * gr.G, 4 * L, [&](int64_t r0, int64_t r1) {
     for (int64_t row = r0; row < r1; ++row) {
-      Lanes<T> m{}, r{}, m2{};
-      block_stats(sums, xp, row, 1, e, m, r, m2);
-      mu[row] = m[0];
-      rs[row] = r[0];
       const int64_t c0 = (row % gr.G) * gr.D();
-      const T* p = xp + row * gr.L();
-      T* y = o + row * gr.L();
-      gr.by_channel(0, gr.L(), [&](int64_t d, int64_t first, int64_t count) {
-        const T wc = w ? w[c0 + d] : T(1), bc = b ? b[c0 + d] : T(-0.0);
-        for (int64_t t = first; t < first + count; ++t) y[t] = (p[t] - m[0]) * r[0] * wc + bc;
-      });
+      group_norm_row(xp + row * L, o + row * L, L, gr.HW, w ? w + c0 : nullptr, b ? b + c0 : nullptr, e, mu + row,
+                     rs + row);
     }
   });
 }
@@ -266,53 +248,54 @@ void group_forward(const Groups& gr, T* o, T* mu, T* rs, const T* xp, const T* w
 template <class T>
 void group_backward(const Groups& gr, T* d, T* dw, T* db, const T* g, const T* xp, const T* mu, const T* rs,
                     const T* w) {
-  const int64_t L = gr.L();
-  const T n = static_cast<T>(L);
-  // dx, row by row: gw = dy * weight, a = sum(gw) / L, k = sum(gw * xhat) / L over the row
-  const Blocks<false> rows{1, gr.N * gr.G, L};
-  detail::parallel_for(gr.N * gr.G, 8 * L, [&](int64_t r0, int64_t r1) {
-    BlockSums<T, 2, false> sums(rows);
-    for (int64_t row = r0; row < r1; ++row) {
-      const T m = mu[row], r = rs[row];
-      const int64_t c0 = (row % gr.G) * gr.D(), base = row * L;
-      sums.run(row, 1, [&](int64_t off, std::array<T*, 2> to, int64_t len) {
-        const T *p = xp + off, *q = g + off;
-        gr.by_channel(off - base, len, [&](int64_t dd, int64_t first, int64_t count) {
-          const T wc = w ? w[c0 + dd] : T(1);
-          for (int64_t t = first; t < first + count; ++t) {
-            to[0][t] = q[t] * wc;
-            to[1][t] = to[0][t] * ((p[t] - m) * r);
+  const int64_t L = gr.L(), G = gr.G, C = gr.C, HW = gr.HW;
+  // dx, the rows (n, g) of samples [n0, n1)
+  auto rows = [&](int64_t n0, int64_t n1) {
+    detail::parallel_for((n1 - n0) * G, 8 * L, [&](int64_t lo, int64_t hi) {
+      for (int64_t row = n0 * G + lo; row < n0 * G + hi; ++row)
+        group_norm_backward_row(xp + row * L, g + row * L, w ? w + (row % G) * gr.D() : nullptr, HW, mu[row], rs[row],
+                                d + row * L, L);
+    });
+  };
+  if (!dw && !db) return rows(0, gr.N);
+  // dweight, dbias: channel c's sequence is its planes in n order (as batch_norm's). The samples a
+  // block at a time: first dx, then each channel adds its planes of the block to its lanes while
+  // they are in cache; its lanes fold at each chunk's end, then the pairwise tree over the chunks.
+  constexpr int64_t kL = detail::kReduceLanes;
+  const int64_t R = gr.N * HW, Q = num_chunks(R);
+  std::vector<T> lanes(static_cast<std::size_t>(C * 2 * kL), T(0));   // [c][dweight, dbias][lane]
+  std::vector<T> partial(static_cast<std::size_t>(2 * C * Q), T(0));  // [dweight, dbias][c][chunk]
+  const int64_t block = std::max<int64_t>(1, kNormBlockBytes / std::max<int64_t>(1, 2 * C * HW * int64_t(sizeof(T))));
+  for (int64_t n0 = 0; n0 < gr.N; n0 += block) {
+    const int64_t n1 = std::min(gr.N, n0 + block);
+    rows(n0, n1);
+    detail::parallel_for(C, 4 * (n1 - n0) * HW, [&](int64_t lo, int64_t hi) {
+      for (int64_t c = lo; c < hi; ++c) {
+        T* lc = lanes.data() + c * 2 * kL;
+        for (int64_t n = n0; n < n1; ++n) {
+          const int64_t row = n * G + c / gr.D(), plane = (n * C + c) * HW;
+          for (int64_t i = n * HW, end = i + HW; i < end;) {  // i: the position in c's sequence
+            const int64_t q = i / detail::kReduceChunk, stop = std::min(end, (q + 1) * detail::kReduceChunk);
+            group_norm_param_run(xp + plane + (i - n * HW), g + plane + (i - n * HW), stop - i, i % kL, mu[row],
+                                 rs[row], lc);
+            i = stop;
+            if (stop == (q + 1) * detail::kReduceChunk || stop == R) {  // the chunk's end
+              for (int k = 0; k < 2; ++k) {
+                fold_lanes(lc + k * kL, 1, 1);
+                partial[(k * C + c) * Q + q] = lc[k * kL];
+              }
+              std::fill(lc, lc + 2 * kL, T(0));
+            }
           }
-        });
-      });
-      const T a = sums.sum(0, 0) / n, k = sums.sum(1, 0) / n;
-      const T *p = xp + base, *q = g + base;
-      T* out = d + base;
-      gr.by_channel(0, L, [&](int64_t dd, int64_t first, int64_t count) {
-        const T wc = w ? w[c0 + dd] : T(1);
-        for (int64_t t = first; t < first + count; ++t) out[t] = r * ((q[t] * wc - a) - ((p[t] - m) * r) * k);
-      });
-    }
-  });
-  if (!dw && !db) return;
-  // dweight, dbias: per channel over (n, hw), as batch_norm's
-  const Blocks<false> ch{gr.N, gr.C, gr.HW};
-  detail::parallel_for(gr.C, 6 * gr.N * gr.HW, [&](int64_t c0, int64_t c1) {
-    BlockSums<T, 2, false> sums(ch);
-    for (int64_t c = c0; c < c1; ++c) {
-      sums.run(c, 1, [&](int64_t off, std::array<T*, 2> to, int64_t len) {
-        const int64_t row = off / (gr.C * gr.HW) * gr.G + c / gr.D();
-        const T m = mu[row], r = rs[row];
-        const T *p = xp + off, *q = g + off;
-        for (int64_t t = 0; t < len; ++t) {
-          to[0][t] = q[t];
-          to[1][t] = q[t] * ((p[t] - m) * r);
         }
-      });
-      if (db) db[c] = sums.sum(0, 0);
-      if (dw) dw[c] = sums.sum(1, 0);
-    }
-  });
+      }
+    });
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    const auto add = [](T a, T b) { return a + b; };
+    if (dw) dw[c] = fold_pairwise(partial.data() + c * Q, Q, add);
+    if (db) db[c] = fold_pairwise(partial.data() + (C + c) * Q, Q, add);
+  }
 }
 
 template <class T>

@@ -21,14 +21,6 @@
 
 namespace ditto::cpu {
 
-namespace {
-// The backward's rows per block: about this many bytes of x and dy (at least kReduceLanes rows).
-// In-process alternation on (4096, 768) float32 (Zen 4): 96 to 512 rows (0.6 to 3 MB) about as
-// fast at one thread, 1.2x slower without blocks; at two threads 170 rows (1 MB) fastest, 1.1-1.2x
-// slower at 96 or 256 to 1024 rows or without blocks.
-constexpr int64_t kBlockBytes = int64_t{1} << 20;
-}  // namespace
-
 void layer_norm(const TensorBase& out, const TensorBase& mean, const TensorBase& rstd, const TensorBase& x,
                 const TensorBase& weight, const TensorBase& bias, double eps) {
   dispatch_floating(x.dtype(), [&]<class T>() {
@@ -64,7 +56,7 @@ void layer_norm_backward(const TensorBase& dx, const TensorBase& dweight, const 
     // still in cache; the lanes fold at each chunk's end, then the pairwise tree over the chunks.
     constexpr int64_t L = detail::kReduceLanes, W = kLayerNormColumns, kLanes = 2 * L * W;
     const int64_t C = num_chunks(M), B = (N + W - 1) / W;
-    const int64_t block = std::max<int64_t>(L, kBlockBytes / (2 * N * int64_t(sizeof(T))));  // rows
+    const int64_t block = std::max<int64_t>(L, kNormBlockBytes / (2 * N * int64_t(sizeof(T))));  // rows
     std::vector<T> lanes(static_cast<std::size_t>(B * kLanes));
     std::vector<T> partial(static_cast<std::size_t>(2 * C * N));  // [dweight, dbias][chunk][column]
     for (int64_t c = 0; c < C; ++c) {

@@ -70,6 +70,29 @@ DITTO_REDUCE_DISPATCH(void, layer_norm_param_rows, f64,
                       (const double* x, const double* g, const double* mean, const double* rstd, int64_t M, int64_t r0,
                        int64_t r1, int64_t sr, double* lanes),
                       (x, g, mean, rstd, M, r0, r1, sr, lanes))
+DITTO_REDUCE_DISPATCH(void, group_norm_row, f32,
+                      (const float* x, float* y, int64_t n, int64_t run, const float* w, const float* b, float eps,
+                       float* mean, float* rstd),
+                      (x, y, n, run, w, b, eps, mean, rstd))
+DITTO_REDUCE_DISPATCH(void, group_norm_row, f64,
+                      (const double* x, double* y, int64_t n, int64_t run, const double* w, const double* b, double eps,
+                       double* mean, double* rstd),
+                      (x, y, n, run, w, b, eps, mean, rstd))
+DITTO_REDUCE_DISPATCH(void, group_norm_backward_row, f32,
+                      (const float* x, const float* g, const float* w, int64_t run, float mean, float rstd, float* dx,
+                       int64_t n),
+                      (x, g, w, run, mean, rstd, dx, n))
+DITTO_REDUCE_DISPATCH(void, group_norm_backward_row, f64,
+                      (const double* x, const double* g, const double* w, int64_t run, double mean, double rstd,
+                       double* dx, int64_t n),
+                      (x, g, w, run, mean, rstd, dx, n))
+DITTO_REDUCE_DISPATCH(void, group_norm_param_run, f32,
+                      (const float* x, const float* g, int64_t n, int64_t lane, float mean, float rstd, float* lanes),
+                      (x, g, n, lane, mean, rstd, lanes))
+DITTO_REDUCE_DISPATCH(void, group_norm_param_run, f64,
+                      (const double* x, const double* g, int64_t n, int64_t lane, double mean, double rstd,
+                       double* lanes),
+                      (x, g, n, lane, mean, rstd, lanes))
 #undef DITTO_REDUCE_DISPATCH
 
 }  // namespace ditto::cpu
