@@ -24,10 +24,13 @@
 // out = (x - mean) * rstd * weight[c] + bias[c]. Its backward, with gw = dy * weight[c]:
 //   dx = rstd * ((gw - sum(gw) / L) - xhat * (sum(gw * xhat) / L)), sums over the row (L values);
 //   dbias[c] = sum(dy), dweight[c] = sum(dy * xhat), over channel c's (n, hw) as batch_norm's.
-// One thread computes a channel, so nothing depends on the thread count, the level (sum_chunk and
-// sum_cols_chunk fold as reduce_chunk does, at every level) or the other channels. Planes are read
-// a run at a time, one channel per task; the columns of an (N, C) input (S = 1) kColumns at a
-// time, side by side.
+// batch_norm: one thread computes a channel, so nothing depends on the thread count, the level
+// (sum_chunk and sum_cols_chunk fold as reduce_chunk does, at every level) or the other channels.
+// Planes are read a run at a time, one channel per task; the columns of an (N, C) input (S = 1)
+// kColumns at a time, side by side. group_norm: one thread computes a row, with the level's row
+// kernels (layer_norm's, cpu/reduce_impl.h); its backward's channel sums take the samples a block
+// at a time, each channel adding its planes of the block to its lanes in (n, hw) order, one
+// thread a channel.
 #include <algorithm>
 #include <array>
 #include <cmath>
