@@ -511,12 +511,13 @@ TEST(NNLayers, BatchNormBuffersAndModes) {
 // give composed of ditto's ops: the output, mean and rstd (mean, var, sub, add eps, rsqrt, mul,
 // mul, add); dx = rstd * ((gw - sum(gw) / N) - xhat * (sum(gw * xhat) / N)) with gw = dy * weight,
 // sums over each row; dweight and dbias the canonical sums over the rows. Rows shorter than a
-// vector, longer than a reduction chunk (32768 values), and more rows than a chunk.
+// vector, longer than a reduction chunk (32768 values); no rows, fewer rows than the 32 lanes,
+// more rows than a chunk, and several of the backward's blocks of rows (400 of 768: 170 a block).
 TEST(NNLayers, LayerNormFusedGivesTheCompositionsBits) {
   manual_seed(13);
   for (const ScalarType dt : {kFloat32, kFloat64})
-    for (const Shape& s :
-         {Shape{33, 768}, Shape{4, 5}, Shape{3, 7, 45}, Shape{2, 40000}, Shape{400, 768}, Shape{33000, 17}})
+    for (const Shape& s : {Shape{33, 768}, Shape{4, 5}, Shape{0, 5}, Shape{3, 7, 45}, Shape{2, 40000}, Shape{400, 768},
+                           Shape{33000, 17}})
       for (const int affine : {0, 1, 2, 3}) {  // bit 0: weight, bit 1: bias
         SCOPED_TRACE(::testing::Message()
                      << s.size() << "-D, " << s[0] << "x" << s.back() << " " << dtype_name(dt) << " affine " << affine);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/allocator.h"
 #include "cpu/decl/norm.h"
 #include "cpu/loops.h"
 #include "cpu/reduce.h"
@@ -57,11 +58,16 @@ void layer_norm_backward(const TensorBase& dx, const TensorBase& dweight, const 
     constexpr int64_t L = detail::kReduceLanes, W = kLayerNormColumns, kLanes = 2 * L * W;
     const int64_t C = num_chunks(M), B = (N + W - 1) / W;
     const int64_t block = std::max<int64_t>(L, kNormBlockBytes / (2 * N * int64_t(sizeof(T))));  // rows
-    std::vector<T> lanes(static_cast<std::size_t>(B * kLanes));
+    detail::Scratch<T> lanes(static_cast<std::size_t>(B * kLanes));
     std::vector<T> partial(static_cast<std::size_t>(2 * C * N));  // [dweight, dbias][chunk][column]
     for (int64_t c = 0; c < C; ++c) {
       const int64_t start = c * detail::kReduceChunk, len = std::min(detail::kReduceChunk, M - start);
-      std::fill(lanes.begin(), lanes.end(), T(0));
+      const int64_t used = std::clamp<int64_t>(len, 1, L);  // lanes with an element, and lane 0
+      for (int64_t j = 0; j < B; ++j)
+        for (int k = 0; k < 2; ++k) {
+          T* lk = lanes.data() + j * kLanes + k * L * W;
+          std::fill(lk, lk + used * W, T(0));
+        }
       for (int64_t r0 = 0; r0 < len; r0 += block) {
         const int64_t r1 = std::min(len, r0 + block);
         rows(start + r0, start + r1);
@@ -75,7 +81,7 @@ void layer_norm_backward(const TensorBase& dx, const TensorBase& dweight, const 
         const int64_t m = std::min(W, N - j * W);
         for (int k = 0; k < 2; ++k) {
           T* lk = lanes.data() + j * kLanes + k * L * W;
-          fold_lanes(lk, W, m);
+          fold_lanes(lk, W, m, used);
           std::copy(lk, lk + m, partial.data() + (k * C + c) * N + j * W);
         }
       }
