@@ -116,6 +116,50 @@ struct BlockSums {
   std::vector<T> partial, tree;
 };
 
+// The canonical sums of K sequences over one channel's values (R of them), fed a run of
+// contiguous values at a time, in order: the level's run kernels add them to the lanes of their
+// chunk (cpu/reduce_kernels.h), which fold at the chunk's end; sum(k) folds the chunks' sums by
+// the pairwise tree. A run may cross a chunk's end.
+template <class T, int K>
+class ChannelSums {
+ public:
+  explicit ChannelSums(int64_t R) : R_(R), Q_(num_chunks(R)), partial_(static_cast<std::size_t>(K * Q_), T(0)) {}
+  // kernel(t, n, lane, lanes): adds the run's values [t, t + n) to lanes, the first to lane `lane`
+  template <class Kernel>
+  void add(int64_t len, Kernel kernel) {
+    for (int64_t t = 0; t < len;) {
+      const int64_t q = pos_ / detail::kReduceChunk, end = std::min(R_, (q + 1) * detail::kReduceChunk);
+      const int64_t n = std::min(len - t, end - pos_);
+      kernel(t, n, pos_ % kL, lanes_.data());
+      t += n;
+      pos_ += n;
+      if (pos_ == end) {
+        for (int k = 0; k < K; ++k) {
+          fold_lanes(lanes_.data() + k * kL, 1, 1);
+          partial_[static_cast<std::size_t>(k * Q_ + q)] = lanes_[static_cast<std::size_t>(k * kL)];
+        }
+        lanes_.fill(T(0));
+      }
+    }
+  }
+  T sum(int k) const {
+    std::vector<T> tree(partial_.begin() + k * Q_, partial_.begin() + (k + 1) * Q_);
+    return fold_pairwise(tree.data(), Q_, [](T a, T b) { return a + b; });
+  }
+
+ private:
+  static constexpr int64_t kL = detail::kReduceLanes;
+  int64_t R_, Q_, pos_ = 0;
+  std::array<T, K * kL> lanes_{};
+  std::vector<T> partial_;
+};
+
+// The plane runs of channel c of an (N, C, S) input: fn(n, offset of plane (n, c)).
+template <class Fn>
+void planes(const Blocks<false>& bl, int64_t c, Fn fn) {
+  for (int64_t n = 0; n < bl.N; ++n) fn(n, (n * bl.C + c) * bl.S);
+}
+
 // Per-channel values of a block, indexed by the channel's place in it.
 template <class T>
 using Lanes = std::array<T, kColumns>;
@@ -141,18 +185,38 @@ void block_stats(BlockSums<T, 1, Cols>& sums, const T* xp, int64_t c0, int64_t n
   }
 }
 
+// The batch statistics of channel c of an (N, C, S) input, S > 1 (as block_stats).
+template <class T>
+void plane_stats(const Blocks<false>& bl, const T* xp, int64_t c, T e, T& m, T& r, T& m2) {
+  const int64_t R = bl.count();
+  ChannelSums<T, 1> s1(R), s2(R);
+  planes(bl, c, [&](int64_t, int64_t off) {
+    s1.add(bl.S, [&](int64_t t, int64_t n, int64_t lane, T* lanes) { channel_sum_run(xp + off + t, n, lane, lanes); });
+  });
+  m = s1.sum(0) / static_cast<T>(R);
+  planes(bl, c, [&](int64_t, int64_t off) {
+    s2.add(bl.S,
+           [&](int64_t t, int64_t n, int64_t lane, T* lanes) { channel_sqdev_run(xp + off + t, n, lane, m, lanes); });
+  });
+  m2 = s2.sum(0);
+  r = T(1) / std::sqrt(m2 / static_cast<T>(R) + e);
+}
+
 template <class T, bool Cols>
 void forward(const Blocks<Cols>& bl, T* o, T* mu, T* rs, T* ub, const T* xp, const T* w, const T* b, const T* rm,
              const T* rv, bool training, T e) {
   detail::parallel_for(bl.blocks(), 4 * bl.count() * bl.width, [&](int64_t b0, int64_t b1) {
     std::optional<BlockSums<T, 1, Cols>> sums;
-    if (training) sums.emplace(bl);
+    if (Cols && training) sums.emplace(bl);
     for (int64_t blk = b0; blk < b1; ++blk) {
       const int64_t c0 = blk * bl.width, nb = std::min(bl.width, bl.C - c0);
       Lanes<T> m{}, r{}, wc{}, bc{};
       if (training) {
         Lanes<T> m2{};
-        block_stats(*sums, xp, c0, nb, e, m, r, m2);
+        if constexpr (Cols)
+          block_stats(*sums, xp, c0, nb, e, m, r, m2);
+        else
+          plane_stats(bl, xp, c0, e, m[0], r[0], m2[0]);
         if (ub)
           for (int64_t i = 0; i < nb; ++i) ub[c0 + i] = m2[i] / static_cast<T>(bl.count() - 1);
       } else {
@@ -184,7 +248,8 @@ void backward(const Blocks<Cols>& bl, T* d, T* dw, T* db, const T* g, const T* x
               bool training) {
   const T R = static_cast<T>(bl.count());
   detail::parallel_for(bl.blocks(), 6 * bl.count() * bl.width, [&](int64_t b0, int64_t b1) {
-    BlockSums<T, 2, Cols> sums(bl);
+    std::optional<BlockSums<T, 2, Cols>> sums;
+    if (Cols) sums.emplace(bl);
     for (int64_t blk = b0; blk < b1; ++blk) {
       const int64_t c0 = blk * bl.width, nb = std::min(bl.width, bl.C - c0);
       Lanes<T> m{}, r{}, scale{}, a{}, k{};
@@ -195,16 +260,25 @@ void backward(const Blocks<Cols>& bl, T* d, T* dw, T* db, const T* g, const T* x
       }
       // sum(dy), sum(dy * xhat): dbias and dweight, which training's dx needs too
       if (training || dw || db) {
-        sums.run(c0, nb, [&](int64_t off, std::array<T*, 2> to, int64_t n) {
-          const T *p = xp + off, *q = g + off;
-          for (int64_t t = 0; t < n; ++t) {
-            const int64_t i = Cols ? t : 0;
-            to[0][t] = q[t];
-            to[1][t] = q[t] * ((p[t] - m[i]) * r[i]);
-          }
-        });
+        std::optional<ChannelSums<T, 2>> planar;  // the sums of dy * xhat (0) and dy (1)
+        if constexpr (Cols) {
+          sums->run(c0, nb, [&](int64_t off, std::array<T*, 2> to, int64_t n) {
+            const T *p = xp + off, *q = g + off;
+            for (int64_t t = 0; t < n; ++t) {
+              to[0][t] = q[t];
+              to[1][t] = q[t] * ((p[t] - m[t]) * r[t]);
+            }
+          });
+        } else {
+          planar.emplace(bl.count());
+          planes(bl, c0, [&](int64_t, int64_t off) {
+            planar->add(bl.S, [&](int64_t t, int64_t n, int64_t lane, T* lanes) {
+              norm_param_run(xp + off + t, g + off + t, n, lane, m[0], r[0], lanes);
+            });
+          });
+        }
         for (int64_t i = 0; i < nb; ++i) {
-          const T s0 = sums.sum(0, i), s1 = sums.sum(1, i);
+          const T s0 = Cols ? sums->sum(0, i) : planar->sum(1), s1 = Cols ? sums->sum(1, i) : planar->sum(0);
           if (db) db[c0 + i] = s0;
           if (dw) dw[c0 + i] = s1;
           a[i] = s0 / R;
@@ -262,42 +336,26 @@ void group_backward(const Groups& gr, T* d, T* dw, T* db, const T* g, const T* x
   };
   if (!dw && !db) return rows(0, gr.N);
   // dweight, dbias: channel c's sequence is its planes in n order (as batch_norm's). The samples a
-  // block at a time: first dx, then each channel adds its planes of the block to its lanes while
-  // they are in cache; its lanes fold at each chunk's end, then the pairwise tree over the chunks.
-  constexpr int64_t kL = detail::kReduceLanes;
-  const int64_t R = gr.N * HW, Q = num_chunks(R);
-  std::vector<T> lanes(static_cast<std::size_t>(C * 2 * kL), T(0));   // [c][dweight, dbias][lane]
-  std::vector<T> partial(static_cast<std::size_t>(2 * C * Q), T(0));  // [dweight, dbias][c][chunk]
+  // block at a time: first dx, then each channel adds its planes of the block to its sums while
+  // they are in cache.
+  std::vector<ChannelSums<T, 2>> sums(static_cast<std::size_t>(C), ChannelSums<T, 2>(gr.N * HW));
   const int64_t block = std::max<int64_t>(1, kNormBlockBytes / std::max<int64_t>(1, 2 * C * HW * int64_t(sizeof(T))));
   for (int64_t n0 = 0; n0 < gr.N; n0 += block) {
     const int64_t n1 = std::min(gr.N, n0 + block);
     rows(n0, n1);
     detail::parallel_for(C, 4 * (n1 - n0) * HW, [&](int64_t lo, int64_t hi) {
-      for (int64_t c = lo; c < hi; ++c) {
-        T* lc = lanes.data() + c * 2 * kL;
+      for (int64_t c = lo; c < hi; ++c)
         for (int64_t n = n0; n < n1; ++n) {
           const int64_t row = n * G + c / gr.D(), plane = (n * C + c) * HW;
-          for (int64_t i = n * HW, end = i + HW; i < end;) {  // i: the position in c's sequence
-            const int64_t q = i / detail::kReduceChunk, stop = std::min(end, (q + 1) * detail::kReduceChunk);
-            group_norm_param_run(xp + plane + (i - n * HW), g + plane + (i - n * HW), stop - i, i % kL, mu[row],
-                                 rs[row], lc);
-            i = stop;
-            if (stop == (q + 1) * detail::kReduceChunk || stop == R) {  // the chunk's end
-              for (int k = 0; k < 2; ++k) {
-                fold_lanes(lc + k * kL, 1, 1);
-                partial[(k * C + c) * Q + q] = lc[k * kL];
-              }
-              std::fill(lc, lc + 2 * kL, T(0));
-            }
-          }
+          sums[static_cast<std::size_t>(c)].add(HW, [&](int64_t t, int64_t len, int64_t lane, T* lanes) {
+            norm_param_run(xp + plane + t, g + plane + t, len, lane, mu[row], rs[row], lanes);
+          });
         }
-      }
     });
   }
   for (int64_t c = 0; c < C; ++c) {
-    const auto add = [](T a, T b) { return a + b; };
-    if (dw) dw[c] = fold_pairwise(partial.data() + c * Q, Q, add);
-    if (db) db[c] = fold_pairwise(partial.data() + (C + c) * Q, Q, add);
+    if (dw) dw[c] = sums[static_cast<std::size_t>(c)].sum(0);
+    if (db) db[c] = sums[static_cast<std::size_t>(c)].sum(1);
   }
 }
 

@@ -358,39 +358,62 @@ inline void norm_backward_row(const S<V>* x, const S<V>* g, W w, S<V> mean, S<V>
   }
 }
 
-// group_norm's weight and bias gradients: adds the n values of a run of one channel's sequence
-// (Note [Batch norm order]) whose first value goes to lane `lane` of the chunk's lanes
-// (lanes[0, 32) dweight's, lanes[32, 64) dbias's): g * ((x - mean) * rstd) and g. The run's
-// head and tail take a lane at a time, its middle whole rows of 32 lanes in registers.
-template <class V>
-inline void group_norm_param_run(const S<V>* x, const S<V>* g, int64_t n, int64_t lane, S<V> mean, S<V> rstd,
-                                 S<V>* lanes) {
-  constexpr int L = int(detail::kReduceLanes), K = L / V::N;
-  auto one = [&](int64_t t, int64_t l) {
-    lanes[l] = lanes[l] + g[t] * ((x[t] - mean) * rstd);
-    lanes[L + l] = lanes[L + l] + g[t];
+// A run of n values of a sequence being summed in the canonical order, the run's first value
+// going to lane `lane` of its chunk's lanes, for K sums at once (lanes[k * 32 + l]: lane l of sum
+// k): get(t, c, v) writes to v[0, K) the registers of the run's values [t, t + c). The head and
+// the tail take consecutive lanes, the middle whole rows of 32 lanes in registers; every lane
+// gets its values in order, so the sums are the rows case's.
+template <class V, int K, class Get>
+inline void add_run_to_lanes(int64_t n, int64_t lane, S<V>* lanes, Get get) {
+  constexpr int L = int(detail::kReduceLanes), R = L / V::N;
+  V v[K];
+  auto add_part = [&](int64_t t, int64_t l, int64_t count) {  // values [t, t + count) to lanes [l, l + count)
+    for (int64_t u = 0; u < count; u += V::N) {
+      const int c = count - u < V::N ? int(count - u) : V::N;
+      get(t + u, c, v);
+      for (int k = 0; k < K; ++k) store_n(lanes + k * L + l + u, load_n<V>(lanes + k * L + l + u, c) + v[k], c);
+    }
   };
-  int64_t t = 0;
-  for (; t < n && (lane + t) % L != 0; ++t) one(t, (lane + t) % L);
+  const int64_t head = std::min<int64_t>(n, (L - lane % L) % L);
+  add_part(0, lane % L, head);
+  int64_t t = head;
   if (t + L <= n) {
-    const V vm(mean), vr(rstd);
-    V w[K], b[K];
-    for (int k = 0; k < K; ++k) {
-      w[k] = V::load(lanes + k * V::N);
-      b[k] = V::load(lanes + L + k * V::N);
-    }
+    V acc[K][R];
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < R; ++j) acc[k][j] = V::load(lanes + k * L + j * V::N);
     for (; t + L <= n; t += L)
-      for (int k = 0; k < K; ++k) {
-        const V dy = V::load(g + t + k * V::N);
-        w[k] = w[k] + dy * ((V::load(x + t + k * V::N) - vm) * vr);
-        b[k] = b[k] + dy;
+      for (int j = 0; j < R; ++j) {
+        get(t + j * V::N, V::N, v);
+        for (int k = 0; k < K; ++k) acc[k][j] = acc[k][j] + v[k];
       }
-    for (int k = 0; k < K; ++k) {
-      store(lanes + k * V::N, w[k]);
-      store(lanes + L + k * V::N, b[k]);
-    }
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < R; ++j) store(lanes + k * L + j * V::N, acc[k][j]);
   }
-  for (int64_t l = 0; t < n; ++t, ++l) one(t, l);
+  add_part(t, 0, n - t);
+}
+
+// The runs of batch_norm's and group_norm's channel sums (Note [Batch norm order]): x, (x -
+// mean)^2, and the affine gradients' g * ((x - mean) * rstd) and g.
+template <class V>
+inline void channel_sum_run(const S<V>* x, int64_t n, int64_t lane, S<V>* lanes) {
+  add_run_to_lanes<V, 1>(n, lane, lanes, [&](int64_t t, int c, V* v) { v[0] = load_n<V>(x + t, c); });
+}
+template <class V>
+inline void channel_sqdev_run(const S<V>* x, int64_t n, int64_t lane, S<V> mean, S<V>* lanes) {
+  const V vm(mean);
+  add_run_to_lanes<V, 1>(n, lane, lanes, [&](int64_t t, int c, V* v) {
+    const V d = load_n<V>(x + t, c) - vm;
+    v[0] = d * d;
+  });
+}
+template <class V>
+inline void norm_param_run(const S<V>* x, const S<V>* g, int64_t n, int64_t lane, S<V> mean, S<V> rstd, S<V>* lanes) {
+  const V vm(mean), vr(rstd);
+  add_run_to_lanes<V, 2>(n, lane, lanes, [&](int64_t t, int c, V* v) {
+    const V dy = load_n<V>(g + t, c);
+    v[0] = dy * ((load_n<V>(x + t, c) - vm) * vr);
+    v[1] = dy;
+  });
 }
 
 // Its weight and bias gradients: adds rows [r0, r1) of a chunk of rows (element m of row r at
@@ -574,13 +597,25 @@ inline void softmax_backward_cols(const S<V>* g, const S<V>* y, S<V>* gi, int64_
                                            double mean, double rstd, double* dx, int64_t n) {                          \
     reduce_impl::norm_backward_row<simd::VD>(x, g, reduce_impl::Runs<simd::VD>{w, run}, mean, rstd, dx, n);            \
   }                                                                                                                    \
-  void group_norm_param_run_f32_##level(const float* x, const float* g, int64_t n, int64_t lane, float mean,           \
-                                        float rstd, float* lanes) {                                                    \
-    reduce_impl::group_norm_param_run<simd::VF>(x, g, n, lane, mean, rstd, lanes);                                     \
+  void channel_sum_run_f32_##level(const float* x, int64_t n, int64_t lane, float* lanes) {                            \
+    reduce_impl::channel_sum_run<simd::VF>(x, n, lane, lanes);                                                         \
   }                                                                                                                    \
-  void group_norm_param_run_f64_##level(const double* x, const double* g, int64_t n, int64_t lane, double mean,        \
-                                        double rstd, double* lanes) {                                                  \
-    reduce_impl::group_norm_param_run<simd::VD>(x, g, n, lane, mean, rstd, lanes);                                     \
+  void channel_sum_run_f64_##level(const double* x, int64_t n, int64_t lane, double* lanes) {                          \
+    reduce_impl::channel_sum_run<simd::VD>(x, n, lane, lanes);                                                         \
+  }                                                                                                                    \
+  void channel_sqdev_run_f32_##level(const float* x, int64_t n, int64_t lane, float mean, float* lanes) {              \
+    reduce_impl::channel_sqdev_run<simd::VF>(x, n, lane, mean, lanes);                                                 \
+  }                                                                                                                    \
+  void channel_sqdev_run_f64_##level(const double* x, int64_t n, int64_t lane, double mean, double* lanes) {           \
+    reduce_impl::channel_sqdev_run<simd::VD>(x, n, lane, mean, lanes);                                                 \
+  }                                                                                                                    \
+  void norm_param_run_f32_##level(const float* x, const float* g, int64_t n, int64_t lane, float mean, float rstd,     \
+                                  float* lanes) {                                                                      \
+    reduce_impl::norm_param_run<simd::VF>(x, g, n, lane, mean, rstd, lanes);                                           \
+  }                                                                                                                    \
+  void norm_param_run_f64_##level(const double* x, const double* g, int64_t n, int64_t lane, double mean, double rstd, \
+                                  double* lanes) {                                                                     \
+    reduce_impl::norm_param_run<simd::VD>(x, g, n, lane, mean, rstd, lanes);                                           \
   }                                                                                                                    \
   void layer_norm_param_rows_f32_##level(const float* x, const float* g, const float* mean, const float* rstd,         \
                                          int64_t M, int64_t r0, int64_t r1, int64_t sr, float* lanes) {                \

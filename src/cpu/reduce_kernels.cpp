@@ -86,10 +86,18 @@ DITTO_REDUCE_DISPATCH(void, group_norm_backward_row, f64,
                       (const double* x, const double* g, const double* w, int64_t run, double mean, double rstd,
                        double* dx, int64_t n),
                       (x, g, w, run, mean, rstd, dx, n))
-DITTO_REDUCE_DISPATCH(void, group_norm_param_run, f32,
+DITTO_REDUCE_DISPATCH(void, channel_sum_run, f32, (const float* x, int64_t n, int64_t lane, float* lanes),
+                      (x, n, lane, lanes))
+DITTO_REDUCE_DISPATCH(void, channel_sum_run, f64, (const double* x, int64_t n, int64_t lane, double* lanes),
+                      (x, n, lane, lanes))
+DITTO_REDUCE_DISPATCH(void, channel_sqdev_run, f32, (const float* x, int64_t n, int64_t lane, float mean, float* lanes),
+                      (x, n, lane, mean, lanes))
+DITTO_REDUCE_DISPATCH(void, channel_sqdev_run, f64,
+                      (const double* x, int64_t n, int64_t lane, double mean, double* lanes), (x, n, lane, mean, lanes))
+DITTO_REDUCE_DISPATCH(void, norm_param_run, f32,
                       (const float* x, const float* g, int64_t n, int64_t lane, float mean, float rstd, float* lanes),
                       (x, g, n, lane, mean, rstd, lanes))
-DITTO_REDUCE_DISPATCH(void, group_norm_param_run, f64,
+DITTO_REDUCE_DISPATCH(void, norm_param_run, f64,
                       (const double* x, const double* g, int64_t n, int64_t lane, double mean, double rstd,
                        double* lanes),
                       (x, g, n, lane, mean, rstd, lanes))

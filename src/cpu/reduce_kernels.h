@@ -41,10 +41,14 @@ namespace ditto::cpu::reduce_kernels {
                                            float rstd, float* dx, int64_t n);                                          \
   void group_norm_backward_row_f64_##level(const double* x, const double* g, const double* w, int64_t run,             \
                                            double mean, double rstd, double* dx, int64_t n);                           \
-  void group_norm_param_run_f32_##level(const float* x, const float* g, int64_t n, int64_t lane, float mean,           \
-                                        float rstd, float* lanes);                                                     \
-  void group_norm_param_run_f64_##level(const double* x, const double* g, int64_t n, int64_t lane, double mean,        \
-                                        double rstd, double* lanes);                                                   \
+  void channel_sum_run_f32_##level(const float* x, int64_t n, int64_t lane, float* lanes);                             \
+  void channel_sum_run_f64_##level(const double* x, int64_t n, int64_t lane, double* lanes);                           \
+  void channel_sqdev_run_f32_##level(const float* x, int64_t n, int64_t lane, float mean, float* lanes);               \
+  void channel_sqdev_run_f64_##level(const double* x, int64_t n, int64_t lane, double mean, double* lanes);            \
+  void norm_param_run_f32_##level(const float* x, const float* g, int64_t n, int64_t lane, float mean, float rstd,     \
+                                  float* lanes);                                                                       \
+  void norm_param_run_f64_##level(const double* x, const double* g, int64_t n, int64_t lane, double mean, double rstd, \
+                                  double* lanes);                                                                      \
   void layer_norm_param_rows_f32_##level(const float* x, const float* g, const float* mean, const float* rstd,         \
                                          int64_t M, int64_t r0, int64_t r1, int64_t sr, float* lanes);                 \
   void layer_norm_param_rows_f64_##level(const double* x, const double* g, const double* mean, const double* rstd,     \
@@ -128,9 +132,7 @@ void layer_norm_param_rows(const double* x, const double* g, const double* mean,
                            int64_t r0, int64_t r1, int64_t sr, double* lanes);
 
 // group_norm's row of n values (a sample's group), whose weight and bias (w, b: null, or one per
-// run of `run` values, a channel) change every run; its input gradient; and its affine gradients:
-// the n values of a run of a channel's sequence added to lanes[0, 32) (dweight's) and lanes[32, 64)
-// (dbias's) of its chunk, the first to lane `lane` (cpu/reduce_impl.h, Note [Batch norm order]).
+// run of `run` values, a channel) change every run; and its input gradient.
 void group_norm_row(const float* x, float* y, int64_t n, int64_t run, const float* w, const float* b, float eps,
                     float* mean, float* rstd);
 void group_norm_row(const double* x, double* y, int64_t n, int64_t run, const double* w, const double* b, double eps,
@@ -139,10 +141,16 @@ void group_norm_backward_row(const float* x, const float* g, const float* w, int
                              float* dx, int64_t n);
 void group_norm_backward_row(const double* x, const double* g, const double* w, int64_t run, double mean, double rstd,
                              double* dx, int64_t n);
-void group_norm_param_run(const float* x, const float* g, int64_t n, int64_t lane, float mean, float rstd,
-                          float* lanes);
-void group_norm_param_run(const double* x, const double* g, int64_t n, int64_t lane, double mean, double rstd,
-                          double* lanes);
+// batch_norm's and group_norm's channel sums, a run of n contiguous values of a channel's
+// sequence at a time, the first to lane `lane` of its chunk's lanes (lanes[k * 32 + l], lane l of
+// sum k; cpu/reduce_impl.h, Note [Batch norm order]): the sum of x; of (x - mean)^2; and of
+// g * ((x - mean) * rstd) (k = 0) and g (k = 1), the affine gradients.
+void channel_sum_run(const float* x, int64_t n, int64_t lane, float* lanes);
+void channel_sum_run(const double* x, int64_t n, int64_t lane, double* lanes);
+void channel_sqdev_run(const float* x, int64_t n, int64_t lane, float mean, float* lanes);
+void channel_sqdev_run(const double* x, int64_t n, int64_t lane, double mean, double* lanes);
+void norm_param_run(const float* x, const float* g, int64_t n, int64_t lane, float mean, float rstd, float* lanes);
+void norm_param_run(const double* x, const double* g, int64_t n, int64_t lane, double mean, double rstd, double* lanes);
 
 // Its gradient gi from the output's gradient g and the output y (cpu/reduce_impl.h).
 void softmax_backward_row(const float* g, const float* y, float* gi, int64_t n, bool log);
