@@ -24,13 +24,14 @@
 // out = (x - mean) * rstd * weight[c] + bias[c]. Its backward, with gw = dy * weight[c]:
 //   dx = rstd * ((gw - sum(gw) / L) - xhat * (sum(gw * xhat) / L)), sums over the row (L values);
 //   dbias[c] = sum(dy), dweight[c] = sum(dy * xhat), over channel c's (n, hw) as batch_norm's.
-// batch_norm: one thread computes a channel, so nothing depends on the thread count, the level
-// (sum_chunk and sum_cols_chunk fold as reduce_chunk does, at every level) or the other channels.
-// Planes are read a run at a time, one channel per task; the columns of an (N, C) input (S = 1)
-// kColumns at a time, side by side. group_norm: one thread computes a row, with the level's row
-// kernels (layer_norm's, cpu/reduce_impl.h); its backward's channel sums take the samples a block
-// at a time, each channel adding its planes of the block to its lanes in (n, hw) order, one
-// thread a channel.
+// batch_norm: one thread computes a channel (or a block of columns), so nothing depends on the
+// thread count or the other channels. A channel's planes are fed run by run to the level's run
+// kernels, which add them to the lanes of their chunk (ChannelSums; cpu/reduce_impl.h); the
+// columns of an (N, C) input (S = 1) are copied out kColumns at a time and summed side by side
+// (sum_cols_chunk). Every level folds as reduce_chunk does. group_norm: one thread computes a row,
+// with the level's row kernels (layer_norm's); its backward's channel sums take the samples a
+// block at a time, each channel adding its planes of the block to its ChannelSums in (n, hw)
+// order, one thread a channel.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -76,12 +77,12 @@ struct Blocks {
   }
 };
 
-// The canonical sums of k sequences derived from a block's channels, chunk by chunk:
-// fill(off, to, n) writes the segment's element t of sequence j to to[j][t]; sum(j, i) is then
-// sequence j's sum over channel c0 + i.
-template <class T, int k, bool Cols>
-struct BlockSums {
-  explicit BlockSums(const Blocks<Cols>& b) : blocks(b), K(num_chunks(b.count())) {
+// The canonical sums of k sequences derived from a block of columns of an (N, C) input, chunk by
+// chunk: fill(off, to, n) writes the segment's element t of sequence j to to[j][t]; sum(j, i) is
+// then sequence j's sum over channel c0 + i.
+template <class T, int k>
+struct ColumnSums {
+  explicit ColumnSums(const Blocks<true>& b) : blocks(b), K(num_chunks(b.count())) {
     const int64_t rows = std::min(b.count(), detail::kReduceChunk);  // of the largest chunk
     for (auto& v : bufs) v.resize(static_cast<std::size_t>(rows * b.width));
     partial.resize(static_cast<std::size_t>(k * K * b.width));
@@ -96,13 +97,7 @@ struct BlockSums {
         for (int j = 0; j < k; ++j) to[j] = bufs[j].data() + pos;
         fill(off, to, n);
       });
-      for (int j = 0; j < k; ++j) {
-        T* out = partial.data() + (j * K + q) * nb;
-        if constexpr (Cols)
-          sum_cols_chunk(bufs[j].data(), nb, len, nb, out);
-        else
-          *out = sum_chunk(bufs[j].data(), len);
-      }
+      for (int j = 0; j < k; ++j) sum_cols_chunk(bufs[j].data(), nb, len, nb, partial.data() + (j * K + q) * nb);
     }
     nb_ = nb;
   }
@@ -110,7 +105,7 @@ struct BlockSums {
     for (int64_t q = 0; q < K; ++q) tree[q] = partial[(j * K + q) * nb_ + i];
     return fold_pairwise(tree.data(), K, [](T a, T b) { return a + b; });
   }
-  const Blocks<Cols>& blocks;
+  const Blocks<true>& blocks;
   int64_t K, nb_ = 1;
   std::array<std::vector<T>, k> bufs;
   std::vector<T> partial, tree;
@@ -164,18 +159,18 @@ void planes(const Blocks<false>& bl, int64_t c, Fn fn) {
 template <class T>
 using Lanes = std::array<T, kColumns>;
 
-// The batch statistics of a block's channels: m = mean, r = rstd, m2 the sum of squared deviations
+// The batch statistics of a block of columns: m = mean, r = rstd, m2 the sum of squared deviations
 // (Note [Batch norm order]).
-template <class T, bool Cols>
-void block_stats(BlockSums<T, 1, Cols>& sums, const T* xp, int64_t c0, int64_t nb, T e, Lanes<T>& m, Lanes<T>& r,
-                 Lanes<T>& m2) {
+template <class T>
+void column_stats(ColumnSums<T, 1>& sums, const T* xp, int64_t c0, int64_t nb, T e, Lanes<T>& m, Lanes<T>& r,
+                  Lanes<T>& m2) {
   const T R = static_cast<T>(sums.blocks.count());
   sums.run(c0, nb, [&](int64_t off, std::array<T*, 1> to, int64_t n) { std::copy(xp + off, xp + off + n, to[0]); });
   for (int64_t i = 0; i < nb; ++i) m[i] = sums.sum(0, i) / R;
   sums.run(c0, nb, [&](int64_t off, std::array<T*, 1> to, int64_t n) {
     const T* p = xp + off;
     for (int64_t t = 0; t < n; ++t) {
-      const T d = p[t] - m[Cols ? t : 0];
+      const T d = p[t] - m[t];
       to[0][t] = d * d;
     }
   });
@@ -185,7 +180,7 @@ void block_stats(BlockSums<T, 1, Cols>& sums, const T* xp, int64_t c0, int64_t n
   }
 }
 
-// The batch statistics of channel c of an (N, C, S) input, S > 1 (as block_stats).
+// The batch statistics of channel c of an (N, C, S) input, S > 1 (as column_stats).
 template <class T>
 void plane_stats(const Blocks<false>& bl, const T* xp, int64_t c, T e, T& m, T& r, T& m2) {
   const int64_t R = bl.count();
@@ -206,15 +201,16 @@ template <class T, bool Cols>
 void forward(const Blocks<Cols>& bl, T* o, T* mu, T* rs, T* ub, const T* xp, const T* w, const T* b, const T* rm,
              const T* rv, bool training, T e) {
   detail::parallel_for(bl.blocks(), 4 * bl.count() * bl.width, [&](int64_t b0, int64_t b1) {
-    std::optional<BlockSums<T, 1, Cols>> sums;
-    if (Cols && training) sums.emplace(bl);
+    std::optional<ColumnSums<T, 1>> sums;
+    if constexpr (Cols)
+      if (training) sums.emplace(bl);
     for (int64_t blk = b0; blk < b1; ++blk) {
       const int64_t c0 = blk * bl.width, nb = std::min(bl.width, bl.C - c0);
       Lanes<T> m{}, r{}, wc{}, bc{};
       if (training) {
         Lanes<T> m2{};
         if constexpr (Cols)
-          block_stats(*sums, xp, c0, nb, e, m, r, m2);
+          column_stats(*sums, xp, c0, nb, e, m, r, m2);
         else
           plane_stats(bl, xp, c0, e, m[0], r[0], m2[0]);
         if (ub)
@@ -248,8 +244,8 @@ void backward(const Blocks<Cols>& bl, T* d, T* dw, T* db, const T* g, const T* x
               bool training) {
   const T R = static_cast<T>(bl.count());
   detail::parallel_for(bl.blocks(), 6 * bl.count() * bl.width, [&](int64_t b0, int64_t b1) {
-    std::optional<BlockSums<T, 2, Cols>> sums;
-    if (Cols) sums.emplace(bl);
+    std::optional<ColumnSums<T, 2>> sums;
+    if constexpr (Cols) sums.emplace(bl);
     for (int64_t blk = b0; blk < b1; ++blk) {
       const int64_t c0 = blk * bl.width, nb = std::min(bl.width, bl.C - c0);
       Lanes<T> m{}, r{}, scale{}, a{}, k{};
