@@ -149,10 +149,10 @@ class ChannelSums {
   std::vector<T> partial_;
 };
 
-// The plane runs of channel c of an (N, C, S) input: fn(n, offset of plane (n, c)).
+// The planes of channel c of an (N, C, S) input in n order: fn(offset of plane (n, c)).
 template <class Fn>
 void planes(const Blocks<false>& bl, int64_t c, Fn fn) {
-  for (int64_t n = 0; n < bl.N; ++n) fn(n, (n * bl.C + c) * bl.S);
+  for (int64_t n = 0; n < bl.N; ++n) fn((n * bl.C + c) * bl.S);
 }
 
 // Per-channel values of a block, indexed by the channel's place in it.
@@ -185,11 +185,11 @@ template <class T>
 void plane_stats(const Blocks<false>& bl, const T* xp, int64_t c, T e, T& m, T& r, T& m2) {
   const int64_t R = bl.count();
   ChannelSums<T, 1> s1(R), s2(R);
-  planes(bl, c, [&](int64_t, int64_t off) {
+  planes(bl, c, [&](int64_t off) {
     s1.add(bl.S, [&](int64_t t, int64_t n, int64_t lane, T* lanes) { channel_sum_run(xp + off + t, n, lane, lanes); });
   });
   m = s1.sum(0) / static_cast<T>(R);
-  planes(bl, c, [&](int64_t, int64_t off) {
+  planes(bl, c, [&](int64_t off) {
     s2.add(bl.S,
            [&](int64_t t, int64_t n, int64_t lane, T* lanes) { channel_sqdev_run(xp + off + t, n, lane, m, lanes); });
   });
@@ -267,7 +267,7 @@ void backward(const Blocks<Cols>& bl, T* d, T* dw, T* db, const T* g, const T* x
           });
         } else {
           planar.emplace(bl.count());
-          planes(bl, c0, [&](int64_t, int64_t off) {
+          planes(bl, c0, [&](int64_t off) {
             planar->add(bl.S, [&](int64_t t, int64_t n, int64_t lane, T* lanes) {
               norm_param_run(xp + off + t, g + off + t, n, lane, m[0], r[0], lanes);
             });
