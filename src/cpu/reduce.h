@@ -26,8 +26,10 @@ A fold_pairwise(A* p, int64_t n, Op op) {
 // The halving tree over the kReduceLanes lanes of M outputs side by side (lane l of output m at
 // lanes[l * stride + m]): each output's sum ends in lane 0. Only lanes [0, used) are read: the
 // others never had an element (a chunk of fewer than kReduceLanes), so they hold the identity
-// +0, and adding it changes no lane (a lane that starts at +0 is never -0).
-template <class T>
+// +0, and adding it changes no lane (a lane that starts at +0 is never -0). A level's kernels pass
+// their vector type as Tag: their instantiation is then their own (cpu/simd.h: code compiled for
+// AVX-512 must never be what the linker keeps for a baseline caller).
+template <class T, class Tag = void>
 void fold_lanes(T* lanes, int64_t stride, int64_t M, int64_t used = detail::kReduceLanes) {
   for (int64_t h = detail::kReduceLanes / 2; h >= 1; h /= 2)
     for (int64_t l = 0; l < h && l + h < used; ++l)

@@ -214,7 +214,7 @@ inline void sum_cols_chunk(const S<V>* x, int64_t M, int64_t len, int64_t sr, S<
     for (int64_t l = 0; l < used; ++l) std::fill(lanes + l * kColsInL1, lanes + l * kColsInL1 + M, S<V>(0));
     add_rows_to_lanes<V, 1>(lanes, kColsInL1, M, 0, len,
                             [&](int64_t r, int64_t m0, int c, V* v) { v[0] = load_n<V>(x + r * sr + m0, c); });
-    fold_lanes(lanes, kColsInL1, M, used);
+    fold_lanes<S<V>, V>(lanes, kColsInL1, M, used);
     std::copy(lanes, lanes + M, out);
     return;
   }
