@@ -149,12 +149,6 @@ class ChannelSums {
   std::vector<T> partial_;
 };
 
-// The planes of channel c of an (N, C, S) input in n order: fn(offset of plane (n, c)).
-template <class Fn>
-void planes(const Blocks<false>& bl, int64_t c, Fn fn) {
-  for (int64_t n = 0; n < bl.N; ++n) fn((n * bl.C + c) * bl.S);
-}
-
 // Per-channel values of a block, indexed by the channel's place in it.
 template <class T>
 using Lanes = std::array<T, kColumns>;
@@ -185,12 +179,12 @@ template <class T>
 void plane_stats(const Blocks<false>& bl, const T* xp, int64_t c, T e, T& m, T& r, T& m2) {
   const int64_t R = bl.count();
   ChannelSums<T, 1> s1(R), s2(R);
-  planes(bl, c, [&](int64_t off) {
-    s1.add(bl.S, [&](int64_t t, int64_t n, int64_t lane, T* lanes) { channel_sum_run(xp + off + t, n, lane, lanes); });
+  bl.segments(c, 1, 0, R, [&](int64_t off, int64_t, int64_t len) {
+    s1.add(len, [&](int64_t t, int64_t n, int64_t lane, T* lanes) { channel_sum_run(xp + off + t, n, lane, lanes); });
   });
   m = s1.sum(0) / static_cast<T>(R);
-  planes(bl, c, [&](int64_t off) {
-    s2.add(bl.S,
+  bl.segments(c, 1, 0, R, [&](int64_t off, int64_t, int64_t len) {
+    s2.add(len,
            [&](int64_t t, int64_t n, int64_t lane, T* lanes) { channel_sqdev_run(xp + off + t, n, lane, m, lanes); });
   });
   m2 = s2.sum(0);
@@ -256,29 +250,29 @@ void backward(const Blocks<Cols>& bl, T* d, T* dw, T* db, const T* g, const T* x
       }
       // sum(dy), sum(dy * xhat): dbias and dweight, which training's dx needs too
       if (training || dw || db) {
-        std::optional<ChannelSums<T, 2>> planar;  // the sums of dy * xhat (0) and dy (1)
+        std::optional<ChannelSums<T, 2>> planar;  // both: the sums of dy * xhat (0) and dy (1)
         if constexpr (Cols) {
           sums->run(c0, nb, [&](int64_t off, std::array<T*, 2> to, int64_t n) {
             const T *p = xp + off, *q = g + off;
             for (int64_t t = 0; t < n; ++t) {
-              to[0][t] = q[t];
-              to[1][t] = q[t] * ((p[t] - m[t]) * r[t]);
+              to[0][t] = q[t] * ((p[t] - m[t]) * r[t]);
+              to[1][t] = q[t];
             }
           });
         } else {
           planar.emplace(bl.count());
-          planes(bl, c0, [&](int64_t off) {
-            planar->add(bl.S, [&](int64_t t, int64_t n, int64_t lane, T* lanes) {
+          bl.segments(c0, 1, 0, bl.count(), [&](int64_t off, int64_t, int64_t len) {
+            planar->add(len, [&](int64_t t, int64_t n, int64_t lane, T* lanes) {
               norm_param_run(xp + off + t, g + off + t, n, lane, m[0], r[0], lanes);
             });
           });
         }
         for (int64_t i = 0; i < nb; ++i) {
-          const T s0 = Cols ? sums->sum(0, i) : planar->sum(1), s1 = Cols ? sums->sum(1, i) : planar->sum(0);
-          if (db) db[c0 + i] = s0;
-          if (dw) dw[c0 + i] = s1;
-          a[i] = s0 / R;
-          k[i] = s1 / R;
+          const T sw = Cols ? sums->sum(0, i) : planar->sum(0), sb = Cols ? sums->sum(1, i) : planar->sum(1);
+          if (dw) dw[c0 + i] = sw;
+          if (db) db[c0 + i] = sb;
+          a[i] = sb / R;
+          k[i] = sw / R;
         }
       }
       bl.segments(c0, nb, 0, bl.count(), [&](int64_t off, int64_t, int64_t n) {

@@ -86,15 +86,14 @@ void layer_norm_backward(const TensorBase& dx, const TensorBase& dweight, const 
         }
       }
     }
-    std::vector<T> tree(static_cast<std::size_t>(C));
-    auto fold = [&](const T* p, T* to) {
-      for (int64_t j = 0; j < N; ++j) {
-        for (int64_t c = 0; c < C; ++c) tree[static_cast<std::size_t>(c)] = p[c * N + j];
-        to[j] = fold_pairwise(tree.data(), C, [](T a, T b) { return a + b; });
-      }
-    };
-    if (dweight.defined()) fold(partial.data(), dweight.data_ptr<T>());
-    if (dbias.defined()) fold(partial.data() + C * N, dbias.data_ptr<T>());
+    if (dweight.defined()) {
+      T* p = dweight.data_ptr<T>();
+      fold_chunk_sums(partial.data(), C, N, [p](int64_t j, T v) { p[j] = v; });
+    }
+    if (dbias.defined()) {
+      T* p = dbias.data_ptr<T>();
+      fold_chunk_sums(partial.data() + C * N, C, N, [p](int64_t j, T v) { p[j] = v; });
+    }
   });
 }
 

@@ -92,6 +92,17 @@ void reduce_rows(const T* base, int64_t M, int64_t R, int64_t sm, int64_t sr, A 
       store);
 }
 
+// The sums of M outputs from their C chunk sums (partial[c * M + m]), by the pairwise tree over
+// the chunks: store(m, sum).
+template <class A, class Store>
+void fold_chunk_sums(const A* partial, int64_t C, int64_t M, Store store) {
+  std::vector<A> tree(static_cast<std::size_t>(C));
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t c = 0; c < C; ++c) tree[static_cast<std::size_t>(c)] = partial[c * M + m];
+    store(m, fold_pairwise(tree.data(), C, [](A a, A b) { return a + b; }));
+  }
+}
+
 // The sum of every column m of an (M, R) floating block whose outputs are neighbours in memory
 // (x[r * sr + m]: the reduction over a leading dim, e.g. a bias gradient), store(m, sum): blocks
 // of outputs go through sum_cols_chunk, which folds each one exactly as reduce_chunk folds a row.
@@ -109,11 +120,7 @@ void sum_cols(const A* x, int64_t M, int64_t R, int64_t sr, Store store) {
                      partial.data() + c * M + m0);
     }
   });
-  std::vector<A> tree(static_cast<std::size_t>(C));
-  for (int64_t m = 0; m < M; ++m) {
-    for (int64_t c = 0; c < C; ++c) tree[c] = partial[c * M + m];
-    store(m, fold_pairwise(tree.data(), C, [](A a, A b) { return a + b; }));
-  }
+  fold_chunk_sums(partial.data(), C, M, store);
 }
 
 }  // namespace ditto::cpu
